@@ -1,0 +1,117 @@
+"""The operator CLI: ``flask --app <app> coverage ...``. Each command wraps :mod:`.operations`."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Optional, TypeVar
+
+import click
+from flask.cli import AppGroup
+from sqlalchemy.exc import SQLAlchemyError
+
+from . import operations
+from .errors import CoverageError
+from .state import get_session
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+coverage_cli = AppGroup("coverage", help="Manage the coverage service.")
+
+
+def reports_errors(f: F) -> F:
+    """Turn a service error into one line on stderr and exit status 1, after a rollback."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except CoverageError as e:
+            get_session().rollback()
+            raise click.ClickException(str(e)) from None
+        except SQLAlchemyError as e:
+            get_session().rollback()
+            reason = str(getattr(e, "orig", None) or e).splitlines()[0]
+            raise click.ClickException(f"database error: {reason} (did you run 'flask coverage init-db'?)") from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@coverage_cli.command("init-db")
+@reports_errors
+def init_db_command() -> None:
+    """Create the coverage tables (safe to run again)."""
+    operations.init_db()
+    click.echo("Coverage tables are ready.")
+
+
+@coverage_cli.command("add-user")
+@click.argument("service")
+@click.argument("username")
+@click.option("--name", help="Display name.")
+@click.option("--email", help="Email address.")
+@reports_errors
+def add_user_command(service: str, username: str, name: Optional[str], email: Optional[str]) -> None:
+    """Create a user account."""
+    user = operations.add_user(service, username, name=name, email=email)
+    click.echo(f"Created user {user.service.value}/{user.username}.")
+
+
+@coverage_cli.command("add-org")
+@click.argument("service")
+@click.argument("username")
+@click.option("--name", help="Display name.")
+@reports_errors
+def add_org_command(service: str, username: str, name: Optional[str]) -> None:
+    """Create an organization."""
+    org = operations.add_org(service, username, name=name)
+    click.echo(f"Created organization {org.service.value}/{org.username}.")
+
+
+@coverage_cli.command("add-member")
+@click.argument("service")
+@click.argument("org")
+@click.argument("username")
+@click.option("--activated", is_flag=True, help="The membership is activated.")
+@click.option("--admin", is_flag=True, help="The member is an admin of the organization.")
+@reports_errors
+def add_member_command(service: str, org: str, username: str, activated: bool, admin: bool) -> None:
+    """Make a user a member of an organization."""
+    membership = operations.add_member(service, org, username, activated=activated, admin=admin)
+    click.echo(f"Added {membership.user.username} to {membership.org.username}.")
+
+
+@coverage_cli.command("add-repo")
+@click.argument("service")
+@click.argument("owner")
+@click.argument("repo")
+@click.option("--private", is_flag=True, help="Only members may read it; graphs need the graph token.")
+@click.option("--branch", default="main", show_default=True, help="The default branch.")
+@reports_errors
+def add_repo_command(service: str, owner: str, repo: str, private: bool, branch: str) -> None:
+    """Create a repository and print its upload and graph tokens."""
+    repository = operations.add_repo(service, owner, repo, private=private, branch=branch)
+    click.echo(f"upload_token={repository.upload_token}")
+    click.echo(f"graph_token={repository.image_token}")
+
+
+@coverage_cli.command("create-token")
+@click.argument("service")
+@click.argument("username")
+@click.option("--name", required=True, help="A name to recognise the token by.")
+@reports_errors
+def create_token_command(service: str, username: str, name: str) -> None:
+    """Create an access token; it is printed once, alone on the last line."""
+    row, token = operations.create_token(service, username, name=name)
+    click.echo(f"Created access token {row.name!r} for {row.owner.username}. It is shown only once:")
+    click.echo(token)
+
+
+@coverage_cli.command("revoke-token")
+@click.argument("service")
+@click.argument("username")
+@click.option("--name", required=True, help="The name of the token to revoke.")
+@reports_errors
+def revoke_token_command(service: str, username: str, name: str) -> None:
+    """Revoke (delete) an access token."""
+    operations.revoke_token(service, username, name=name)
+    click.echo(f"Revoked access token {name!r}.")

@@ -1,0 +1,123 @@
+"""The :class:`CoverageService` Flask extension."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, TypeVar
+
+from flask import Flask
+from flask_sqlalchemy import SQLAlchemy
+
+from . import auth
+from .state import CoverageState
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Every config key the extension reads, with its default.
+DEFAULT_CONFIG: dict[str, Any] = {
+    "COVERAGE_API_URL_PREFIX": "/api/v2",
+    "COVERAGE_LEGACY_URL_PREFIX": "/api/pub",
+    "COVERAGE_GRAPH_URL_PREFIX": "",
+    "COVERAGE_UPLOAD_URL_PREFIX": "",
+    "COVERAGE_ACCOUNT_URL_PREFIX": "/account",
+    "COVERAGE_PAGE_SIZE": 20,
+    "COVERAGE_MAX_PAGE_SIZE": 100,
+    "COVERAGE_COLOR_RANGE": (70, 100),
+    "COVERAGE_MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
+    "COVERAGE_BIND_KEY": None,
+}
+
+
+class CoverageService:
+    """Mounts the coverage service (APIs, graphs, upload endpoint, CLI) into a Flask app.
+
+    :param app: initialise this app now (else call :meth:`init_app` later).
+    :param db: the host app's :class:`~flask_sqlalchemy.SQLAlchemy` instance. If omitted, the one in
+        ``app.extensions["sqlalchemy"]`` is used, and if the app has none the extension sets one up.
+    :param options: defaults for the ``COVERAGE_*`` config keys, by lower-case name without the
+        prefix (``CoverageService(app, page_size=50)``); ``app.config`` wins over them.
+    """
+
+    def __init__(self, app: Optional[Flask] = None, *, db: Optional[SQLAlchemy] = None, **options: Any) -> None:
+        self._options = {f"COVERAGE_{key.upper()}": value for key, value in options.items()}
+        unknown = sorted(set(self._options) - set(DEFAULT_CONFIG))
+        if unknown:
+            raise TypeError(f"unknown CoverageService options: {', '.join(unknown)}")
+        self._db = db
+        self._own_db: Optional[SQLAlchemy] = None
+        # Safe defaults: tokens are checked against the database, nobody is signed in.
+        self.verify_token_callback: Callable[[str], Any] = auth.default_verify_token
+        self.verify_access_token_callback: Callable[[str], Any] = auth.default_verify_token
+        self.verify_graph_token_callback: Callable[[Any, Optional[str]], Any] = auth.default_verify_graph_token
+        self.current_user_callback: Callable[[], Any] = auth.default_current_user
+        self.auth_error_callback: Callable[[int], Any] = auth.default_auth_error
+        if app is not None:
+            self.init_app(app)
+
+    def init_app(self, app: Flask) -> None:
+        """Register the extension on ``app``.
+
+        Reads (and sets defaults for) ``COVERAGE_API_URL_PREFIX`` (``"/api/v2"``),
+        ``COVERAGE_LEGACY_URL_PREFIX`` (``"/api/pub"``), ``COVERAGE_GRAPH_URL_PREFIX`` (``""``),
+        ``COVERAGE_UPLOAD_URL_PREFIX`` (``""``), ``COVERAGE_ACCOUNT_URL_PREFIX`` (``"/account"``),
+        ``COVERAGE_PAGE_SIZE`` (20), ``COVERAGE_MAX_PAGE_SIZE`` (100), ``COVERAGE_COLOR_RANGE``
+        (``(70, 100)``), ``COVERAGE_MAX_UPLOAD_BYTES`` (50 MiB) and ``COVERAGE_BIND_KEY`` (``None``:
+        the tables live in the app's default database; a key of ``SQLALCHEMY_BINDS`` puts them in
+        that database instead). When the extension sets up Flask-SQLAlchemy itself,
+        ``SQLALCHEMY_DATABASE_URI`` defaults to ``sqlite:///coverage.db`` (in the instance folder).
+        """
+        if "coverage" in app.extensions:
+            raise RuntimeError(
+                "A 'CoverageService' instance has already been registered on this Flask app."
+                " Import and use that instance instead."
+            )
+        for key, value in DEFAULT_CONFIG.items():
+            app.config.setdefault(key, self._options.get(key, value))
+        app.extensions["coverage"] = CoverageState(service=self, db=self._find_db(app))
+        self._register_blueprints(app)
+
+    def _find_db(self, app: Flask) -> SQLAlchemy:
+        if self._db is not None:
+            if "sqlalchemy" not in app.extensions:
+                self._db.init_app(app)
+            return self._db
+        if "sqlalchemy" in app.extensions:
+            return app.extensions["sqlalchemy"]
+        if self._own_db is None:
+            self._own_db = SQLAlchemy()
+        app.config.setdefault("SQLALCHEMY_DATABASE_URI", "sqlite:///coverage.db")
+        self._own_db.init_app(app)
+        return self._own_db
+
+    def _register_blueprints(self, app: Flask) -> None:
+        from .blueprints import register_blueprints
+        from .cli import coverage_cli
+
+        register_blueprints(app)
+        app.cli.add_command(coverage_cli)
+
+    # Hooks: each decorator stores the function and returns it, Flask style.
+
+    def verify_token(self, f: F) -> F:
+        """Register how a v2 bearer token is verified: ``f(token) -> Owner | None`` (``None`` denies)."""
+        self.verify_token_callback = f
+        return f
+
+    def verify_access_token(self, f: F) -> F:
+        """Register how a legacy access token is verified: ``f(token) -> Owner | None``."""
+        self.verify_access_token_callback = f
+        return f
+
+    def verify_graph_token(self, f: F) -> F:
+        """Register how a graph token is checked: ``f(repository, token) -> bool`` (falsy denies)."""
+        self.verify_graph_token_callback = f
+        return f
+
+    def current_user_loader(self, f: F) -> F:
+        """Register how the signed-in web user is found: ``f() -> Owner | None``."""
+        self.current_user_callback = f
+        return f
+
+    def auth_error_handler(self, f: F) -> F:
+        """Register how an auth error on a web page is answered: ``f(status) -> response``."""
+        self.auth_error_callback = f
+        return f

@@ -1,0 +1,252 @@
+"""The data model (DESIGN section 2).
+
+The models use their own :class:`~sqlalchemy.MetaData` (:data:`metadata`), independent of any
+Flask-SQLAlchemy instance, so they work with the host app's ``db`` or the one the extension sets up,
+and a host app can add :data:`metadata` to its Alembic ``target_metadata``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from typing import Any, Optional
+
+import sqlalchemy as sa
+from flask import current_app, has_app_context
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class _CurrentAppBindKey(dict):
+    """``metadata.info`` whose ``"bind_key"`` is the current app's ``COVERAGE_BIND_KEY``.
+
+    Flask-SQLAlchemy picks a table's engine by ``metadata.info["bind_key"]``; reading it per app lets
+    every app of one process keep the tables where its own config says.
+    """
+
+    def __contains__(self, key: object) -> bool:
+        if key == "bind_key":
+            return has_app_context() and "COVERAGE_BIND_KEY" in current_app.config
+        return super().__contains__(key)
+
+    def __getitem__(self, key: Any) -> Any:
+        if key == "bind_key":
+            return current_app.config["COVERAGE_BIND_KEY"]
+        return super().__getitem__(key)
+
+
+#: Tables of the extension, for a host app's Alembic ``target_metadata``.
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(column_0_label)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+metadata.info = _CurrentAppBindKey()
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    metadata = metadata
+
+
+class ServiceEnum(str, enum.Enum):
+    """Git hosting providers, with the exact values of the public API."""
+
+    github = "github"
+    gitlab = "gitlab"
+    bitbucket = "bitbucket"
+    github_enterprise = "github_enterprise"
+    gitlab_enterprise = "gitlab_enterprise"
+    bitbucket_server = "bitbucket_server"
+
+    @property
+    def short(self) -> str:
+        """The provider prefix used in web and legacy URLs (``gh``, ``gl``, ...)."""
+        return SHORT_BY_SERVICE[self]
+
+
+SHORT_BY_SERVICE = {
+    ServiceEnum.github: "gh",
+    ServiceEnum.gitlab: "gl",
+    ServiceEnum.bitbucket: "bb",
+    ServiceEnum.github_enterprise: "ghe",
+    ServiceEnum.gitlab_enterprise: "gle",
+    ServiceEnum.bitbucket_server: "bbs",
+}
+SERVICE_BY_SHORT = {short: service for service, short in SHORT_BY_SERVICE.items()}
+
+_service_type = sa.Enum(
+    ServiceEnum,
+    name="coverage_service",
+    native_enum=False,
+    length=20,
+    validate_strings=True,
+    values_callable=lambda enum_cls: [member.value for member in enum_cls],
+)
+
+
+class Owner(Base):
+    """A user or an organization on one git hosting service."""
+
+    __tablename__ = "coverage_owner"
+    __table_args__ = (
+        # Usernames are case-insensitive on every provider: one owner per lower-cased name.
+        sa.Index("uq_coverage_owner_service_username", "service", sa.func.lower(sa.text("username")), unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    service: Mapped[ServiceEnum] = mapped_column(_service_type)
+    username: Mapped[str] = mapped_column(sa.String(255))
+    name: Mapped[Optional[str]] = mapped_column(sa.String(255))
+    email: Mapped[Optional[str]] = mapped_column(sa.String(255))
+    is_org: Mapped[bool] = mapped_column(default=False)
+    service_id: Mapped[Optional[str]] = mapped_column(sa.String(100))
+    avatar_url: Mapped[Optional[str]] = mapped_column(sa.String(500))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    def __repr__(self) -> str:
+        return f"<Owner {self.service.value}/{self.username}>"
+
+
+class Membership(Base):
+    """A user's membership of an organization."""
+
+    __tablename__ = "coverage_membership"
+    __table_args__ = (sa.UniqueConstraint("org_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    org_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"), index=True)
+    activated: Mapped[bool] = mapped_column(default=False)
+    is_admin: Mapped[bool] = mapped_column(default=False)
+
+    org: Mapped[Owner] = relationship(foreign_keys=[org_id])
+    user: Mapped[Owner] = relationship(foreign_keys=[user_id])
+
+
+class Repository(Base):
+    """A repository of an owner, with its upload token and graph (image) token."""
+
+    __tablename__ = "coverage_repository"
+    __table_args__ = (
+        sa.Index("uq_coverage_repository_owner_name", "owner_id", sa.func.lower(sa.text("name")), unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(sa.String(255))
+    private: Mapped[bool] = mapped_column(default=False)
+    active: Mapped[bool] = mapped_column(default=True)
+    activated: Mapped[bool] = mapped_column(default=True)
+    deleted: Mapped[bool] = mapped_column(default=False)
+    language: Mapped[Optional[str]] = mapped_column(sa.String(50))
+    branch: Mapped[str] = mapped_column(sa.String(255), default="main")
+    upload_token: Mapped[str] = mapped_column(sa.String(36), unique=True)
+    image_token: Mapped[str] = mapped_column(sa.String(10))
+    coverage_low: Mapped[int] = mapped_column(default=70)
+    coverage_high: Mapped[int] = mapped_column(default=100)
+    using_integration: Mapped[bool] = mapped_column(default=False)
+    bot_username: Mapped[Optional[str]] = mapped_column(sa.String(255))
+    service_id: Mapped[Optional[str]] = mapped_column(sa.String(100))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    owner: Mapped[Owner] = relationship()
+
+    def __repr__(self) -> str:
+        return f"<Repository {self.owner.username}/{self.name}>"
+
+
+class Commit(Base):
+    """A commit with coverage; ``version`` grows with every upload merged into it."""
+
+    __tablename__ = "coverage_commit"
+    __table_args__ = (sa.UniqueConstraint("repository_id", "sha"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    repository_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"))
+    sha: Mapped[str] = mapped_column(sa.String(64))
+    branch: Mapped[Optional[str]] = mapped_column(sa.String(255))
+    pullid: Mapped[Optional[int]]
+    timestamp: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    version: Mapped[int] = mapped_column(default=0)
+    files: Mapped[int] = mapped_column(default=0)
+    lines: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    hits: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    misses: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    partials: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+
+    repository: Mapped[Repository] = relationship()
+
+
+class Branch(Base):
+    """A branch of a repository and its tip (head) commit."""
+
+    __tablename__ = "coverage_branch"
+    __table_args__ = (sa.UniqueConstraint("repository_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    repository_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(sa.String(255))
+    head_commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
+    updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    head: Mapped[Commit] = relationship()
+
+
+class Pull(Base):
+    """A pull (merge) request of a repository and its tip (head) commit."""
+
+    __tablename__ = "coverage_pull"
+    __table_args__ = (sa.UniqueConstraint("repository_id", "pullid"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    repository_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"))
+    pullid: Mapped[int]
+    head_commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
+    updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    head: Mapped[Commit] = relationship()
+
+
+class FileCoverage(Base):
+    """Coverage of one file in one commit: totals in columns, lines packed in one blob.
+
+    ``data`` is :meth:`flask_coverage.lines.LineCoverage.encode` output, so graphs read the totals
+    without decoding any line.
+    """
+
+    __tablename__ = "coverage_file"
+    __table_args__ = (sa.UniqueConstraint("commit_id", "path"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
+    path: Mapped[str] = mapped_column(sa.String(1024))
+    lines: Mapped[int] = mapped_column(default=0)
+    hits: Mapped[int] = mapped_column(default=0)
+    misses: Mapped[int] = mapped_column(default=0)
+    partials: Mapped[int] = mapped_column(default=0)
+    data: Mapped[bytes] = mapped_column(sa.LargeBinary)
+
+
+class AccessToken(Base):
+    """A named personal access token of a user; only the SHA-256 of the token is stored."""
+
+    __tablename__ = "coverage_access_token"
+    __table_args__ = (sa.UniqueConstraint("owner_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(sa.String(100))
+    token_hash: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    last_used: Mapped[Optional[dt.datetime]]
+
+    owner: Mapped[Owner] = relationship()

@@ -1,0 +1,194 @@
+"""The operator's Python API: create owners, memberships, repositories and access tokens.
+
+Every function runs inside an app context, commits on success, and on failure raises a
+:class:`~flask_coverage.errors.CoverageError` with a message for the user and leaves the database
+as it was. The ``flask coverage`` CLI is a thin layer over these functions.
+"""
+
+from __future__ import annotations
+
+import secrets
+import string
+import unicodedata
+from typing import Optional, Union
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+
+from .auth import generate_token, hash_token
+from .errors import AlreadyExists, InvalidInput, NotFound
+from .models import AccessToken, Membership, Owner, Repository, ServiceEnum, metadata
+from .state import get_engine, get_session
+
+_IMAGE_TOKEN_ALPHABET = string.ascii_letters + string.digits
+MAX_NAME_LENGTH = 255
+MAX_TOKEN_NAME_LENGTH = 100
+
+
+def init_db() -> None:
+    """Create the extension's tables that do not exist yet (idempotent)."""
+    metadata.create_all(bind=get_engine())
+
+
+def parse_service(value: Union[str, ServiceEnum]) -> ServiceEnum:
+    """The :class:`ServiceEnum` member named ``value``, or :class:`InvalidInput`."""
+    try:
+        return ServiceEnum(value)
+    except ValueError:
+        choices = ", ".join(member.value for member in ServiceEnum)
+        raise InvalidInput(f"unknown service {str(value)!r}: expected one of {choices}") from None
+
+
+def check_name(value: str, what: str, *, max_length: int = MAX_NAME_LENGTH, single_word: bool = True) -> str:
+    """``value`` stripped of surrounding blanks, or :class:`InvalidInput` if empty, too long or odd.
+
+    A ``single_word`` name (usernames, repository names) has no spaces and no ``/``.
+    """
+    value = (value or "").strip()
+    if not value:
+        raise InvalidInput(f"{what} must not be empty")
+    if len(value) > max_length:
+        raise InvalidInput(f"{what} is longer than {max_length} characters")
+    if any(unicodedata.category(char)[0] in "CZ" and char != " " for char in value):
+        raise InvalidInput(f"{what} must not contain control or separator characters")
+    if single_word and ("/" in value or " " in value):
+        raise InvalidInput(f"{what} must not contain '/' or spaces")
+    return value
+
+
+def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner]:
+    """The user or organization ``username`` on ``service`` (case-insensitive), or ``None``."""
+    query = sa.select(Owner).where(
+        Owner.service == parse_service(service), sa.func.lower(Owner.username) == username.lower()
+    )
+    return get_session().execute(query).scalar_one_or_none()
+
+
+def get_repository(owner: Owner, name: str) -> Optional[Repository]:
+    """The repository ``name`` of ``owner`` (case-insensitive), or ``None``."""
+    query = sa.select(Repository).where(Repository.owner_id == owner.id, sa.func.lower(Repository.name) == name.lower())
+    return get_session().execute(query).scalar_one_or_none()
+
+
+def _require_owner(service: Union[str, ServiceEnum], username: str, *, is_org: Optional[bool] = None) -> Owner:
+    owner = get_owner(service, username)
+    kind = {True: "organization", False: "user", None: "owner"}[is_org]
+    if owner is None or (is_org is not None and owner.is_org != is_org):
+        raise NotFound(f"no {kind} {username!r} on {parse_service(service).value}")
+    return owner
+
+
+def _add(row: object, duplicate_message: str) -> None:
+    session = get_session()
+    session.add(row)
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        raise AlreadyExists(duplicate_message) from None
+
+
+def _add_owner(service: Union[str, ServiceEnum], username: str, *, is_org: bool, **fields: Optional[str]) -> Owner:
+    service = parse_service(service)
+    username = check_name(username, "username")
+    if get_owner(service, username) is not None:
+        raise AlreadyExists(f"{username!r} already exists on {service.value}")
+    owner = Owner(service=service, username=username, is_org=is_org, **fields)
+    _add(owner, f"{username!r} already exists on {service.value}")
+    return owner
+
+
+def add_user(
+    service: Union[str, ServiceEnum], username: str, *, name: Optional[str] = None, email: Optional[str] = None
+) -> Owner:
+    """Create a user account."""
+    return _add_owner(service, username, is_org=False, name=name, email=email)
+
+
+def add_org(service: Union[str, ServiceEnum], username: str, *, name: Optional[str] = None) -> Owner:
+    """Create an organization."""
+    return _add_owner(service, username, is_org=True, name=name)
+
+
+def add_member(
+    service: Union[str, ServiceEnum], org: str, username: str, *, activated: bool = False, admin: bool = False
+) -> Membership:
+    """Make user ``username`` a member of organization ``org``."""
+    org_owner = _require_owner(service, org, is_org=True)
+    user = _require_owner(service, username, is_org=False)
+    duplicate = f"{user.username!r} is already a member of {org_owner.username!r}"
+    query = sa.select(Membership.id).where(Membership.org_id == org_owner.id, Membership.user_id == user.id)
+    if get_session().execute(query).first() is not None:
+        raise AlreadyExists(duplicate)
+    membership = Membership(org=org_owner, user=user, activated=activated, is_admin=admin)
+    _add(membership, duplicate)
+    return membership
+
+
+def add_repo(
+    service: Union[str, ServiceEnum],
+    owner: str,
+    name: str,
+    *,
+    private: bool = False,
+    branch: str = "main",
+    language: Optional[str] = None,
+) -> Repository:
+    """Create a repository with a fresh upload token (UUID) and graph token (10 alphanumerics)."""
+    owner_row = _require_owner(service, owner)
+    name = check_name(name, "repository name")
+    branch = (branch or "").strip()
+    if not branch or len(branch) > MAX_NAME_LENGTH:
+        raise InvalidInput("branch must be 1 to 255 characters")
+    duplicate = f"repository {owner_row.username}/{name} already exists"
+    if get_repository(owner_row, name) is not None:
+        raise AlreadyExists(duplicate)
+    repository = Repository(
+        owner=owner_row,
+        name=name,
+        private=private,
+        branch=branch,
+        language=language,
+        upload_token=generate_token(),
+        image_token="".join(secrets.choice(_IMAGE_TOKEN_ALPHABET) for _ in range(10)),
+    )
+    _add(repository, duplicate)
+    return repository
+
+
+def create_token(service: Union[str, ServiceEnum], username: str, *, name: str) -> tuple[AccessToken, str]:
+    """Create a named access token for a user; returns the row and the token, which is not stored."""
+    user = _require_owner(service, username)
+    if user.is_org:
+        raise InvalidInput("organizations cannot have access tokens")
+    name = check_name(name, "token name", max_length=MAX_TOKEN_NAME_LENGTH, single_word=False)
+    duplicate = f"{user.username!r} already has a token named {name!r}"
+    query = sa.select(AccessToken.id).where(AccessToken.owner_id == user.id, AccessToken.name == name)
+    if get_session().execute(query).first() is not None:
+        raise AlreadyExists(duplicate)
+    token = generate_token()
+    row = AccessToken(owner=user, name=name, token_hash=hash_token(token))
+    _add(row, duplicate)
+    return row, token
+
+
+def list_tokens(owner: Owner) -> list[AccessToken]:
+    """The access tokens of ``owner``, newest first."""
+    query = (
+        sa.select(AccessToken)
+        .where(AccessToken.owner_id == owner.id)
+        .order_by(AccessToken.created_at.desc(), AccessToken.id.desc())
+    )
+    return list(get_session().execute(query).scalars())
+
+
+def revoke_token(service: Union[str, ServiceEnum], username: str, *, name: str) -> None:
+    """Delete the access token ``name`` of a user; it stops working at once."""
+    user = _require_owner(service, username)
+    session = get_session()
+    query = sa.select(AccessToken).where(AccessToken.owner_id == user.id, AccessToken.name == name)
+    row = session.execute(query).scalar_one_or_none()
+    if row is None:
+        raise NotFound(f"{user.username!r} has no token named {name!r}")
+    session.delete(row)
+    session.commit()

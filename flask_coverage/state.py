@@ -1,0 +1,51 @@
+"""Per-app state of the extension and the accessors the rest of the package uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from flask import Flask, current_app
+
+if TYPE_CHECKING:
+    from flask_sqlalchemy import SQLAlchemy
+    from sqlalchemy.engine import Engine
+    from sqlalchemy.orm import scoped_session
+
+    from .extension import CoverageService
+
+
+@dataclass
+class CoverageState:
+    """What one app knows about its coverage service, kept in ``app.extensions["coverage"]``."""
+
+    service: CoverageService
+    db: SQLAlchemy
+
+
+def get_state(app: Optional[Flask] = None) -> CoverageState:
+    """The coverage state of ``app`` (default: the current app)."""
+    app = app or current_app._get_current_object()  # type: ignore[attr-defined]
+    try:
+        return app.extensions["coverage"]
+    except KeyError:
+        raise RuntimeError(
+            "The current Flask app is not registered with a 'CoverageService' instance."
+            " Did you forget to call 'init_app'?"
+        ) from None
+
+
+def get_session() -> scoped_session[Any]:
+    """The SQLAlchemy session the extension's models use in the current app."""
+    return get_state().db.session
+
+
+def get_engine() -> Engine:
+    """The engine the extension's tables live on (the ``COVERAGE_BIND_KEY`` bind, or the default)."""
+    return get_state().db.engines[current_app.config["COVERAGE_BIND_KEY"]]
+
+
+def call_hook(name: str, *args: Any) -> Any:
+    """Call hook ``name`` (e.g. ``"verify_token"``) of the current app's service, sync or async."""
+    hook = getattr(get_state().service, f"{name}_callback")
+    return current_app.ensure_sync(hook)(*args)

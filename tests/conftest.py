@@ -1,0 +1,143 @@
+"""Fixtures: ``app``, ``db``, ``client``, ``testapp`` (WebTest), ``runner``, and the factories
+``make_database_url`` and ``make_app`` for tests that need more than one app or database.
+
+The suite runs on SQLite by default (a new database file per test). With
+``COVERAGE_TEST_DATABASE_URL=postgresql+psycopg://...`` it runs on PostgreSQL: a database of its
+own is created for the run next to the given one, and every table is truncated after each test.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any, Callable
+
+import pytest
+import sqlalchemy as sa
+import webtest
+from flask import Flask
+
+from flask_coverage import CoverageService
+from flask_coverage.models import metadata
+from flask_coverage.operations import init_db
+
+SERVER_URL = os.environ.get("COVERAGE_TEST_DATABASE_URL", "")
+
+
+def _admin_engine() -> sa.Engine:
+    return sa.create_engine(SERVER_URL, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+
+
+def _create_pg_database() -> str:
+    name = f"flask_coverage_test_{uuid.uuid4().hex[:12]}"
+    engine = _admin_engine()
+    with engine.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return sa.make_url(SERVER_URL).set(database=name).render_as_string(hide_password=False)
+
+
+def _drop_pg_database(url: str) -> None:
+    engine = _admin_engine()
+    with engine.connect() as connection:
+        connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{sa.make_url(url).database}" WITH (FORCE)'))
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def pg_databases() -> Iterator[list[str]]:
+    created: list[str] = []
+    yield created
+    for url in created:
+        _drop_pg_database(url)
+
+
+@pytest.fixture
+def make_database_url(tmp_path: Any, pg_databases: list[str]) -> Callable[[], str]:
+    """A factory of empty databases of the engine under test."""
+    counter = iter(range(1000))
+
+    def make() -> str:
+        if SERVER_URL:
+            url = _create_pg_database()
+            pg_databases.append(url)
+            return url
+        return f"sqlite:///{tmp_path}/db{next(counter)}.sqlite"
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def shared_pg_url(pg_databases: list[str]) -> str:
+    url = _create_pg_database()
+    pg_databases.append(url)
+    return url
+
+
+def create_test_app(database_url: str, **config: Any) -> Flask:
+    """A minimal host app with the service mounted and its tables created."""
+    app = Flask("coverage_test_app")
+    app.config.update(TESTING=True, SECRET_KEY="test", SQLALCHEMY_DATABASE_URI=database_url, **config)
+    CoverageService(app)
+    with app.app_context():
+        init_db()
+    return app
+
+
+def dispose_engines(app: Flask) -> None:
+    with app.app_context():
+        for engine in app.extensions["sqlalchemy"].engines.values():
+            engine.dispose()
+
+
+@pytest.fixture
+def make_app() -> Iterator[Callable[..., Flask]]:
+    """A factory of apps like ``app`` (``make_app(database_url, **config)``), disposed after the test."""
+    apps: list[Flask] = []
+
+    def make(database_url: str, **config: Any) -> Flask:
+        apps.append(create_test_app(database_url, **config))
+        return apps[-1]
+
+    yield make
+    for made in apps:
+        dispose_engines(made)
+
+
+@pytest.fixture
+def app(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
+    if SERVER_URL:
+        url = request.getfixturevalue("shared_pg_url")
+    else:
+        url = f"sqlite:///{tmp_path}/coverage.sqlite"
+    app = create_test_app(url)
+    with app.app_context():
+        yield app
+        db = app.extensions["sqlalchemy"]
+        db.session.remove()
+        if SERVER_URL:
+            names = ", ".join(table.name for table in metadata.sorted_tables)
+            with db.engine.begin() as connection:
+                connection.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    dispose_engines(app)
+
+
+@pytest.fixture
+def db(app: Flask) -> Any:
+    return app.extensions["coverage"].db
+
+
+@pytest.fixture
+def client(app: Flask) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture
+def testapp(app: Flask) -> webtest.TestApp:
+    return webtest.TestApp(app)
+
+
+@pytest.fixture
+def runner(app: Flask) -> Any:
+    return app.test_cli_runner()
