@@ -1,0 +1,175 @@
+"""Marshmallow schemas of the JSON APIs: query arguments in, response bodies out.
+
+The same schemas generate the OpenAPI document (:mod:`flask_coverage.openapi`), so what the API
+accepts and answers and what it documents cannot drift apart. They run on marshmallow 3.13+ and
+4.x alike: options through ``load_default=`` and ``metadata={...}`` only.
+
+Other endpoints add their schemas at the end of this module.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from flask import current_app
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
+
+from .errors import InvalidInput
+from .models import ServiceEnum
+from .operations import parse_service
+
+#: Integers in query strings saturate here; a page this far is past the end anyway.
+MAX_QUERY_INTEGER = 2**63 - 1
+#: The longest ``search`` accepted: enough for any name or email, short enough for a cheap query.
+MAX_SEARCH_LENGTH = 200
+
+_DECIMAL = re.compile(r"-?[0-9]+")
+# C0/C1 control characters: no username, name or email holds them, and PostgreSQL rejects NUL.
+_CONTROL_CHARACTERS = "\u0000-\u001f\u007f-\u009f"
+_CONTROL_CHARACTER = re.compile(f"[{_CONTROL_CHARACTERS}]")
+
+
+def _no_control_characters(value: str) -> None:
+    if _CONTROL_CHARACTER.search(value):
+        raise ValidationError("Must not contain control characters.")
+
+
+class ServiceField(fields.Field):
+    """A :class:`~flask_coverage.models.ServiceEnum`: dumped as its value, loaded from one.
+
+    The OpenAPI document shows it as a reference to the ``ServiceEnum`` component.
+    """
+
+    def _serialize(self, value: Any, attr: Optional[str], obj: Any, **kwargs: Any) -> Optional[str]:
+        return None if value is None else ServiceEnum(value).value
+
+    def _deserialize(self, value: Any, attr: Optional[str], data: Any, **kwargs: Any) -> ServiceEnum:
+        if not isinstance(value, (str, ServiceEnum)):
+            raise ValidationError("Not a valid service.")
+        try:
+            return parse_service(value)
+        except InvalidInput as error:
+            raise ValidationError(str(error)) from None
+
+
+class QueryBoolean(fields.Boolean):
+    """A boolean query argument: ``true``/``false``/``1``/``0`` in any case, nothing else."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(truthy={"true", "1"}, falsy={"false", "0"}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: Optional[str], data: Any, **kwargs: Any) -> bool:
+        # ASCII only: some non-ASCII letters lower-case to ASCII ones (the Kelvin sign to "k").
+        if isinstance(value, str) and value.isascii():
+            value = value.lower()
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class QueryInteger(fields.Integer):
+    """An integer query argument in plain decimal digits (``"1_0"``, ``" 7"`` or ``"1.0"`` are not).
+
+    Values beyond 64 bits saturate at :data:`MAX_QUERY_INTEGER` instead of failing, so that a huge
+    ``page`` is "past the last page" and a huge ``page_size`` is clamped like any other.
+    """
+
+    def _deserialize(self, value: Any, attr: Optional[str], data: Any, **kwargs: Any) -> int:
+        if not isinstance(value, str):
+            return super()._deserialize(value, attr, data, **kwargs)
+        if not _DECIMAL.fullmatch(value):
+            raise self.make_error("invalid")
+        digits = value.lstrip("-")
+        number = int(digits) if len(digits) <= 19 else MAX_QUERY_INTEGER
+        number = min(number, MAX_QUERY_INTEGER)
+        return -number if value.startswith("-") else number
+
+
+def _default_page_size() -> int:
+    return int(current_app.config["COVERAGE_PAGE_SIZE"])
+
+
+class PaginationQuerySchema(Schema):
+    """``page`` and ``page_size`` of a paginated list; unknown arguments are ignored."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    page = QueryInteger(
+        load_default=1,
+        validate=validate.Range(min=1),
+        metadata={"description": "The page number (1 is the first page)."},
+    )
+    page_size = QueryInteger(
+        load_default=_default_page_size,
+        validate=validate.Range(min=1),
+        metadata={
+            "description": "Results per page. Defaults to COVERAGE_PAGE_SIZE (20); larger values than "
+            "COVERAGE_MAX_PAGE_SIZE (100) are clamped to it."
+        },
+    )
+
+
+class UserListQuerySchema(PaginationQuerySchema):
+    """Query arguments of ``users_list``."""
+
+    activated = QueryBoolean(metadata={"description": "Only members whose membership is (not) activated."})
+    is_admin = QueryBoolean(metadata={"description": "Only members who are (not) admins of the organization."})
+    search = fields.String(
+        validate=[validate.Length(max=MAX_SEARCH_LENGTH), _no_control_characters],
+        metadata={
+            # The same rule for clients that read the document (Python's "$" would pass a final newline).
+            "pattern": f"^[^{_CONTROL_CHARACTERS}]*$",
+            "description": "Whitespace-separated terms; a member matches when every term is a "
+            "case-insensitive substring of its username, name or email (% and _ match literally).",
+        },
+    )
+
+
+class OwnerPathSchema(Schema):
+    """The ``{service}/{owner_username}`` path arguments of the v2 API."""
+
+    service = ServiceField(required=True, metadata={"description": "The git hosting service."})
+    owner_username = fields.String(
+        required=True, metadata={"description": "The username of the owner (user or organization)."}
+    )
+
+
+class UserSchema(Schema):
+    """A member of an organization, with the flags of the membership."""
+
+    service = ServiceField(required=True)
+    username = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
+    activated = fields.Boolean(required=True)
+    is_admin = fields.Boolean(required=True)
+    email = fields.String(required=True, allow_none=True)
+
+
+class PaginatedSchema(Schema):
+    """The envelope of a page of a list; subclasses add ``results``."""
+
+    count = fields.Integer(required=True, metadata={"description": "The number of results on all pages."})
+    next = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"format": "uri", "description": "The absolute URL of the next page (null on the last)."},
+    )
+    previous = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"format": "uri", "description": "The absolute URL of the previous page (null on the first)."},
+    )
+    total_pages = fields.Integer(required=True, metadata={"description": "The number of pages (at least 1)."})
+
+
+class PaginatedUserListSchema(PaginatedSchema):
+    """A page of the members of an organization."""
+
+    results = fields.List(fields.Nested(UserSchema), required=True)
+
+
+class ErrorSchema(Schema):
+    """Every error of the v2 API: a message, and the messages per field of a rejected argument."""
+
+    detail = fields.String(required=True)
+    errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
