@@ -1,7 +1,171 @@
-"""Web pages of the signed-in user: ``{COVERAGE_ACCOUNT_URL_PREFIX}/...`` (access tokens)."""
+"""Web pages of the signed-in user: ``{COVERAGE_ACCOUNT_URL_PREFIX}/...`` (access tokens).
+
+``/access`` lists the user's access tokens, creates a named one (shown once) and revokes one. The
+user comes from the ``current_user_loader`` hook; a visitor without one gets the
+``auth_error_handler`` hook's response. Forms carry a per-session CSRF token kept in Flask's
+session, so the host app needs a ``SECRET_KEY``. The pages run no inline script and send a strict
+``Content-Security-Policy``; the copy button is served as a script file from the blueprint.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import hmac
+import secrets
+from typing import Any, Optional
 
-bp = Blueprint("coverage_account", __name__, template_folder="../templates")
+from flask import (
+    Blueprint,
+    current_app,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from werkzeug.wrappers import Response
+
+from ..errors import AlreadyExists, InvalidInput, NotFound
+from ..models import AccessToken, Owner
+from ..operations import MAX_TOKEN_NAME_LENGTH, create_token, list_tokens, revoke_token
+from ..state import call_hook
+
+bp = Blueprint(
+    "coverage_account",
+    __name__,
+    template_folder="../templates",
+    static_folder="../static",
+    # Not "/static": with an empty COVERAGE_ACCOUNT_URL_PREFIX it would shadow the host's static files.
+    static_url_path="/coverage-static",
+)
+
+CSRF_SESSION_KEY = "_coverage_csrf"
+CSRF_FIELD = "csrf_token"
+FLASH_CATEGORY = "coverage"
+CSRF_FAILED = "The form was not accepted: its security token is missing or out of date. Please try again."
+
+#: Headers of every page of the blueprint; a host's own ``after_request`` may replace them.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    # The pages hold a CSRF token, the token list, and once a new token: no cache may keep them.
+    "Cache-Control": "no-store",
+}
+
+
+class AuthRequired(Exception):
+    """Raised when the visitor is not signed in (401) or may not use the page (403)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+@bp.errorhandler(AuthRequired)
+def _auth_required(error: AuthRequired) -> Any:
+    return make_response(call_hook("auth_error", error.status))
+
+
+@bp.after_request
+def _security_headers(response: Response) -> Response:
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
+
+
+def csrf_token() -> str:
+    """This session's CSRF token, created on first use."""
+    if not current_app.secret_key:
+        raise RuntimeError("The access-token page keeps its CSRF token in Flask's session: set the app's SECRET_KEY.")
+    token = session.get(CSRF_SESSION_KEY)
+    if not isinstance(token, str) or not token:
+        token = secrets.token_urlsafe(32)
+        session[CSRF_SESSION_KEY] = token
+    return token
+
+
+def csrf_valid() -> bool:
+    """Whether the submitted form carries this session's CSRF token (constant-time comparison)."""
+    expected = session.get(CSRF_SESSION_KEY)
+    sent = request.form.get(CSRF_FIELD, "")
+    if not isinstance(expected, str) or not expected or not sent:
+        return False
+    return hmac.compare_digest(expected.encode(), sent.encode("utf-8", "surrogatepass"))
+
+
+def signed_in_user() -> Owner:
+    """The signed-in user from the ``current_user_loader`` hook; :class:`AuthRequired` otherwise.
+
+    Organizations cannot hold access tokens, so an organization account gets a 403.
+    """
+    user = call_hook("current_user")
+    if user is None:
+        raise AuthRequired(401)
+    if user.is_org:
+        raise AuthRequired(403)
+    return user
+
+
+def _page(
+    user: Owner,
+    *,
+    status: int = 200,
+    error: Optional[str] = None,
+    name: str = "",
+    created: Optional[tuple[AccessToken, str]] = None,
+) -> Any:
+    body = render_template(
+        "coverage/access_tokens.html",
+        user=user,
+        tokens=list_tokens(user),
+        error=error,
+        name=name,
+        created=created,
+        csrf_token=csrf_token(),
+        csrf_field=CSRF_FIELD,
+        max_name_length=MAX_TOKEN_NAME_LENGTH,
+    )
+    return body, status
+
+
+@bp.get("/access")
+def access_tokens() -> Any:
+    """The access-token page: the user's tokens (name, created, last used) and the forms."""
+    return _page(signed_in_user())
+
+
+@bp.post("/access")
+def create_access_token() -> Any:
+    """Create a named token and show it, this once, on the page."""
+    user = signed_in_user()
+    name = request.form.get("name", "")
+    if not csrf_valid():
+        return _page(user, status=400, error=CSRF_FAILED, name=name)
+    try:
+        created = create_token(user.service, user.username, name=name)
+    except InvalidInput as error:
+        return _page(user, status=400, error=str(error), name=name)
+    except AlreadyExists as error:
+        return _page(user, status=409, error=str(error), name=name)
+    return _page(user, status=201, created=created)
+
+
+@bp.post("/access/revoke")
+def revoke_access_token() -> Any:
+    """Revoke one of the user's tokens by name, then show the page again (post/redirect/get)."""
+    user = signed_in_user()
+    if not csrf_valid():
+        return _page(user, status=400, error=CSRF_FAILED)
+    name = request.form.get("name", "")
+    try:
+        revoke_token(user.service, user.username, name=name)
+    except NotFound as error:
+        return _page(user, status=404, error=str(error))
+    flash(f"Token {name!r} revoked.", FLASH_CATEGORY)
+    return redirect(url_for(".access_tokens"), code=303)
