@@ -1,7 +1,213 @@
-"""The upload endpoint of the Codecov v2 protocol: ``POST /upload/v2`` (DESIGN section 7)."""
+"""The upload endpoint of the Codecov v2 protocol: ``POST /upload/v2`` (DESIGN section 7).
+
+``POST {COVERAGE_UPLOAD_URL_PREFIX}/upload/v2?token=<upload token>&commit=<sha>[&branch=..][&pr=..]``
+with the report as the body, as the Codecov uploaders send it (see docs/upload.md):
+
+- the body may be gzip-compressed (``Content-Encoding: gzip``, or just gzip bytes); both the body
+  and its decompressed form are bounded by ``COVERAGE_MAX_UPLOAD_BYTES`` (413 above it);
+- the body may be the uploaders' envelope: an env block ended by ``<<<<<< ENV``, a file list ended
+  by ``<<<<<< network``, then reports, each starting with ``# path=<name>``, separated by
+  ``<<<<<< EOF`` lines. Every report in it is merged, all in one transaction.
+
+``/upload/v4`` (and ``/upload/v3``) answer 404: that is how uploaders learn to fall back to v2.
+Every answer is ``text/plain``.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import hmac
+import json
+import re
+import zlib
+from typing import Any, NoReturn, Optional
+
+import sqlalchemy as sa
+from flask import Blueprint, Response, current_app, request
+from werkzeug.exceptions import HTTPException
+
+from ..commits import commit_web_path
+from ..errors import InvalidInput, NotFound, ReportTooLarge
+from ..ingest import check_sha, normalize_branch, normalize_pullid, upload_reports
+from ..lines import Totals
+from ..models import Repository
+from ..state import get_session
 
 bp = Blueprint("coverage_upload", __name__)
+
+#: Upload tokens are UUIDs; anything much longer is not looked up.
+MAX_TOKEN_LENGTH = 100
+_READ_SIZE = 64 * 1024
+_GZIP_MAGIC = b"\x1f\x8b"
+# Envelope markers, each alone on its line.
+_MARKER = re.compile(rb"^<<<<<< (ENV|network|EOF)[ \t]*\r?$", re.MULTILINE)
+_BLANK = re.compile(rb"\s*")
+_PATH_LINE = re.compile(rb"# path=([^\r\n]*)(?:\r?\n|$)")
+# The uploaders' "fixes" section lists source lines to adjust, not coverage.
+_NOT_REPORTS = frozenset({"fixes"})
+
+
+class UploadError(Exception):
+    """An upload refused with ``status`` and a one-line ``message`` for the uploader to print."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _text(status: int, body: str) -> Response:
+    response = Response(body, status=status, mimetype="text/plain")
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@bp.errorhandler(UploadError)
+def _upload_error(error: UploadError) -> Response:
+    return _text(error.status, error.message + "\n")
+
+
+@bp.errorhandler(HTTPException)
+def _http_error(error: HTTPException) -> Response:
+    return _text(error.code or 500, f"{error.name}: {error.description}\n")
+
+
+def _fail(status: int, message: str) -> NoReturn:
+    raise UploadError(status, message)
+
+
+@bp.route("/upload/v2", methods=["POST"])
+def upload_v2() -> Response:
+    """Merge the reports of the request body into a commit; answer with the commit's URL."""
+    limit: Optional[int] = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
+    if limit is not None and request.content_length is not None and request.content_length > limit:
+        _fail(413, f"Upload refused: the body is larger than the limit of {limit} bytes.")
+    repository = _repository_for_token(_upload_token())
+    args = request.args
+    if not args.get("commit"):
+        _fail(400, "Upload refused: the commit sha is missing (?commit=<sha>).")
+    pr = args.get("pr") or args.get("pull_request")
+    try:
+        sha, branch, pullid = check_sha(args["commit"]), normalize_branch(args.get("branch")), normalize_pullid(pr)
+    except InvalidInput as error:
+        _fail(400, f"Upload refused: {error}.")
+    body = _gunzip(_read_body(limit), limit)
+    try:
+        commit = upload_reports(repository, split_envelope(body), commit=sha, branch=branch, pullid=pullid)
+    except ReportTooLarge as error:
+        _fail(413, f"Upload refused: {error}.")
+    except NotFound as error:
+        _fail(404, f"Upload refused: {error}.")
+    except InvalidInput as error:
+        _fail(400, f"Upload refused: {error}.")
+    url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
+    summary = {
+        "uploaded": True,
+        "url": url,
+        "commit": commit.sha,
+        "version": commit.version,
+        "files": commit.files,
+        "lines": commit.lines,
+        "coverage": Totals(commit.lines, commit.hits, commit.misses, commit.partials).coverage,
+    }
+    # Line 1 empty and line 2 the URL: every Codecov bash uploader then reports success and prints
+    # the URL; the last ones also look for '"uploaded": true', which line 3 carries.
+    return _text(200, f"\n{url}\n{json.dumps(summary)}\n")
+
+
+@bp.route("/upload/v3", methods=["GET", "POST", "PUT"])
+@bp.route("/upload/v4", methods=["GET", "POST", "PUT"])
+def upload_newer() -> Any:
+    """Not spoken here: the 404 makes uploaders fall back to ``/upload/v2``."""
+    _fail(404, "Not found: this server speaks the v2 upload protocol only (POST /upload/v2).")
+
+
+def _upload_token() -> str:
+    token = request.args.get("token")
+    if not token:
+        scheme, _, credentials = request.headers.get("Authorization", "").strip().partition(" ")
+        if scheme.lower() == "token":
+            token = credentials.strip()
+    if not token:
+        token = request.headers.get("X-Upload-Token", "").strip()
+    if not token:
+        _fail(401, "Upload refused: the upload token is missing (?token=<upload token>).")
+    return token
+
+
+def _repository_for_token(token: str) -> Repository:
+    """The repository whose upload token is ``token``, compared in constant time; else a 401."""
+    invalid = "Upload refused: the upload token is not valid."
+    # Only printable ASCII reaches the database (PostgreSQL refuses NUL bytes in text).
+    if len(token) > MAX_TOKEN_LENGTH or not (token.isascii() and token.isprintable()):
+        _fail(401, invalid)
+    query = sa.select(Repository).where(Repository.upload_token == token)
+    repository = get_session().execute(query).scalar_one_or_none()
+    if repository is None or not hmac.compare_digest(repository.upload_token.encode(), token.encode()):
+        _fail(401, invalid)
+    return repository
+
+
+def _read_body(limit: Optional[int]) -> bytes:
+    """The request body, read in chunks; a 413 as soon as it passes ``limit`` bytes."""
+    body = bytearray()
+    stream = request.stream
+    while True:
+        chunk = stream.read(_READ_SIZE)
+        if not chunk:
+            return bytes(body)
+        body += chunk
+        if limit is not None and len(body) > limit:
+            _fail(413, f"Upload refused: the body is larger than the limit of {limit} bytes.")
+
+
+def _gunzip(body: bytes, limit: Optional[int]) -> bytes:
+    """``body`` decompressed if it is gzip (by header or by its magic bytes), never past ``limit``."""
+    encoding = (request.headers.get("Content-Encoding") or request.headers.get("X-Content-Encoding") or "").strip()
+    if encoding.lower() not in ("", "identity", "gzip", "x-gzip"):
+        _fail(415, f"Upload refused: unsupported Content-Encoding {encoding[:40]!r} (send gzip or nothing).")
+    if "gzip" not in encoding.lower() and not body.startswith(_GZIP_MAGIC):
+        return body
+    out = bytearray()
+    data = body
+    while data:  # a gzip file may hold several members, one after the other
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            while data and not inflater.eof:
+                # Never inflate more than one byte past the limit: a gzip bomb stops here.
+                out += inflater.decompress(data, 0 if limit is None else limit + 1 - len(out))
+                if limit is not None and len(out) > limit:
+                    _fail(413, f"Upload refused: the decompressed body is larger than the limit of {limit} bytes.")
+                data = inflater.unconsumed_tail
+        except zlib.error:
+            _fail(400, "Upload refused: the body is not valid gzip data.")
+        if not inflater.eof:
+            _fail(400, "Upload refused: the gzip data is truncated.")
+        data = inflater.unused_data
+    return bytes(out)
+
+
+def split_envelope(body: bytes) -> list[tuple[str, memoryview]]:
+    """The reports of an upload body: ``(name, content)`` pairs (a plain body is one unnamed report).
+
+    In the uploaders' envelope, everything up to the last ``<<<<<< ENV`` or ``<<<<<< network``
+    line (environment, file list) is dropped, and the rest is split at ``<<<<<< EOF`` lines; each
+    part may start with a ``# path=<name>`` line. Blank parts and the ``fixes`` part are skipped.
+    """
+    markers = list(_MARKER.finditer(body))
+    if not markers and not _PATH_LINE.match(body, _BLANK.match(body).end()):  # type: ignore[union-attr]
+        return [("", memoryview(body))]
+    start = max((m.end() for m in markers if m.group(1) != b"EOF"), default=0)
+    bounds = [(m.start(), m.end()) for m in markers if m.group(1) == b"EOF" and m.start() >= start]
+    view = memoryview(body)
+    reports: list[tuple[str, memoryview]] = []
+    for end, next_start in [*bounds, (len(body), len(body))]:
+        position = _BLANK.match(body, start, end).end()  # type: ignore[union-attr]
+        name = ""
+        path_line = _PATH_LINE.match(body, position, end)
+        if path_line:
+            name = path_line.group(1).decode("utf-8", "replace").strip()[:200]
+            position = path_line.end()
+        if name not in _NOT_REPORTS and (name or position < end):
+            reports.append((name or f"#{len(reports) + 1}", view[position:end]))
+        start = next_start
+    return reports

@@ -1,0 +1,200 @@
+"""Reading stored coverage back: repositories by name, commits by sha or tip, files and their lines.
+
+Every reader of coverage (the report API, the graphs, the file view) goes through these functions,
+so "which commit does this URL mean" has one answer everywhere. Lookups never raise for names that
+could not exist (wrong service, control characters, absurd lengths): they return ``None``, which
+the web layer turns into its one 404.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple, Optional, Union
+from urllib.parse import quote
+
+import sqlalchemy as sa
+from flask import current_app
+
+from .errors import InvalidInput, NotFound
+from .lines import LineCoverage, Totals
+from .models import Branch, Commit, FileCoverage, Owner, Pull, Repository, ServiceEnum
+from .operations import MAX_NAME_LENGTH, get_owner, get_repository, parse_service
+from .state import get_session
+
+#: The shortest sha prefix that names a commit (what ``git log --oneline`` shows).
+MIN_SHA_PREFIX = 7
+#: Full shas: 40 hex digits (SHA-1) or 64 (SHA-256 repositories).
+FULL_SHA_LENGTHS = (40, 64)
+#: Pull request numbers are stored in a 32-bit column.
+MAX_PULLID = 2**31 - 1
+
+_HEX = re.compile(r"[0-9a-f]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+class FileTotals(NamedTuple):
+    """One file of a commit with its totals, read from columns (no line data decoded)."""
+
+    path: str
+    lines: int
+    hits: int
+    misses: int
+    partials: int
+
+    @property
+    def totals(self) -> Totals:
+        """The same counts as a :class:`~flask_coverage.lines.Totals`."""
+        return Totals(self.lines, self.hits, self.misses, self.partials)
+
+
+def is_plain_name(value: Optional[str], max_length: int = MAX_NAME_LENGTH) -> bool:
+    """Whether ``value`` could be a stored name: non-empty, not too long, no control characters.
+
+    Checked before a lookup so that hostile input (PostgreSQL refuses NUL bytes) never reaches SQL.
+    """
+    return bool(value) and len(value) <= max_length and not _CONTROL.search(value)  # type: ignore[arg-type]
+
+
+def find_repository(service: Union[str, ServiceEnum], owner: str, name: str) -> Optional[Repository]:
+    """The repository ``owner/name`` on ``service`` (names case-insensitive), or ``None``.
+
+    ``None`` too for an unknown service, a name that cannot exist, or a deleted repository.
+    """
+    if not (is_plain_name(owner) and is_plain_name(name)):
+        return None
+    try:
+        owner_row = get_owner(service, owner)
+    except InvalidInput:
+        return None
+    repository = get_repository(owner_row, name) if owner_row is not None else None
+    if repository is None or repository.deleted:
+        return None
+    return repository
+
+
+def repository_by_slug(slug: str) -> Repository:
+    """The repository named ``"SERVICE/OWNER/REPO"`` (e.g. ``"github/acme/widgets"``).
+
+    Raises :class:`~flask_coverage.errors.InvalidInput` for a malformed slug or unknown service and
+    :class:`~flask_coverage.errors.NotFound` when no such repository exists.
+    """
+    parts = (slug or "").strip().split("/")
+    if len(parts) != 3 or not all(parts):
+        raise InvalidInput(f"repository must be SERVICE/OWNER/REPO (e.g. github/acme/widgets), not {slug!r}")
+    service = parse_service(parts[0])
+    repository = find_repository(service, parts[1], parts[2])
+    if repository is None:
+        raise NotFound(f"no repository {parts[1]}/{parts[2]} on {service.value}")
+    return repository
+
+
+def normalize_sha(value: str, *, prefix: bool = False) -> Optional[str]:
+    """``value`` as a lower-case commit sha, or ``None`` if it is not one.
+
+    A full sha has 40 or 64 hex digits; with ``prefix=True`` any 7 to 64 hex digits are accepted.
+    """
+    sha = (value or "").strip().lower()
+    if not _HEX.fullmatch(sha):
+        return None
+    if prefix:
+        return sha if MIN_SHA_PREFIX <= len(sha) <= max(FULL_SHA_LENGTHS) else None
+    return sha if len(sha) in FULL_SHA_LENGTHS else None
+
+
+def resolve_commit(
+    repository: Repository,
+    *,
+    sha: Optional[str] = None,
+    branch: Optional[str] = None,
+    pullid: Optional[int] = None,
+) -> Optional[Commit]:
+    """The commit of ``repository`` that a URL or query names, or ``None``.
+
+    Exactly one way is used, in this order: ``sha`` (a full sha or a unique prefix of at least 7
+    hex digits; an ambiguous prefix finds nothing), ``branch`` (the branch's tip), ``pullid`` (the
+    pull request's tip); with none of them, the tip of the repository's default branch.
+    """
+    if sha is not None:
+        return _commit_by_sha(repository, sha)
+    if pullid is not None and branch is None:
+        if not 1 <= pullid <= MAX_PULLID:
+            return None
+        query = sa.select(Commit).join(Pull, Pull.head_commit_id == Commit.id)
+        query = query.where(Pull.repository_id == repository.id, Pull.pullid == pullid)
+        return get_session().execute(query).scalar_one_or_none()
+    name = repository.branch if branch is None else branch
+    if not is_plain_name(name):
+        return None
+    query = sa.select(Commit).join(Branch, Branch.head_commit_id == Commit.id)
+    query = query.where(Branch.repository_id == repository.id, Branch.name == name)
+    return get_session().execute(query).scalar_one_or_none()
+
+
+def _commit_by_sha(repository: Repository, value: str) -> Optional[Commit]:
+    sha = normalize_sha(value, prefix=True)
+    if sha is None:
+        return None
+    query = sa.select(Commit).where(Commit.repository_id == repository.id)
+    if len(sha) in FULL_SHA_LENGTHS:
+        query = query.where(Commit.sha == sha)
+    else:
+        # A range instead of LIKE: it uses the (repository_id, sha) index under any collation, and
+        # "g" sorts after every hex digit, so [prefix, prefix + "g") holds exactly the prefixed shas.
+        query = query.where(Commit.sha >= sha, Commit.sha < sha + "g")
+    found = get_session().execute(query.limit(2)).scalars().all()
+    return found[0] if len(found) == 1 else None
+
+
+def _files_query(commit: Commit, path_prefix: Optional[str]) -> Optional[sa.Select]:
+    query = sa.select(
+        FileCoverage.path, FileCoverage.lines, FileCoverage.hits, FileCoverage.misses, FileCoverage.partials
+    ).where(FileCoverage.commit_id == commit.id)
+    if path_prefix:
+        if _CONTROL.search(path_prefix):
+            return None  # no stored path holds control characters
+        # substr, not LIKE: exact and case-sensitive on every database, no wildcards to escape.
+        query = query.where(sa.func.substr(FileCoverage.path, 1, len(path_prefix)) == path_prefix)
+    return query.order_by(FileCoverage.path)
+
+
+def file_totals(commit: Commit, path_prefix: Optional[str] = None) -> list[FileTotals]:
+    """The files of ``commit`` (only those whose path starts with ``path_prefix``), ordered by path.
+
+    Reads the totals columns only, never the line data, so it stays cheap for 100,000 files.
+    """
+    query = _files_query(commit, path_prefix)
+    if query is None:
+        return []
+    return [FileTotals(*row) for row in get_session().execute(query)]
+
+
+def iter_file_coverage(commit: Commit, path_prefix: Optional[str] = None) -> Iterator[tuple[FileTotals, LineCoverage]]:
+    """Like :func:`file_totals`, with each file's lines; rows are streamed, not loaded at once."""
+    query = _files_query(commit, path_prefix)
+    if query is None:
+        return
+    query = query.add_columns(FileCoverage.data).execution_options(yield_per=500)
+    for *totals, data in get_session().execute(query):
+        yield FileTotals(*totals), LineCoverage.decode(data)
+
+
+def file_lines(commit: Commit, path: str) -> Optional[LineCoverage]:
+    """The line coverage of the file ``path`` of ``commit``, or ``None`` if the commit has no such file."""
+    if not path or _CONTROL.search(path):
+        return None
+    query = sa.select(FileCoverage.data).where(FileCoverage.commit_id == commit.id, FileCoverage.path == path)
+    data = get_session().execute(query).scalar_one_or_none()
+    return None if data is None else LineCoverage.decode(data)
+
+
+def commit_web_path(repository: Repository, sha: str) -> str:
+    """The app-relative URL where a commit's coverage is shown: its tree graph.
+
+    ``{COVERAGE_GRAPH_URL_PREFIX}/{gh|gl|...}/{owner}/{repo}/commit/{sha}/graphs/tree.svg``; every
+    block of that graph links to the file view of the same commit.
+    """
+    owner: Owner = repository.owner
+    prefix = current_app.config["COVERAGE_GRAPH_URL_PREFIX"].rstrip("/")
+    names = "/".join(quote(name, safe="") for name in (owner.username, repository.name))
+    return f"{prefix}/{owner.service.short}/{names}/commit/{sha}/graphs/tree.svg"

@@ -1,0 +1,345 @@
+"""Getting coverage in: parse reports, merge them into a commit, move the branch and pull tips.
+
+An upload happens in two phases. First every report is parsed and merged per path in memory, with
+no database access, so a bad report is refused before anything is touched. Then one transaction
+merges the files into the commit's stored files (hits add up, see
+:meth:`~flask_coverage.lines.LineCoverage.merge`), recomputes the commit's totals, bumps its
+``version`` and moves the tips.
+
+Concurrent uploads for one commit are serialised by the database, without touching the host's
+engine configuration:
+
+- PostgreSQL: the commit row is created with ``INSERT ... ON CONFLICT DO NOTHING`` and then locked
+  with ``SELECT ... FOR UPDATE``, so uploads of one commit queue behind each other while uploads of
+  other commits proceed.
+- SQLite: the transaction's first statement is that same ``INSERT``, a write, so SQLite takes the
+  database's write lock before anything is read; the next writer waits for it (the driver's busy
+  timeout). A transaction that could not get the lock is rolled back and retried as a whole, as is
+  a PostgreSQL serialization failure or deadlock.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Optional, Union, cast
+
+import sqlalchemy as sa
+from flask import current_app
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import OperationalError
+
+from .commits import MAX_PULLID, normalize_sha, repository_by_slug
+from .errors import CoverageError, InvalidInput, NotFound, ReportError
+from .lines import LineCoverage
+from .models import Branch, Commit, FileCoverage, Pull, Repository, utcnow
+from .operations import MAX_NAME_LENGTH, check_name
+from .parsers import ParsedFile, merge_by_path, parse_report
+from .state import get_engine, get_session
+
+__all__ = [
+    "ReportSource",
+    "check_sha",
+    "normalize_branch",
+    "normalize_pullid",
+    "upload_report",
+    "upload_reports",
+]
+
+#: A report: its bytes, or a binary file object that is read once, in chunks.
+ReportSource = Union[bytes, bytearray, memoryview, BinaryIO]
+#: Called with the number of report bytes read since the previous call.
+ProgressCallback = Callable[[int], None]
+
+#: What CI uploaders send as ``pr`` outside of a pull request build (Travis sends ``false``).
+NO_PULL_REQUEST = frozenset({"", "false", "null", "undefined", "none", "true"})
+#: Attempts of a transaction that lost a lock race before the error is given up on.
+MAX_ATTEMPTS = 12
+
+_MAX_PATH_LENGTH: int = FileCoverage.__table__.c.path.type.length  # type: ignore[attr-defined]
+_BATCH = 1000
+# Both dialects' INSERT have on_conflict_do_nothing() and on_conflict_do_update().
+_INSERT: dict[str, Callable[[sa.Table], Any]] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+_COMMITS = cast(sa.Table, Commit.__table__)
+_FILES = cast(sa.Table, FileCoverage.__table__)
+_TIPS = {"branch": cast(sa.Table, Branch.__table__), "pull": cast(sa.Table, Pull.__table__)}
+# SQLSTATE serialization_failure and deadlock_detected; SQLite's SQLITE_BUSY and SQLITE_LOCKED.
+_RETRY_SQLSTATES = frozenset({"40001", "40P01"})
+_RETRY_SQLITE_CODES = frozenset({5, 6})
+
+
+def normalize_branch(value: Optional[str]) -> Optional[str]:
+    """A branch name as uploaders send it, cleaned up: ``None`` for none.
+
+    ``refs/heads/`` and ``origin/`` prefixes are dropped and ``HEAD`` (a detached checkout) means
+    no branch, as CI environments report them. Raises InvalidInput for a name that cannot be stored.
+    """
+    name = (value or "").strip()
+    for prefix in ("refs/heads/", "origin/"):
+        if name.startswith(prefix):
+            name = name[len(prefix) :]
+    if not name or name == "HEAD":
+        return None
+    return check_name(name, "branch", max_length=MAX_NAME_LENGTH, single_word=False)
+
+
+def normalize_pullid(value: Union[int, str, None]) -> Optional[int]:
+    """A pull request number from an int or decimal text; ``None`` for none.
+
+    The words CI uploaders send outside of pull requests (``false``, ``null``, ...) mean none.
+    Raises InvalidInput for anything else that is not a number from 1 to 2**31 - 1.
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        number = value
+    else:
+        text = value.strip()
+        if text.lower() in NO_PULL_REQUEST:
+            return None
+        if not (text.isascii() and text.isdigit() and len(text) <= 10):
+            raise InvalidInput(f"pull request number must be a positive integer, not {text[:40]!r}")
+        number = int(text)
+    if not 1 <= number <= MAX_PULLID:
+        raise InvalidInput(f"pull request number must be between 1 and {MAX_PULLID}, not {number}")
+    return number
+
+
+def check_sha(value: str) -> str:
+    """``value`` as a full lower-case commit sha; InvalidInput if it is not one."""
+    sha = normalize_sha(value)
+    if sha is None:
+        raise InvalidInput(f"commit must be a full sha (40 or 64 hex digits), not {str(value)[:80]!r}")
+    return sha
+
+
+def upload_report(
+    repository: Union[Repository, str],
+    report: ReportSource,
+    *,
+    commit: str,
+    branch: Optional[str] = None,
+    pullid: Union[int, str, None] = None,
+    root: Optional[str] = None,
+    format: str = "auto",
+    progress: Optional[ProgressCallback] = None,
+) -> Commit:
+    """Merge one coverage report into a commit of ``repository``; see :func:`upload_reports`."""
+    return upload_reports(
+        repository,
+        [("", report)],
+        commit=commit,
+        branch=branch,
+        pullid=pullid,
+        root=root,
+        format=format,
+        progress=progress,
+    )
+
+
+def upload_reports(
+    repository: Union[Repository, str],
+    reports: Iterable[tuple[str, ReportSource]],
+    *,
+    commit: str,
+    branch: Optional[str] = None,
+    pullid: Union[int, str, None] = None,
+    root: Optional[str] = None,
+    format: str = "auto",
+    progress: Optional[ProgressCallback] = None,
+) -> Commit:
+    """Merge coverage reports into the commit ``commit`` of ``repository``, in one transaction.
+
+    ``repository`` is a :class:`Repository` or its ``"SERVICE/OWNER/REPO"`` name. ``reports`` are
+    ``(name, report)`` pairs; the name (may be empty) only prefixes error messages. Every report is
+    read to the end (at most ``COVERAGE_MAX_UPLOAD_BYTES`` each) before the database is touched.
+    The files are merged with what the commit already has, the commit's totals are recomputed, its
+    ``version`` goes up by one, and with ``branch`` / ``pullid`` that branch's / pull request's tip
+    moves to the commit. ``progress`` is called with the number of bytes read as reports are read.
+
+    Returns the commit, committed. Raises :class:`~flask_coverage.errors.InvalidInput` for a bad
+    sha, branch or pull request number, :class:`~flask_coverage.errors.ReportError` (or its
+    ``ReportTooLarge``) for a report that cannot be used, :class:`~flask_coverage.errors.NotFound`
+    for an unknown repository; then nothing was changed.
+    """
+    if isinstance(repository, str):
+        repository = repository_by_slug(repository)
+    if repository.deleted:
+        raise NotFound(f"repository {repository.owner.username}/{repository.name} was deleted")
+    sha = check_sha(commit)
+    branch = normalize_branch(branch)
+    pull = normalize_pullid(pullid)
+    repository_id = repository.id
+    max_bytes = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
+    files = merge_by_path(_parse_all(reports, root=root, format=format, max_bytes=max_bytes, progress=progress))
+    if not files:
+        raise ReportError("the upload has no files with coverage")
+    commit_id = _store_with_retries(repository_id, sha, branch, pull, files)
+    return get_session().execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
+
+
+class _ProgressReader:
+    """A binary file object over ``source`` that reports every read's size to ``callback``."""
+
+    def __init__(self, source: ReportSource, callback: ProgressCallback) -> None:
+        self._file = io.BytesIO(source) if isinstance(source, (bytes, bytearray, memoryview)) else source
+        self._callback = callback
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._file.read(size)
+        if chunk:
+            self._callback(len(chunk))
+        return chunk
+
+
+def _parse_all(
+    reports: Iterable[tuple[str, ReportSource]],
+    *,
+    root: Optional[str],
+    format: str,
+    max_bytes: Optional[int],
+    progress: Optional[ProgressCallback],
+) -> Iterator[ParsedFile]:
+    for name, source in reports:
+        if progress is not None:
+            source = _ProgressReader(source, progress)  # type: ignore[assignment]
+        try:
+            for parsed in parse_report(source, format=format, root=root, max_bytes=max_bytes):
+                if len(parsed.path) > _MAX_PATH_LENGTH:
+                    raise ReportError(f"path {parsed.path[:80]!r}... is longer than {_MAX_PATH_LENGTH} characters")
+                yield parsed
+        except ReportError as error:
+            # Name the report inside a multi-report upload; same class, so a 413 stays a 413.
+            if not name:
+                raise
+            raise type(error)(f"report {name!r}: {error}") from None
+
+
+def _store_with_retries(
+    repository_id: int, sha: str, branch: Optional[str], pullid: Optional[int], files: dict[str, LineCoverage]
+) -> int:
+    session = get_session()
+    for attempt in itertools.count(1):
+        try:
+            commit_id = _store(repository_id, sha, branch, pullid, files)
+            session.commit()
+            return commit_id
+        except OperationalError as error:
+            session.rollback()
+            if attempt >= MAX_ATTEMPTS or not _lost_lock_race(error):
+                raise
+        except BaseException:
+            session.rollback()
+            raise
+        # The lock holder is busy writing; wait a little longer each time (at most 1 s).
+        time.sleep(min(1.0, 0.01 * 2**attempt))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _lost_lock_race(error: OperationalError) -> bool:
+    orig: Any = error.orig
+    if getattr(orig, "sqlstate", None) in _RETRY_SQLSTATES:
+        return True
+    code = getattr(orig, "sqlite_errorcode", None)  # Python 3.11+; the message before that
+    if code is not None:
+        return code & 0xFF in _RETRY_SQLITE_CODES
+    return "database is locked" in str(orig) or "database table is locked" in str(orig)
+
+
+def _store(
+    repository_id: int, sha: str, branch: Optional[str], pullid: Optional[int], files: dict[str, LineCoverage]
+) -> int:
+    session = get_session()
+    dialect = get_engine().dialect.name
+    if dialect not in _INSERT:
+        raise CoverageError(f"uploads need SQLite or PostgreSQL, not {dialect}")
+    insert = _INSERT[dialect]
+    commits, stored = _COMMITS, _FILES
+    # First statement, and a write: on SQLite it takes the write lock before anything is read.
+    session.execute(
+        insert(commits)
+        .values(repository_id=repository_id, sha=sha)
+        .on_conflict_do_nothing(index_elements=["repository_id", "sha"])
+    )
+    commit_id = session.execute(
+        sa.select(commits.c.id).where(commits.c.repository_id == repository_id, commits.c.sha == sha).with_for_update()
+    ).scalar_one()
+
+    existing = dict(session.execute(sa.select(stored.c.path, stored.c.id).where(stored.c.commit_id == commit_id)).all())
+    merged = dict(files)
+    overlap = [existing[path] for path in merged if path in existing]
+    path_of = {file_id: path for path, file_id in existing.items()}
+    for ids in _batched(overlap, _BATCH):
+        for file_id, data in session.execute(sa.select(stored.c.id, stored.c.data).where(stored.c.id.in_(ids))):
+            path = path_of[file_id]
+            merged[path] = LineCoverage.decode(data).merge(merged[path])
+
+    new_rows = (
+        {"commit_id": commit_id, "path": path, **_columns(lines)}
+        for path, lines in merged.items()
+        if path not in existing
+    )
+    for rows in _batched(new_rows, _BATCH):
+        session.execute(sa.insert(stored), rows)
+    changed = ({"file_id": existing[path], **_columns(merged[path])} for path in merged if path in existing)
+    update = sa.update(stored).where(stored.c.id == sa.bindparam("file_id"))
+    for rows in _batched(changed, _BATCH):
+        session.execute(update, rows)
+
+    count, lines, hits, misses, partials = session.execute(
+        sa.select(
+            sa.func.count(stored.c.id),
+            *(
+                sa.func.coalesce(sa.func.sum(column), 0)
+                for column in (stored.c.lines, stored.c.hits, stored.c.misses, stored.c.partials)
+            ),
+        ).where(stored.c.commit_id == commit_id)
+    ).one()
+    values: dict[str, Any] = {
+        "version": commits.c.version + 1,
+        "files": count,
+        "lines": lines,
+        "hits": hits,
+        "misses": misses,
+        "partials": partials,
+    }
+    if branch is not None:
+        values["branch"] = branch
+    if pullid is not None:
+        values["pullid"] = pullid
+    session.execute(sa.update(commits).where(commits.c.id == commit_id).values(**values))
+
+    now = utcnow()
+    tips: list[tuple[Any, dict[str, Any]]] = []
+    if branch is not None:
+        tips.append((_TIPS["branch"], {"name": branch}))
+    if pullid is not None:
+        tips.append((_TIPS["pull"], {"pullid": pullid}))
+    for table, key in tips:
+        # Branch before pull, in every upload: concurrent uploads take these row locks in one order.
+        statement = insert(table).values(repository_id=repository_id, head_commit_id=commit_id, updatestamp=now, **key)
+        session.execute(
+            statement.on_conflict_do_update(
+                index_elements=["repository_id", *key], set_={"head_commit_id": commit_id, "updatestamp": now}
+            )
+        )
+    return int(commit_id)
+
+
+def _columns(lines: LineCoverage) -> dict[str, Any]:
+    totals = lines.totals()
+    return {
+        "lines": totals.lines,
+        "hits": totals.hits,
+        "misses": totals.misses,
+        "partials": totals.partials,
+        "data": lines.encode(),
+    }
+
+
+def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
