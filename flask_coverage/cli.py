@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from typing import Any, Callable, Optional, TypeVar
+import os
+import sys
+from typing import Any, BinaryIO, Callable, Optional, TypeVar
 
 import click
 from flask.cli import AppGroup
 from sqlalchemy.exc import SQLAlchemyError
 
-from . import operations
-from .errors import CoverageError
+from . import ingest, operations
+from .errors import CoverageError, InvalidInput
+from .lines import Totals
 from .state import get_session
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -115,3 +119,57 @@ def revoke_token_command(service: str, username: str, name: str) -> None:
     """Revoke (delete) an access token."""
     operations.revoke_token(service, username, name=name)
     click.echo(f"Revoked access token {name!r}.")
+
+
+#: Reports at least this big show a progress bar even when stderr is not a terminal (CI logs).
+PROGRESS_BAR_BYTES = 16 * 1024 * 1024
+
+
+@coverage_cli.command("upload")
+@click.argument("report")
+@click.option("--repo", "slug", required=True, metavar="SERVICE/OWNER/REPO", help="e.g. github/acme/widgets")
+@click.option("--commit", "sha", required=True, help="The full sha of the commit the report was made on.")
+@click.option("--branch", help="Move this branch's tip to the commit.")
+@click.option("--pr", "pullid", metavar="N", help="Move this pull request's tip to the commit.")
+@click.option("--root", help="The checkout directory the report was written in; stripped from its paths.")
+@click.option(
+    "--format",
+    "report_format",
+    default="auto",
+    show_default=True,
+    metavar="auto|cobertura|coveragepy|lcov",
+    help="The report format; auto detects it from the content.",
+)
+@reports_errors
+def upload_command(
+    report: str,
+    slug: str,
+    sha: str,
+    branch: Optional[str],
+    pullid: Optional[str],
+    root: Optional[str],
+    report_format: str,
+) -> None:
+    """Merge a coverage report (Cobertura XML, coverage.py JSON or LCOV; - for stdin) into a commit."""
+    try:
+        source: BinaryIO = sys.stdin.buffer if report == "-" else open(report, "rb")  # noqa: SIM115
+    except OSError as error:
+        raise InvalidInput(f"cannot read {report}: {error.strerror}") from None
+    with source, contextlib.ExitStack() as stack:
+        size = os.fstat(source.fileno()).st_size if report != "-" else 0
+        stderr = sys.stderr
+        progress = None
+        if size > 0 and (stderr.isatty() or size >= PROGRESS_BAR_BYTES):
+            progress = stack.enter_context(
+                click.progressbar(length=size, label=f"Reading {report}", file=stderr)
+            ).update
+        commit = ingest.upload_report(
+            slug, source, commit=sha, branch=branch, pullid=pullid, root=root, format=report_format, progress=progress
+        )
+    repository = commit.repository
+    totals = Totals(commit.lines, commit.hits, commit.misses, commit.partials)
+    click.echo(
+        f"Uploaded {report} to {repository.owner.service.value}/{repository.owner.username}/{repository.name}"
+        f" at {commit.sha}: {commit.files} files, {commit.lines} lines, {totals.coverage}% covered"
+        f" (version {commit.version})."
+    )
