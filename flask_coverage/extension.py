@@ -8,6 +8,7 @@ from flask import Flask
 from flask_sqlalchemy import SQLAlchemy
 
 from . import auth
+from .logging import install_log_filter
 from .state import CoverageState
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -74,6 +75,8 @@ class CoverageService:
             app.config.setdefault(key, self._options.get(key, value))
         app.extensions["coverage"] = CoverageState(service=self, db=self._find_db(app))
         self._register_blueprints(app)
+        # Tokens travel in query strings; the servers' request logs must not keep them.
+        install_log_filter()
 
     def _find_db(self, app: Flask) -> SQLAlchemy:
         if self._db is not None:

@@ -9,6 +9,7 @@ own is created for the run next to the given one, and every table is truncated a
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any, Callable
@@ -141,3 +142,104 @@ def testapp(app: Flask) -> webtest.TestApp:
 @pytest.fixture
 def runner(app: Flask) -> Any:
     return app.test_cli_runner()
+
+
+# Live servers and a real browser, for the tests marked ``browser`` (and any test that needs real HTTP).
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+
+
+@pytest.fixture
+def live_server() -> Iterator[Callable[[Any], str]]:
+    """A factory that serves any WSGI app on a free 127.0.0.1 port and returns its base URL.
+
+    Each server runs werkzeug's threaded development server in a thread; all of them stop at teardown.
+    """
+    from werkzeug.serving import make_server
+
+    servers: list[tuple[Any, threading.Thread]] = []
+
+    def start(wsgi_app: Any) -> str:
+        server = make_server("127.0.0.1", 0, wsgi_app, threaded=True)
+        thread = threading.Thread(target=server.serve_forever, name=f"live-server-{server.port}", daemon=True)
+        thread.start()
+        servers.append((server, thread))
+        return f"http://127.0.0.1:{server.port}"
+
+    yield start
+    for server, thread in servers:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium (or ``CHROMIUM_PATH``) driven by Playwright, shared by the session's tests."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    path = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+    if not os.path.exists(path):
+        pytest.fail(f"no Chromium at {path}: install Debian's chromium or set CHROMIUM_PATH")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def browser_page(browser: Any) -> Iterator[Any]:
+    """A fresh page in a fresh browser context (own cookies and storage), closed after the test."""
+    context = browser.new_context()
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+# Coverage data for the upload and report tests.
+
+
+def lcov_report(files: dict[str, dict[int, int]], partial: dict[str, set[int]] | None = None) -> bytes:
+    """An LCOV report: ``{path: {line: hits}}``; the lines in ``partial[path]`` get an untaken branch."""
+    out = []
+    for path, lines in files.items():
+        out.append(f"SF:{path}\n")
+        out.extend(f"DA:{line},{hits}\n" for line, hits in lines.items())
+        out.extend(f"BRDA:{line},0,0,-\n" for line in sorted((partial or {}).get(path, ())))
+        out.append("end_of_record\n")
+    return "".join(out).encode()
+
+
+@pytest.fixture
+def make_lcov() -> Callable[..., bytes]:
+    return lcov_report
+
+
+@pytest.fixture
+def snapshot(db: Any) -> Callable[[], dict[str, list[tuple]]]:
+    """A function that returns every row of every table, to prove a failed request changed nothing."""
+
+    def take() -> dict[str, list[tuple]]:
+        db.session.remove()
+        with db.engine.connect() as connection:
+            return {
+                table.name: sorted(map(tuple, connection.execute(sa.select(table))), key=repr)
+                for table in metadata.sorted_tables
+            }
+
+    return take
+
+
+@pytest.fixture
+def widgets(app: Flask) -> Any:
+    """The public repository github/acme/widgets of the organization acme (default branch main)."""
+    from flask_coverage import operations
+
+    operations.add_org("github", "acme")
+    return operations.add_repo("github", "acme", "widgets")

@@ -1,0 +1,80 @@
+"""Keep tokens out of request logs.
+
+Clients may send secrets in the query string: ``?access_token=`` (older public API), ``?token=``
+(graphs, file views, ``/upload/v2``). Request logs are written by the server, not by the app:
+werkzeug's development server logs each request line to the ``werkzeug`` logger, and gunicorn
+writes its access log (request line and ``Referer``, both with the raw query) to the
+``gunicorn.access`` logger. :class:`RedactTokensFilter` rewrites such records so the value reads
+``[redacted]``; :func:`install_log_filter` puts it on those loggers and on the extension's own
+``flask_coverage`` logger. ``CoverageService.init_app`` calls it, so a gunicorn worker (which
+imports the app) and ``flask run`` are covered without configuration.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from urllib.parse import unquote_plus
+
+#: Query parameters whose values are secrets.
+SECRET_PARAMETERS = frozenset({"access_token", "token"})
+
+#: The loggers :func:`install_log_filter` protects.
+PROTECTED_LOGGERS = ("werkzeug", "gunicorn.access", "gunicorn.error", "flask_coverage")
+
+REDACTED = "[redacted]"
+
+# ``key=value`` where the key starts a word or follows ``?``/``&``/``;``/a quote. The value runs to
+# the next ``&`` or blank; a ``"`` belongs to it unless a blank or the end follows, so the closing
+# quote of a log field (``"GET /x?token=abc HTTP/1.1"``, ``"https://referer/?token=abc"``) stays.
+_PARAMETER = re.compile(r"""(?<![^\s?&;"'(])([^\s?&;=#"']+)=((?:[^&\s"]|"(?=\S))*)""")
+
+
+def redact_tokens(text: str, names: Iterable[str] = SECRET_PARAMETERS) -> str:
+    """``text`` with the value of every ``name=value`` pair whose name is in ``names`` replaced.
+
+    Names are compared after percent-decoding and case-insensitively (``acc%65ss_token`` and
+    ``Token`` count), because a server logs the raw query while the app reads the decoded one.
+    """
+    if "=" not in text:
+        return text
+    secret = {name.lower() for name in names}
+
+    def replace(match: re.Match[str]) -> str:
+        if unquote_plus(match.group(1)).lower() in secret:
+            return f"{match.group(1)}={REDACTED}"
+        return match.group(0)
+
+    return _PARAMETER.sub(replace, text)
+
+
+class RedactTokensFilter(logging.Filter):
+    """A logging filter that redacts secret query parameters from each record's message.
+
+    Usable on a logger or a handler (also from ``logging.config.dictConfig`` as
+    ``{"()": "flask_coverage.logging.RedactTokensFilter"}``). It never drops a record.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a record that cannot be formatted is the handler's to report, not ours
+            return True
+        redacted = redact_tokens(message)
+        if redacted != message:
+            record.msg = redacted
+            record.args = ()
+        return True
+
+
+def install_log_filter(logger_names: Iterable[str] = PROTECTED_LOGGERS) -> None:
+    """Add one :class:`RedactTokensFilter` to each named logger (idempotent, process-wide).
+
+    A filter on a logger sees the records logged to that logger itself, which is how werkzeug and
+    gunicorn log their request lines.
+    """
+    for name in logger_names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(existing, RedactTokensFilter) for existing in logger.filters):
+            logger.addFilter(RedactTokensFilter())
