@@ -141,7 +141,22 @@ def testapp(app: Flask) -> webtest.TestApp:
 
 @pytest.fixture
 def runner(app: Flask) -> Any:
-    return app.test_cli_runner()
+    return cli_runner(app)
+
+
+@pytest.fixture
+def make_runner() -> Callable[[Flask], Any]:
+    """A factory of CLI runners for apps made with ``make_app``."""
+    return cli_runner
+
+
+def cli_runner(app: Flask) -> Any:
+    """A CLI runner whose ``result.stderr`` holds what the command wrote to stderr."""
+    try:
+        # Click < 8.2 (the last one for Python 3.9) mixes stderr into stdout unless told not to.
+        return app.test_cli_runner(mix_stderr=False)
+    except TypeError:
+        return app.test_cli_runner()
 
 
 # Live servers and a real browser, for the tests marked ``browser`` (and any test that needs real HTTP).

@@ -148,10 +148,10 @@ def test_revoke_token_stops_it_from_working(runner, db, acme) -> None:
     assert db.session.execute(sa.select(sa.func.count()).select_from(AccessToken)).scalar() == 0
 
 
-def test_commands_before_init_db_say_what_to_do(make_app, make_database_url) -> None:
+def test_commands_before_init_db_say_what_to_do(make_app, make_database_url, make_runner) -> None:
     app = make_app(make_database_url())
     with app.app_context():
         metadata.drop_all(bind=app.extensions["sqlalchemy"].engine)
-    result = app.test_cli_runner().invoke(args=["coverage", "add-user", "github", "alice"])
+    result = make_runner(app).invoke(args=["coverage", "add-user", "github", "alice"])
     assert result.exit_code == 1
     assert "init-db" in result.stderr and len(result.stderr.strip().splitlines()) == 1
