@@ -150,8 +150,9 @@ class Repository(Base):
     branch: Mapped[str] = mapped_column(sa.String(255), default="main")
     upload_token: Mapped[str] = mapped_column(sa.String(36), unique=True)
     image_token: Mapped[str] = mapped_column(sa.String(10))
-    coverage_low: Mapped[int] = mapped_column(default=70)
-    coverage_high: Mapped[int] = mapped_column(default=100)
+    # The graph color range of this repository; None means the app's COVERAGE_COLOR_RANGE.
+    coverage_low: Mapped[Optional[int]]
+    coverage_high: Mapped[Optional[int]]
     using_integration: Mapped[bool] = mapped_column(default=False)
     bot_username: Mapped[Optional[str]] = mapped_column(sa.String(255))
     service_id: Mapped[Optional[str]] = mapped_column(sa.String(100))
