@@ -1,26 +1,63 @@
-"""The versioned JSON API (v2): ``{COVERAGE_API_URL_PREFIX}/...`` (DESIGN sections 3 and 3b)."""
+"""The versioned JSON API (v2): ``{COVERAGE_API_URL_PREFIX}/...`` (DESIGN sections 3 and 3b).
+
+Every v2 endpoint is a view registered with :func:`api_get`: it routes the URL, answers the other
+methods with a JSON 405, and adds the view's OpenAPI operation to :data:`document`, which is served
+at ``{COVERAGE_API_URL_PREFIX}/openapi.json``.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import functools
+from typing import Any, Callable, Optional, TypeVar
 
-from flask import Blueprint, jsonify, request
+import sqlalchemy as sa
+from flask import Blueprint, Response, current_app, jsonify, request
+from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 
-from ..models import Owner
-from ..state import call_hook
+from ..auth import is_member
+from ..errors import InvalidInput
+from ..models import Membership, Owner
+from ..openapi import BEARER_AUTH, ApiDocument, error_responses
+from ..operations import check_name, get_owner
+from ..pagination import InvalidPage, page_url, paginate
+from ..schemas import OwnerPathSchema, PaginatedUserListSchema, UserListQuerySchema
+from ..state import call_hook, get_engine
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 bp = Blueprint("coverage_api", __name__)
+
+#: The OpenAPI document of the v2 API; :func:`api_get` adds every view to it.
+document = ApiDocument(
+    title="flask-coverage API",
+    version="2",
+    description="The versioned JSON API of the coverage service. Authenticate with "
+    "`Authorization: Bearer <access token>`.",
+    tags={"Users": "The members of an organization."},
+)
+
+NOT_FOUND = "Not found."
+_ALLOW = "GET, HEAD, OPTIONS"
+# Routed to the views only to answer them with a JSON 405 instead of the host app's error page.
+_REFUSED_METHODS = ["POST", "PUT", "PATCH", "DELETE"]
 
 
 class ApiError(Exception):
     """An error answered as ``{"detail": message}`` (plus ``errors`` per field for a 400)."""
 
-    def __init__(self, status: int, detail: str, errors: Optional[dict[str, list[str]]] = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        detail: str,
+        errors: Optional[dict[str, Any]] = None,
+        headers: Optional[dict[str, str]] = None,
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.errors = errors
+        self.headers = headers or {}
 
 
 @bp.errorhandler(ApiError)
@@ -30,6 +67,7 @@ def _api_error(error: ApiError) -> Any:
         body["errors"] = error.errors
     response = jsonify(body)
     response.status_code = error.status
+    response.headers.update(error.headers)
     if error.status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
     return response
@@ -38,6 +76,41 @@ def _api_error(error: ApiError) -> Any:
 @bp.errorhandler(HTTPException)
 def _http_error(error: HTTPException) -> Any:
     return _api_error(ApiError(error.code or 500, error.description or error.name))
+
+
+def _read_only(view: F) -> F:
+    @functools.wraps(view)
+    def wrapper(**kwargs: Any) -> Any:
+        if request.method == "OPTIONS":
+            return Response(status=200, headers={"Allow": _ALLOW})
+        if request.method not in ("GET", "HEAD"):
+            raise ApiError(405, f'Method "{request.method}" not allowed.', headers={"Allow": _ALLOW})
+        return view(**kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _route(rule: str) -> Callable[[F], F]:
+    def decorator(view: F) -> F:
+        methods = ["GET", "OPTIONS", *_REFUSED_METHODS]
+        bp.add_url_rule(rule, view_func=_read_only(view), methods=methods, provide_automatic_options=False)
+        return view
+
+    return decorator
+
+
+def api_get(rule: str, operation: dict[str, Any]) -> Callable[[F], F]:
+    """Register a ``GET`` view of the v2 API at ``rule`` and document it with ``operation``.
+
+    ``operation`` is an OpenAPI operation object; marshmallow schema classes may stand wherever
+    apispec accepts a schema (``{"in": "query", "schema": QuerySchema}``, response content).
+    """
+
+    def decorator(view: F) -> F:
+        document.add(rule, "get", operation)
+        return _route(rule)(view)
+
+    return decorator
 
 
 def bearer_user(*, required: bool = True) -> Optional[Owner]:
@@ -59,3 +132,109 @@ def bearer_user(*, required: bool = True) -> Optional[Owner]:
     if user is None:
         raise ApiError(401, "Invalid token.")
     return user
+
+
+def load_query(schema: Schema) -> dict[str, Any]:
+    """The request's query arguments loaded by ``schema``, or a 400 :class:`ApiError` naming each bad one."""
+    try:
+        return schema.load(request.args)
+    except ValidationError as error:
+        messages = error.messages if isinstance(error.messages, dict) else {"_query": error.messages}
+        raise ApiError(400, "Invalid query parameters.", errors=messages) from None
+
+
+def owner_from_path(service: str, owner_username: str) -> Owner:
+    """The owner a v2 path names, or a 404 :class:`ApiError` (unknown service, unknown owner)."""
+    owner = None
+    try:
+        args = OwnerPathSchema().load({"service": service, "owner_username": owner_username})
+        # A name that could never have been created is not looked up (PostgreSQL refuses NUL bytes).
+        if check_name(owner_username, "username") == owner_username:
+            owner = get_owner(args["service"], owner_username)
+    except (ValidationError, InvalidInput):
+        pass
+    if owner is None:
+        raise ApiError(404, NOT_FOUND)
+    return owner
+
+
+def members_query(
+    org: Owner, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
+) -> sa.Select:
+    """The members of ``org`` as rows of ``User`` fields, in the documented order.
+
+    The order is the username compared case-insensitively, in code-point order on every database
+    (not the database's collation), then the owner id: total, so pages never overlap.
+    """
+    query = (
+        sa.select(Owner.service, Owner.username, Owner.name, Owner.email, Membership.activated, Membership.is_admin)
+        .join(Membership, Membership.user_id == Owner.id)
+        .where(Membership.org_id == org.id)
+    )
+    if activated is not None:
+        query = query.where(Membership.activated == activated)
+    if is_admin is not None:
+        query = query.where(Membership.is_admin == is_admin)
+    for term in dict.fromkeys((search or "").split()):
+        # autoescape makes % and _ (and the escape character) match literally.
+        fields = (Owner.username, Owner.name, Owner.email)
+        query = query.where(sa.or_(*(column.icontains(term, autoescape=True) for column in fields)))
+    username_key = sa.func.lower(Owner.username)
+    if get_engine().dialect.name == "postgresql":
+        username_key = username_key.collate("C")  # type: ignore[assignment]
+    return query.order_by(username_key, Owner.id)
+
+
+_USERS_LIST = {
+    "operationId": "users_list",
+    "tags": ["Users"],
+    "summary": "List the members of an organization",
+    "description": "The members of the organization, with the flags of their membership, ordered by username "
+    "(case-insensitive, code-point order). Only members of the organization (and the organization's own "
+    "account) may list them; anyone else gets the same 404 as for an unknown owner.",
+    "security": [{BEARER_AUTH: []}],
+    "parameters": [{"in": "path", "schema": OwnerPathSchema}, {"in": "query", "schema": UserListQuerySchema}],
+    "responses": {
+        "200": {
+            "description": "One page of members.",
+            "content": {"application/json": {"schema": PaginatedUserListSchema}},
+        },
+        **error_responses(400, 401, 404),
+    },
+}
+
+
+@api_get("/<service>/<path:owner_username>/users/", _USERS_LIST)
+def users_list(service: str, owner_username: str) -> Any:
+    """``GET /{service}/{owner_username}/users/``: one page of the members of an organization."""
+    user = bearer_user()
+    org = owner_from_path(service, owner_username)
+    if not is_member(user, org):
+        raise ApiError(404, NOT_FOUND)
+    args = load_query(UserListQuerySchema())
+    filters = {name: args.get(name) for name in ("activated", "is_admin", "search")}
+    query = members_query(org, **filters)
+    try:
+        page = paginate(
+            query,
+            page=args["page"],
+            page_size=args["page_size"],
+            max_page_size=current_app.config["COVERAGE_MAX_PAGE_SIZE"],
+        )
+    except InvalidPage as error:
+        raise ApiError(404, str(error)) from None
+    return PaginatedUserListSchema().dump(
+        {
+            "count": page.count,
+            "next": page_url(page.next_number),
+            "previous": page_url(page.previous_number),
+            "total_pages": page.total_pages,
+            "results": page.items,
+        }
+    )
+
+
+@_route("/openapi.json")
+def openapi_document() -> Any:
+    """The OpenAPI 3 document of the v2 API."""
+    return document.to_dict(url_prefix=current_app.config["COVERAGE_API_URL_PREFIX"], server_url=request.script_root)
