@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import socket
 import subprocess
@@ -179,6 +180,8 @@ def test_the_gunicorn_access_log_shows_redacted_tokens(tmp_path: Any) -> None:
             "host_app:app",
         ],  # fmt: skip
         pass_fds=[listener.fileno()],
+        # Recent gunicorn versions open a control socket there; keep it out of the home directory.
+        env={**os.environ, "XDG_RUNTIME_DIR": str(tmp_path)},
     )
     listener.close()
     try:
