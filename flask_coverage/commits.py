@@ -139,8 +139,8 @@ def _commit_by_sha(repository: Repository, value: str) -> Optional[Commit]:
     if len(sha) in FULL_SHA_LENGTHS:
         query = query.where(Commit.sha == sha)
     else:
-        # A range instead of LIKE: it uses the (repository_id, sha) index under any collation, and
-        # "g" sorts after every hex digit, so [prefix, prefix + "g") holds exactly the prefixed shas.
+        # A range instead of LIKE: it uses the (repository_id, sha) index under any collation, and for
+        # lower-case hex "g" sorts after every digit, so [prefix, prefix + "g") holds the prefixed shas.
         query = query.where(Commit.sha >= sha, Commit.sha < sha + "g")
     found = get_session().execute(query.limit(2)).scalars().all()
     return found[0] if len(found) == 1 else None
