@@ -9,10 +9,11 @@ import sys
 from typing import Any, BinaryIO, Callable, Optional, TypeVar
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 from sqlalchemy.exc import SQLAlchemyError
 
-from . import ingest, operations
+from . import demo, ingest, operations
 from .errors import CoverageError, InvalidInput
 from .lines import Totals
 from .state import get_session
@@ -173,3 +174,28 @@ def upload_command(
         f" at {commit.sha}: {commit.files} files, {commit.lines} lines, {totals.coverage}% covered"
         f" (version {commit.version})."
     )
+
+
+@coverage_cli.command("demo")
+@click.option(
+    "--files",
+    "generated_files",
+    default=demo.DEMO_GENERATED_FILES,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Files in the generated repository globex/platform.",
+)
+@reports_errors
+def demo_command(generated_files: int) -> None:
+    """Load the demo data set (safe to run again: it resets the demo to the same state)."""
+    summary = demo.load_demo(generated_files=generated_files)
+    click.echo(
+        f"Demo data loaded: {summary.organizations} organizations, {summary.users} users,"
+        f" {summary.memberships} memberships, {len(summary.repositories)} repositories,"
+        f" {summary.commits} commits, {summary.files} files."
+    )
+    for slug in summary.repositories:
+        click.echo(f"  {slug}")
+    users_url = f"{current_app.config['COVERAGE_API_URL_PREFIX']}/{demo.DEMO_SERVICE.value}/acme/users/"
+    click.echo(f"Access token {demo.DEMO_TOKEN_NAME!r} of {summary.token_user} (with flask run):")
+    click.echo(f"  curl -H 'Authorization: Bearer {summary.token}' http://127.0.0.1:5000{users_url}")

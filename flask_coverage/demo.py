@@ -1,0 +1,213 @@
+"""Loading the demo data set: ``flask coverage demo`` (or :func:`load_demo`) in any host app.
+
+What the data set contains is defined in :mod:`flask_coverage.demo_data`; its coverage goes in
+through the normal upload path (:func:`flask_coverage.ingest.upload_report`).
+
+Loading is idempotent: owners, memberships and repositories are created or reset to their demo
+values (their upload and graph tokens are kept, so copied graph URLs keep working), and the
+coverage of the demo repositories is deleted and uploaded again, so running it twice leaves the
+same rows and never merges an upload twice. Anything else in the database is left alone.
+
+The demo user ``alice`` gets an access token named ``demo``, re-created on every load. When the
+app has a ``SECRET_KEY`` the token is derived from it (:func:`demo_access_token`), so a host page
+can show it again later without the token being stored anywhere: it is exactly as secret as the
+key that already signs the app's session cookies. Without a key it is random, printed once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import uuid
+from dataclasses import dataclass
+from typing import Optional
+
+import sqlalchemy as sa
+from flask import current_app
+
+from .auth import generate_token, hash_token
+from .demo_data import (
+    DEMO_GENERATED_FILES,
+    DEMO_REPOSITORIES,
+    DEMO_SERVICE,
+    DEMO_TOKEN_NAME,
+    DEMO_TOKEN_USER,
+    ORGANIZATIONS,
+    DemoRepository,
+    DemoUser,
+    demo_sha,
+    demo_users,
+    report_bytes,
+)
+from .errors import AlreadyExists
+from .ingest import upload_report
+from .models import AccessToken, Branch, Commit, FileCoverage, Membership, Owner, Pull, Repository
+from .operations import add_org, add_repo, add_user, get_owner, get_repository, init_db
+from .state import get_session
+
+__all__ = [
+    "DEMO_GENERATED_FILES",
+    "DEMO_SERVICE",
+    "DEMO_TOKEN_NAME",
+    "DEMO_TOKEN_USER",
+    "DemoSummary",
+    "active_demo_token",
+    "demo_access_token",
+    "load_demo",
+]
+
+
+@dataclass(frozen=True)
+class DemoSummary:
+    """What :func:`load_demo` loaded; ``token`` is the demo user's access token."""
+
+    organizations: int
+    users: int
+    memberships: int
+    repositories: tuple[str, ...]
+    commits: int
+    files: int
+    token_user: str
+    token: str
+
+
+def demo_access_token() -> Optional[str]:
+    """The demo access token of the current app, derived from its ``SECRET_KEY``; ``None`` without one.
+
+    A UUID-shaped HMAC of the key: the same app always gets the same token, so a host page can show
+    it again, and it is exactly as secret as the key.
+    """
+    key = current_app.secret_key
+    if not key:
+        return None
+    key_bytes = key if isinstance(key, bytes) else str(key).encode()
+    digest = hmac.new(key_bytes, b"flask-coverage demo access token", hashlib.sha256).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))
+
+
+def active_demo_token() -> Optional[str]:
+    """:func:`demo_access_token` if it is the demo user's ``demo`` token in the database, else ``None``."""
+    token = demo_access_token()
+    user = get_owner(DEMO_SERVICE, DEMO_TOKEN_USER) if token else None
+    if token is None or user is None:
+        return None
+    query = sa.select(AccessToken.token_hash).where(
+        AccessToken.owner_id == user.id, AccessToken.name == DEMO_TOKEN_NAME
+    )
+    stored = get_session().execute(query).scalar_one_or_none()
+    if stored is None or not hmac.compare_digest(stored, hash_token(token)):
+        return None
+    return token
+
+
+def _ensure_owner(username: str, *, is_org: bool, name: str, email: Optional[str] = None) -> Owner:
+    owner = get_owner(DEMO_SERVICE, username)
+    if owner is None:
+        if is_org:
+            return add_org(DEMO_SERVICE, username, name=name)
+        return add_user(DEMO_SERVICE, username, name=name, email=email)
+    if owner.is_org != is_org:
+        kind = "an organization" if is_org else "a user"
+        raise AlreadyExists(f"{username!r} already exists on {DEMO_SERVICE.value} but is not {kind}")
+    owner.name, owner.email = name, email
+    return owner
+
+
+def _ensure_memberships(orgs: dict[str, Owner], users: list[tuple[DemoUser, Owner]]) -> int:
+    session = get_session()
+    query = sa.select(Membership).where(Membership.org_id.in_([org.id for org in orgs.values()]))
+    existing = {(row.org_id, row.user_id): row for row in session.execute(query).scalars()}
+    count = 0
+    for person, user in users:
+        for org_name, activated, admin in person.memberships:
+            org = orgs[org_name]
+            row = existing.get((org.id, user.id))
+            if row is None:
+                row = Membership(org_id=org.id, user_id=user.id)
+                session.add(row)
+            row.activated, row.is_admin = activated, admin
+            count += 1
+    return count
+
+
+def _ensure_repository(spec: DemoRepository, owner: Owner) -> Repository:
+    repository = get_repository(owner, spec.name)
+    if repository is None:
+        repository = add_repo(
+            DEMO_SERVICE, owner.username, spec.name, private=spec.private, branch=spec.branch, language=spec.language
+        )
+    repository.private, repository.branch, repository.language = spec.private, spec.branch, spec.language
+    repository.active = repository.activated = True
+    repository.deleted = False
+    return repository
+
+
+def _delete_coverage(repository: Repository) -> None:
+    """Delete every commit of ``repository`` with its files, branches and pulls (children first)."""
+    session = get_session()
+    commit_ids = sa.select(Commit.id).where(Commit.repository_id == repository.id).scalar_subquery()
+    session.execute(sa.delete(Branch).where(Branch.repository_id == repository.id))
+    session.execute(sa.delete(Pull).where(Pull.repository_id == repository.id))
+    session.execute(sa.delete(FileCoverage).where(FileCoverage.commit_id.in_(commit_ids)))
+    session.execute(sa.delete(Commit).where(Commit.repository_id == repository.id))
+
+
+def _reset_demo_token(user: Owner) -> str:
+    session = get_session()
+    token = demo_access_token() or generate_token()
+    digest = hash_token(token)
+    session.execute(
+        sa.delete(AccessToken).where(
+            AccessToken.owner_id == user.id,
+            sa.or_(AccessToken.name == DEMO_TOKEN_NAME, AccessToken.token_hash == digest),
+        )
+    )
+    session.add(AccessToken(owner_id=user.id, name=DEMO_TOKEN_NAME, token_hash=digest))
+    session.commit()
+    return token
+
+
+def load_demo(*, generated_files: int = DEMO_GENERATED_FILES) -> DemoSummary:
+    """Load the demo data set into the current app (or reset it to its demo state).
+
+    Safe to run any number of times, and a failed load can simply be run again. Creates the
+    coverage tables if needed. ``generated_files`` is the size of the generated repository
+    ``globex/platform`` (tests use a small one). Raises :class:`~flask_coverage.errors.AlreadyExists`
+    if a demo name is taken by the other kind of owner (a user where the demo needs an organization).
+    """
+    init_db()
+    session = get_session()
+    orgs = {username: _ensure_owner(username, is_org=True, name=name) for username, name in ORGANIZATIONS}
+    users = [
+        (person, _ensure_owner(person.username, is_org=False, name=person.name, email=person.email))
+        for person in demo_users()
+    ]
+    memberships = _ensure_memberships(orgs, users)
+    repositories = [(spec, _ensure_repository(spec, orgs[spec.owner])) for spec in DEMO_REPOSITORIES]
+    for _, repository in repositories:
+        _delete_coverage(repository)
+    session.commit()
+
+    for spec, repository in repositories:
+        for upload in spec.uploads:
+            report = report_bytes(spec, upload, generated_files)
+            sha = demo_sha(spec, upload.label)
+            upload_report(repository, report, commit=sha, branch=upload.branch, pullid=upload.pullid)
+    repository_ids = [repository.id for _, repository in repositories]
+    commits, files = session.execute(
+        sa.select(sa.func.count(sa.distinct(Commit.id)), sa.func.count(FileCoverage.id))
+        .join(FileCoverage, FileCoverage.commit_id == Commit.id)
+        .where(Commit.repository_id.in_(repository_ids))
+    ).one()
+
+    token_user = next(owner for person, owner in users if person.username == DEMO_TOKEN_USER)
+    return DemoSummary(
+        organizations=len(orgs),
+        users=len(users),
+        memberships=memberships,
+        repositories=tuple(f"{DEMO_SERVICE.value}/{spec.owner}/{spec.name}" for spec in DEMO_REPOSITORIES),
+        commits=commits,
+        files=files,
+        token_user=DEMO_TOKEN_USER,
+        token=_reset_demo_token(token_user),
+    )
