@@ -170,3 +170,83 @@ class ErrorSchema(Schema):
 
     detail = fields.String(required=True)
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
+
+
+# The coverage report of a commit: GET /{service}/{owner_username}/repos/{repo}/report/ (DESIGN 3b).
+
+
+class RepositoryPathSchema(OwnerPathSchema):
+    """The ``{service}/{owner_username}/repos/{repo}`` path arguments of the v2 API."""
+
+    repo = fields.String(required=True, metadata={"description": "The name of the repository."})
+
+
+class ReportQuerySchema(Schema):
+    """Query arguments of ``repos_report_retrieve``: which commit, and which of its files."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    sha = fields.String(
+        validate=validate.Regexp(r"\A[0-9a-fA-F]{7,64}\Z", error="Not a commit sha (7 to 64 hex digits)."),
+        metadata={
+            "pattern": "^[0-9a-fA-F]{7,64}$",
+            "description": "A commit: its full sha or a unique prefix of at least 7 hex digits. Wins over branch.",
+        },
+    )
+    branch = fields.String(
+        validate=[validate.Length(min=1, max=255), _no_nul],
+        metadata={
+            "pattern": "^[^\\u0000]*$",
+            "description": "The tip of this branch. Without sha and branch: the tip of the default branch.",
+        },
+    )
+    path = fields.String(
+        validate=[validate.Length(max=1024), _no_nul],
+        metadata={
+            "pattern": "^[^\\u0000]*$",
+            "description": "Only the files whose path starts with this text (literally, case-sensitive).",
+        },
+    )
+
+
+class CoverageTotalsSchema(Schema):
+    """Totals of a set of files; ``lines`` = ``hits`` + ``misses`` + ``partials``."""
+
+    files = fields.Integer(required=True, metadata={"description": "Files counted."})
+    lines = fields.Integer(required=True, metadata={"description": "Tracked lines."})
+    hits = fields.Integer(required=True, metadata={"description": "Lines that ran (every branch taken)."})
+    misses = fields.Integer(required=True, metadata={"description": "Tracked lines that never ran."})
+    partials = fields.Integer(required=True, metadata={"description": "Lines that ran with a branch not taken."})
+    coverage = fields.Float(
+        required=True, metadata={"description": "hits / lines * 100 rounded down to 2 decimals (0 without lines)."}
+    )
+    branches = fields.Integer(required=True, metadata={"description": "Not measured: always 0."})
+    methods = fields.Integer(required=True, metadata={"description": "Not measured: always 0."})
+
+
+class FileReportSchema(Schema):
+    """One file of a commit with its totals and the state of every tracked line."""
+
+    name = fields.String(required=True, metadata={"description": "The path from the repository root."})
+    totals = fields.Nested(CoverageTotalsSchema, required=True)
+    # Raw: a file can have millions of lines, and every pair is already two plain integers.
+    line_coverage = fields.Raw(
+        required=True,
+        metadata={
+            "type": "array",
+            "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+            "description": "[line, type] for every tracked line in line order; type 0 hit, 1 miss, 2 partial.",
+        },
+    )
+
+
+class CommitReportSchema(Schema):
+    """The coverage report of one commit (or of the files under ``path``)."""
+
+    totals = fields.Nested(CoverageTotalsSchema, required=True)
+    files = fields.List(fields.Nested(FileReportSchema), required=True, metadata={"description": "By path."})
+    commit_file_url = fields.String(
+        required=True,
+        metadata={"format": "uri", "description": "Where the commit's coverage is shown (its tree graph)."},
+    )
