@@ -28,7 +28,7 @@ from werkzeug.wrappers import Response
 
 from ..errors import AlreadyExists, InvalidInput, NotFound
 from ..models import AccessToken, Owner
-from ..operations import MAX_TOKEN_NAME_LENGTH, create_token, list_tokens, revoke_token
+from ..operations import MAX_TOKEN_NAME_LENGTH, check_name, create_token, list_tokens, revoke_token
 from ..state import call_hook
 
 bp = Blueprint(
@@ -164,8 +164,10 @@ def revoke_access_token() -> Any:
         return _page(user, status=400, error=CSRF_FAILED)
     name = request.form.get("name", "")
     try:
+        # A name that could never have been stored is not looked up (PostgreSQL refuses NUL bytes).
+        check_name(name, "token name", max_length=MAX_TOKEN_NAME_LENGTH, single_word=False)
         revoke_token(user.service, user.username, name=name)
-    except NotFound as error:
-        return _page(user, status=404, error=str(error))
+    except (InvalidInput, NotFound):
+        return _page(user, status=404, error=f"You have no token named {name[:MAX_TOKEN_NAME_LENGTH]!r}.")
     flash(f"Token {name!r} revoked.", FLASH_CATEGORY)
     return redirect(url_for(".access_tokens"), code=303)

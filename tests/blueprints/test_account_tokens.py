@@ -234,7 +234,19 @@ def test_revoking_an_unknown_or_already_revoked_token_is_404(testapp: TestApp, s
     form = page.forms[1]
     form.submit(status=303)
     response = form.submit(status=404)
-    assert "no token named 'ci'" in error_text(response)
+    assert error_text(response) == "You have no token named 'ci'."
+
+
+@pytest.mark.parametrize("encoded_name", ["", "a%00b", "n" * 10_000, "%FF%FE", "%ED%A0%80"])
+def test_revoking_an_impossible_name_is_404(testapp: TestApp, signed_in: None, encoded_name: str) -> None:
+    as_user(testapp, "alice")
+    create_token("github", "alice", name="keep")
+    csrf = testapp.get(PAGE).forms["coverage-create-token"]["csrf_token"].value
+    body = f"csrf_token={csrf}&name={encoded_name}"
+    response = testapp.post(PAGE + "/revoke", body, content_type="application/x-www-form-urlencoded", status=404)
+    assert "You have no token named" in error_text(response)
+    assert len(error_text(response)) < 200
+    assert [row.name for row in list_tokens(get_owner("github", "alice"))] == ["keep"]
 
 
 def test_a_user_cannot_revoke_another_users_token(testapp: TestApp, signed_in: None) -> None:
