@@ -72,9 +72,14 @@ def install_log_filter(logger_names: Iterable[str] = PROTECTED_LOGGERS) -> None:
     """Add one :class:`RedactTokensFilter` to each named logger (idempotent, process-wide).
 
     A filter on a logger sees the records logged to that logger itself, which is how werkzeug and
-    gunicorn log their request lines.
+    gunicorn log their request lines. Naming ``flask_coverage`` also covers the extension's module
+    loggers that exist by then (``flask_coverage.blueprints.graphs``), since a parent's filter does
+    not see its children's records.
     """
-    for name in logger_names:
+    names = list(logger_names)
+    if "flask_coverage" in names:
+        names += [name for name in list(logging.root.manager.loggerDict) if name.startswith("flask_coverage.")]
+    for name in names:
         logger = logging.getLogger(name)
         if not any(isinstance(existing, RedactTokensFilter) for existing in logger.filters):
             logger.addFilter(RedactTokensFilter())

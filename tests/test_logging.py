@@ -96,9 +96,10 @@ def test_init_app_installs_the_filter_once_on_the_server_loggers(
         assert len(filters) == 1, name
 
 
-def test_the_extension_logger_redacts(app: Flask, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="flask_coverage"):
-        logging.getLogger("flask_coverage").info("upload from %s", f"/upload/v2?token={SECRET}")
+@pytest.mark.parametrize("name", ["flask_coverage", "flask_coverage.blueprints.graphs"])
+def test_the_extension_loggers_redact(app: Flask, caplog: pytest.LogCaptureFixture, name: str) -> None:
+    with caplog.at_level(logging.INFO, logger=name):
+        logging.getLogger(name).info("upload from %s", f"/upload/v2?token={SECRET}")
     assert caplog.messages == ["upload from /upload/v2?token=[redacted]"]
 
 
