@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, TypeVar
 
 from flask import Flask
+from flask_caching import Cache
 from flask_sqlalchemy import SQLAlchemy
 
 from . import auth
+from .blueprints.graphs import default_file_url
 from .logging import install_log_filter
 from .state import CoverageState
 
@@ -25,6 +27,9 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_COLOR_RANGE": (70, 100),
     "COVERAGE_MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
     "COVERAGE_BIND_KEY": None,
+    # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
+    # threshold and timeout only bound the memory of the in-process default.
+    "COVERAGE_CACHE_CONFIG": {"CACHE_TYPE": "SimpleCache", "CACHE_THRESHOLD": 200, "CACHE_DEFAULT_TIMEOUT": 86400},
 }
 
 
@@ -51,6 +56,7 @@ class CoverageService:
         self.verify_graph_token_callback: Callable[[Any, Optional[str]], Any] = auth.default_verify_graph_token
         self.current_user_callback: Callable[[], Any] = auth.default_current_user
         self.auth_error_callback: Callable[[int], Any] = auth.default_auth_error
+        self.file_url_callback: Callable[[Any, Any], Optional[str]] = default_file_url
         if app is not None:
             self.init_app(app)
 
@@ -61,10 +67,13 @@ class CoverageService:
         ``COVERAGE_LEGACY_URL_PREFIX`` (``"/api/pub"``), ``COVERAGE_GRAPH_URL_PREFIX`` (``""``),
         ``COVERAGE_UPLOAD_URL_PREFIX`` (``""``), ``COVERAGE_ACCOUNT_URL_PREFIX`` (``"/account"``),
         ``COVERAGE_PAGE_SIZE`` (20), ``COVERAGE_MAX_PAGE_SIZE`` (100), ``COVERAGE_COLOR_RANGE``
-        (``(70, 100)``), ``COVERAGE_MAX_UPLOAD_BYTES`` (50 MiB) and ``COVERAGE_BIND_KEY`` (``None``:
+        (``(70, 100)``), ``COVERAGE_MAX_UPLOAD_BYTES`` (50 MiB), ``COVERAGE_BIND_KEY`` (``None``:
         the tables live in the app's default database; a key of ``SQLALCHEMY_BINDS`` puts them in
-        that database instead). When the extension sets up Flask-SQLAlchemy itself,
-        ``SQLALCHEMY_DATABASE_URI`` defaults to ``sqlite:///coverage.db`` (in the instance folder).
+        that database instead) and ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the
+        rendered-graph cache; default an in-process ``SimpleCache`` of 200 entries, e.g.
+        ``{"CACHE_TYPE": "RedisCache", "CACHE_REDIS_URL": ...}`` to share it between workers).
+        When the extension sets up Flask-SQLAlchemy itself, ``SQLALCHEMY_DATABASE_URI`` defaults to
+        ``sqlite:///coverage.db`` (in the instance folder).
         """
         if "coverage" in app.extensions:
             raise RuntimeError(
@@ -73,7 +82,10 @@ class CoverageService:
             )
         for key, value in DEFAULT_CONFIG.items():
             app.config.setdefault(key, self._options.get(key, value))
-        app.extensions["coverage"] = CoverageState(service=self, db=self._find_db(app))
+        # One cache per app: the extension object may serve several apps.
+        cache = Cache(with_jinja2_ext=False)
+        cache.init_app(app, config=dict(app.config["COVERAGE_CACHE_CONFIG"]))
+        app.extensions["coverage"] = CoverageState(service=self, db=self._find_db(app), cache=cache)
         self._register_blueprints(app)
         # Tokens travel in query strings; the servers' request logs must not keep them.
         install_log_filter()
@@ -123,4 +135,13 @@ class CoverageService:
     def auth_error_handler(self, f: F) -> F:
         """Register how an auth error on a web page is answered: ``f(status) -> response``."""
         self.auth_error_callback = f
+        return f
+
+    def file_url(self, f: F) -> F:
+        """Register where graph blocks link: ``f(repository, commit) -> str | None``.
+
+        The returned URL prefix is followed by the file's percent-encoded path; ``None`` draws the
+        graphs without links. The default is the service's own file coverage view.
+        """
+        self.file_url_callback = f
         return f

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from flask import Flask, current_app
 
 if TYPE_CHECKING:
+    from flask_caching import Cache
     from flask_sqlalchemy import SQLAlchemy
     from sqlalchemy.engine import Engine
     from sqlalchemy.orm import scoped_session
@@ -21,6 +22,8 @@ class CoverageState:
 
     service: CoverageService
     db: SQLAlchemy
+    #: Rendered graphs, set up from ``COVERAGE_CACHE_CONFIG``.
+    cache: Cache
 
 
 def get_state(app: Optional[Flask] = None) -> CoverageState:
@@ -43,6 +46,11 @@ def get_session() -> scoped_session[Any]:
 def get_engine() -> Engine:
     """The engine the extension's tables live on (the ``COVERAGE_BIND_KEY`` bind, or the default)."""
     return get_state().db.engines[current_app.config["COVERAGE_BIND_KEY"]]
+
+
+def get_cache() -> Cache:
+    """The cache of rendered graphs of the current app (``COVERAGE_CACHE_CONFIG``)."""
+    return get_state().cache
 
 
 def call_hook(name: str, *args: Any) -> Any:

@@ -76,6 +76,15 @@ def shared_pg_url(pg_databases: list[str]) -> str:
     return url
 
 
+@pytest.fixture(scope="module")
+def module_database_url(tmp_path_factory: pytest.TempPathFactory, pg_databases: list[str]) -> str:
+    """An empty database of the engine under test, for data that the tests of one module share."""
+    if SERVER_URL:
+        pg_databases.append(_create_pg_database())
+        return pg_databases[-1]
+    return f"sqlite:///{tmp_path_factory.mktemp('module_db')}/coverage.sqlite"
+
+
 def create_test_app(database_url: str, **config: Any) -> Flask:
     """A minimal host app with the service mounted and its tables created."""
     app = Flask("coverage_test_app")
@@ -121,6 +130,14 @@ def app(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
             names = ", ".join(table.name for table in metadata.sorted_tables)
             with db.engine.begin() as connection:
                 connection.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    dispose_engines(app)
+
+
+@pytest.fixture(scope="module")
+def module_app(module_database_url: str) -> Iterator[Flask]:
+    """An app like ``app`` (no app context pushed) whose data the tests of one module share."""
+    app = create_test_app(module_database_url)
+    yield app
     dispose_engines(app)
 
 

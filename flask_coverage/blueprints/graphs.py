@@ -1,7 +1,298 @@
-"""Coverage graphs (SVG) and the file coverage view: ``{COVERAGE_GRAPH_URL_PREFIX}/...`` (sections 4, 5)."""
+"""Coverage graphs (SVG) and the file coverage view: ``{COVERAGE_GRAPH_URL_PREFIX}/...`` (sections 4, 5).
+
+Graphs: ``/{prov}/{owner}/{repo}[/branch/{branch}|/pull/{id}|/commit/{sha}]/graphs/{kind}.svg``.
+The file view: ``/{prov}/{owner}/{repo}/commit/{sha}/blob/{path}``. See docs/graphs.md.
+
+- Private repositories need ``?token=<graph token>`` (the ``verify_graph_token`` hook); public ones
+  ignore it. Every failure - unknown provider, owner, repository, branch, pull, commit or file, a
+  wrong or missing token, no coverage yet - is one and the same 404, so whether a private
+  repository exists does not leak.
+- A rendered graph is cached (``COVERAGE_CACHE_CONFIG``) under a key made of the commit's coverage
+  version and everything else the drawing depends on; the same key, hashed, is the ``ETag``, so a
+  conditional request is answered 304 without touching the cache, and a repeat request does no
+  layout.
+- Blocks link to the file view of the drawn commit, relative to the graph's URL (fewer bytes per
+  block), with the request's graph token for a private repository; the ``file_url`` hook may point
+  them elsewhere.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import hashlib
+import logging
+from importlib import metadata
+from typing import Any, Optional
+from urllib.parse import quote
+
+import sqlalchemy as sa
+from flask import Blueprint, Response, current_app, render_template, request, url_for
+
+from ..commits import file_lines, find_repository, resolve_commit
+from ..models import SERVICE_BY_SHORT, Commit, FileCoverage, Repository
+from ..state import call_hook, get_cache, get_session
+from ..svg import GRAPH_KINDS, GraphParams, render_graph_svg, validate_graph_params
+from ..svg.writer import format_percent
 
 bp = Blueprint("coverage_graphs", __name__, template_folder="../templates")
+
+log = logging.getLogger(__name__)
+
+#: Graph tokens are 10 characters; a much longer one is refused without asking the hook.
+MAX_TOKEN_LENGTH = 200
+# Part of every cache key and ETag: a new release may draw differently.
+try:
+    _RENDERER = metadata.version("flask-coverage")
+except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
+    _RENDERER = "0"
+
+#: Headers of every graph response (200, 304 and 404); SVG needs no script, style sheet or font.
+SVG_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+#: Headers of the file view: its only subresource is the extension's style sheet.
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'none'; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+NOT_FOUND_HINT = "Private repositories need ?token=<graph token>."
+#: The one answer to every graph that cannot be shown (an image, so an <img> shows the hint).
+NOT_FOUND_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="330" height="44" viewBox="0 0 330 44">'
+    '<rect width="330" height="44" fill="#9f9f9f"/>'
+    '<g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="12">'
+    '<text x="10" y="18">No coverage found.</text>'
+    '<text x="10" y="35">Private repositories need ?token=&lt;graph token&gt;</text>'
+    "</g></svg>"
+)
+
+
+def _svg_response(body: bytes, status: int = 200) -> Response:
+    response = Response(body, status=status, mimetype="image/svg+xml")
+    response.headers.update(SVG_HEADERS)
+    return response
+
+
+def _graph_not_found() -> Response:
+    return _svg_response(NOT_FOUND_SVG.encode(), 404)
+
+
+def _page_not_found() -> Response:
+    response = Response(f"Not found: no coverage for this file. {NOT_FOUND_HINT}\n", 404, mimetype="text/plain")
+    response.headers.update(PAGE_HEADERS)
+    return response
+
+
+def _bad_request(message: str) -> Response:
+    # The validators' messages name the parameter and what is accepted, never the value sent.
+    response = Response(f"Bad request: {message}.\n", 400, mimetype="text/plain")
+    response.headers.update(SVG_HEADERS)
+    return response
+
+
+def default_file_url(repository: Repository, commit: Commit) -> str:
+    """The app-relative URL prefix of the file views of ``commit``: ``.../commit/{sha}/blob/``.
+
+    The default of the ``file_url`` hook: graph blocks link to this service's file coverage view.
+    """
+    owner = repository.owner
+    names = "/".join(quote(name, safe="") for name in (owner.username, repository.name))
+    prefix = request.script_root + current_app.config["COVERAGE_GRAPH_URL_PREFIX"].rstrip("/")
+    return f"{prefix}/{owner.service.short}/{names}/commit/{commit.sha}/blob/"
+
+
+def _graph_token() -> Optional[str]:
+    token = request.args.get("token")
+    return token if token and len(token) <= MAX_TOKEN_LENGTH else None
+
+
+def _readable_repository(prov: str, owner: str, name: str) -> Optional[Repository]:
+    """The repository the URL names, if this request may read it (else ``None``: the one 404)."""
+    service = SERVICE_BY_SHORT.get(prov)
+    repository = find_repository(service, owner, name) if service is not None else None
+    if repository is None:
+        return None
+    if repository.private and not call_hook("verify_graph_token", repository, _graph_token()):
+        return None
+    return repository
+
+
+def _private_headers(response: Response, repository: Repository) -> Response:
+    if repository.private:
+        # The body names a private repository's files: no shared cache may keep it.
+        response.headers["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def _etag(*parts: object) -> str:
+    material = "\0".join(map(str, (_RENDERER, *parts)))
+    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _commit_identity(commit: Commit) -> tuple[object, ...]:
+    # The creation time tells a commit apart from a deleted one whose row id was reused.
+    return commit.repository_id, commit.id, commit.sha, commit.timestamp.isoformat(), commit.version
+
+
+def _not_modified(etag: str) -> bool:
+    return request.if_none_match.contains_weak(etag)
+
+
+def _link_target(
+    repository: Repository, commit: Commit, depth: Optional[int], url_sha: Optional[str]
+) -> tuple[Optional[str], str]:
+    """``(link prefix, link suffix)`` of the graph's blocks (``None``: no links).
+
+    Links to this service's own file view are written relative to the graph's URL, whose folder
+    is ``depth`` levels below the repository's (``None``: not certain, so they stay
+    app-relative), and carry the request's graph token when the repository is private. Any
+    other URL from the ``file_url`` hook is used as it is: the token is never sent elsewhere.
+    """
+    prefix = call_hook("file_url", repository, commit)
+    if prefix is None or prefix != default_file_url(repository, commit):
+        return prefix, ""
+    if url_sha == commit.sha:
+        prefix = "../blob/"  # from .../commit/{sha}/graphs/
+    elif depth is not None:
+        prefix = "../" * depth + f"commit/{commit.sha}/blob/"
+    token = _graph_token() if repository.private else None
+    return prefix, "" if token is None else f"?token={quote(token, safe='')}"
+
+
+def _color_range(repository: Repository) -> tuple[float, float]:
+    low, high = current_app.config["COVERAGE_COLOR_RANGE"]
+    if repository.coverage_low is not None:
+        low = repository.coverage_low
+    if repository.coverage_high is not None:
+        high = repository.coverage_high
+    return low, high
+
+
+def graph_records(commit: Commit) -> list[Any]:
+    """``(path, lines, hits)`` rows of every file of ``commit``: three columns, no ORM objects,
+    no line data and no sort (the layouts order the files themselves)."""
+    query = sa.select(FileCoverage.path, FileCoverage.lines, FileCoverage.hits)
+    return list(get_session().execute(query.where(FileCoverage.commit_id == commit.id)))
+
+
+def _cached_svg(key: str, params: GraphParams, commit: Commit, options: dict[str, Any]) -> bytes:
+    """The rendered graph: from the cache, or drawn from the database and stored."""
+    cache = get_cache()
+    try:
+        body = cache.get(key)
+    except Exception:  # a cache that is down must not take the graphs with it
+        log.warning("the graph cache could not be read", exc_info=True)
+        body = None
+    if isinstance(body, bytes):
+        return body
+    svg = render_graph_svg(
+        params.kind,
+        graph_records(commit),
+        width=params.width,
+        height=params.height,
+        border_size=params.border_size,
+        border_color=params.border_color,
+        **options,
+    )
+    body = svg.encode()
+    try:
+        cache.set(key, body)
+    except Exception:
+        log.warning("the graph cache could not be written", exc_info=True)
+    return body
+
+
+def _graph(prov: str, owner: str, name: str, kind: str, depth: Optional[int], **target: Any) -> Response:
+    if kind not in GRAPH_KINDS:
+        return _graph_not_found()
+    args = request.args
+    try:
+        params = validate_graph_params(
+            kind, args.get("width"), args.get("height"), args.get("border_size"), args.get("border_color")
+        )
+    except ValueError as error:
+        return _bad_request(str(error))
+    repository = _readable_repository(prov, owner, name)
+    commit = resolve_commit(repository, **target) if repository is not None else None
+    if repository is None or commit is None or not commit.files:
+        return _graph_not_found()
+    link_prefix, link_suffix = _link_target(repository, commit, depth, target.get("sha"))
+    options = {"color_range": _color_range(repository), "link_prefix": link_prefix, "link_suffix": link_suffix}
+    etag = _etag("graph", *_commit_identity(commit), *params, *options.values())
+    if _not_modified(etag):
+        response = _svg_response(b"", 304)
+    else:
+        response = _svg_response(_cached_svg(f"coverage-graph:{etag}", params, commit, options))
+    response.set_etag(etag)
+    return _private_headers(response, repository)
+
+
+# "depth": how many folders the graph's folder lies below the repository's, when that is certain.
+
+
+@bp.get("/<prov>/<owner>/<repo>/graphs/<kind>.svg")
+def default_branch_graph(prov: str, owner: str, repo: str, kind: str) -> Response:
+    """The graph of the tip of the repository's default branch."""
+    return _graph(prov, owner, repo, kind, 1)
+
+
+@bp.get("/<prov>/<owner>/<repo>/branch/<path:branch>/graphs/<kind>.svg")
+def branch_graph(prov: str, owner: str, repo: str, branch: str, kind: str) -> Response:
+    """The graph of the tip of a branch (the name may contain ``/``)."""
+    # A "/" in the name may have been sent as %2F, which the server decodes: the depth is unsure.
+    return _graph(prov, owner, repo, kind, None if "/" in branch else 3, branch=branch)
+
+
+@bp.get("/<prov>/<owner>/<repo>/pull/<pullid>/graphs/<kind>.svg")
+def pull_graph(prov: str, owner: str, repo: str, pullid: str, kind: str) -> Response:
+    """The graph of the tip of a pull request."""
+    if not (pullid.isascii() and pullid.isdigit() and len(pullid) <= 10):
+        return _graph_not_found()
+    return _graph(prov, owner, repo, kind, 3, pullid=int(pullid))
+
+
+@bp.get("/<prov>/<owner>/<repo>/commit/<sha>/graphs/<kind>.svg")
+def commit_graph(prov: str, owner: str, repo: str, sha: str, kind: str) -> Response:
+    """The graph of a commit, named by its full sha or a unique prefix of at least 7 hex digits."""
+    return _graph(prov, owner, repo, kind, 3, sha=sha)
+
+
+@bp.get("/<prov>/<owner>/<repo>/commit/<sha>/blob/<path:path>")
+def file_view(prov: str, owner: str, repo: str, sha: str, path: str) -> Response:
+    """The coverage of one file of one commit, line by line (HTML)."""
+    repository = _readable_repository(prov, owner, repo)
+    commit = resolve_commit(repository, sha=sha) if repository is not None else None
+    lines = file_lines(commit, path) if commit is not None else None
+    if repository is None or commit is None or lines is None:
+        return _page_not_found()
+    token = _graph_token() if repository.private else None
+    etag = _etag("file", *_commit_identity(commit), path, token)
+    if _not_modified(etag):
+        response = Response(status=304)
+    else:
+        totals = lines.totals()
+        owner_name = repository.owner.username
+        tree_url = url_for(
+            ".commit_graph", prov=prov, owner=owner_name, repo=repository.name, sha=commit.sha, kind="tree", token=token
+        )
+        html = render_template(
+            "coverage/file.html",
+            repository=repository,
+            commit=commit,
+            path=path,
+            totals=totals,
+            coverage=format_percent(totals.hits, totals.lines),
+            lines=lines,
+            tree_url=tree_url,
+        )
+        response = Response(html, mimetype="text/html")
+    response.headers.update(PAGE_HEADERS)
+    response.set_etag(etag)
+    return _private_headers(response, repository)
