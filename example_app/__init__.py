@@ -1,32 +1,66 @@
-"""A small host application with the coverage service mounted (run: ``flask --app example_app run``)."""
+"""A small host application with the coverage service mounted (run: ``flask --app example_app run``).
+
+It has what a real host app has: its own database (one model, :class:`~example_app.models.SignIn`,
+next to the coverage tables), its own sign-in (pick a demo user, see :mod:`example_app.auth`),
+its own pages and layout, and ``CoverageService`` mounted with hooks that tell it who is signed in.
+``flask --app example_app coverage demo`` loads the demo data.
+"""
 
 from __future__ import annotations
 
 import os
+import secrets
 from typing import Any, Optional
 
 from flask import Flask
-from flask_sqlalchemy import SQLAlchemy
 
-from flask_coverage import CoverageService
+from flask_coverage.operations import init_db
 
-db = SQLAlchemy()
-coverage = CoverageService()
+from . import auth, views
+from .extensions import coverage, db
+
+__all__ = ["create_app"]
+
+
+def instance_secret_key(app: Flask) -> str:
+    """The key in the instance folder's ``secret_key`` file, made (random, owner-only) on first use."""
+    path = os.path.join(app.instance_path, "secret_key")
+    os.makedirs(app.instance_path, exist_ok=True)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        with open(path, encoding="ascii") as file:
+            return file.read().strip()
+    key = secrets.token_hex(32)
+    with os.fdopen(descriptor, "w", encoding="ascii") as file:
+        file.write(key + "\n")
+    return key
 
 
 def create_app(config: Optional[dict[str, Any]] = None) -> Flask:
-    """The example host app; ``EXAMPLE_DATABASE_URL`` overrides its SQLite database."""
+    """The example host app, with its tables created.
+
+    ``config`` wins over the environment: ``EXAMPLE_DATABASE_URL`` (default SQLite
+    ``instance/example.db``) and ``EXAMPLE_SECRET_KEY`` (default a random key kept in
+    ``instance/secret_key``).
+    """
     app = Flask(__name__)
     app.config.update(
-        SECRET_KEY=os.environ.get("EXAMPLE_SECRET_KEY", "change-me-in-production"),
         SQLALCHEMY_DATABASE_URI=os.environ.get("EXAMPLE_DATABASE_URL", "sqlite:///example.db"),
+        SESSION_COOKIE_SAMESITE="Lax",
     )
+    if os.environ.get("EXAMPLE_SECRET_KEY"):
+        app.config["SECRET_KEY"] = os.environ["EXAMPLE_SECRET_KEY"]
     app.config.update(config or {})
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = instance_secret_key(app)
+
     db.init_app(app)
     coverage.init_app(app)
-
-    @app.get("/")
-    def home() -> str:
-        return "<!doctype html><title>flask-coverage example</title><h1>flask-coverage example app</h1>"
-
+    app.register_blueprint(auth.bp)
+    app.register_blueprint(views.bp)
+    with app.app_context():
+        # From an empty clone, `flask run` and `flask coverage demo` both find their tables.
+        init_db()
+        db.create_all()
     return app
