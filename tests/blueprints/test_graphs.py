@@ -166,6 +166,30 @@ def test_a_public_repository_ignores_the_token(web: webtest.TestApp, data: dict[
         assert with_token.headers["Cache-Control"] == "no-cache"
 
 
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("width=abc", "width must be an integer"),
+        ("width=10", "width must be an integer"),
+        ("width=99999", "width must be an integer"),
+        ("width=-5", "width must be an integer"),
+        ("width=%EF%BC%95%EF%BC%90", "width must be an integer"),  # full-width digits
+        ("height=1e3", "height must be an integer"),
+        ("border_size=21", "border_size must be an integer"),
+        ("border_color=%3Cscript%3Ealert(1)%3C/script%3E", "border_color must be"),
+        ("border_color=red%22%20onload=%22alert(1)", "border_color must be"),
+        ("border_color=%23ggg", "border_color must be"),
+    ],
+)
+def test_a_bad_parameter_is_a_400_that_never_echoes_it(web: webtest.TestApp, query: str, message: str) -> None:
+    response = web.get(f"/gh/acme/widgets/graphs/tree.svg?{query}", status=400)
+    assert response.content_type == "text/plain"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert message in response.text
+    for echoed in ("script", "alert", "abc", "99999", "ggg", "1e3", "onload"):
+        assert echoed not in response.text
+
+
 NOT_FOUND = {
     "unknown provider": "/xx/acme/widgets/graphs/tree.svg",
     "unknown provider, upper case": "/GH/acme/widgets/graphs/tree.svg",

@@ -1,0 +1,157 @@
+"""The file coverage view: one file of one commit, line by line, in HTML."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import webtest
+from flask import Flask
+from markupsafe import escape
+
+from flask_coverage import operations
+from flask_coverage.commits import file_totals, resolve_commit
+from flask_coverage.ingest import upload_report
+
+SHA = "0badc0de" + "1" * 32
+HOSTILE = "src/<b>bold</b> & \"quoted\" 'single'.py"
+# LCOV: line 1 hit 3 times, line 2 missed, line 4 hit once with an untaken branch (partial).
+REPORT = f"""SF:pkg/mod.py
+DA:1,3
+DA:2,0
+DA:4,1
+BRDA:4,0,0,1
+BRDA:4,0,1,0
+end_of_record
+SF:{HOSTILE}
+DA:1,1
+end_of_record
+SF:pkg/empty.py
+end_of_record
+""".encode()
+MARSHMALLOW = Path(__file__).resolve().parent.parent / "data" / "marshmallow.coverage.xml"
+
+
+@pytest.fixture(scope="module")
+def tokens(module_app: Flask) -> dict[str, str]:
+    with module_app.app_context():
+        operations.add_org("github", "acme")
+        public = operations.add_repo("github", "acme", "widgets")
+        private = operations.add_repo("github", "acme", "secret", private=True)
+        upload_report(public, REPORT, commit=SHA, branch="main")
+        upload_report(private, REPORT, commit=SHA, branch="main")
+        root = "/home/runner/work/marshmallow/marshmallow"
+        upload_report(public, MARSHMALLOW.read_bytes(), commit="d" * 40, root=root)
+        return {"secret": private.image_token, "widgets": public.image_token}
+
+
+@pytest.fixture
+def web(module_app: Flask, tokens: dict[str, str]) -> webtest.TestApp:
+    return webtest.TestApp(module_app)
+
+
+def rows(page: Any) -> list[tuple[str, str, str, str]]:
+    """``(class, line, state, hits)`` of every line row of the page."""
+    pattern = (
+        r'<tr class="coverage-(\w+)" id="L(\d+)"><td><a href="#L\d+">\d+</a></td><td>(\w+)</td><td>(\d+)</td></tr>'
+    )
+    return [(css, line, state, hits) for css, line, state, hits in re.findall(pattern, page.text)]
+
+
+def test_lines_and_their_states(web: webtest.TestApp) -> None:
+    page = web.get(f"/gh/acme/widgets/commit/{SHA}/blob/pkg/mod.py")
+    assert page.content_type == "text/html"
+    assert rows(page) == [("hit", "1", "hit", "3"), ("miss", "2", "miss", "0"), ("partial", "4", "partial", "1")]
+    totals = re.search(r'<td class="coverage-percent">([^<]+)</td>\s*' + r"<td>(\d+)</td>\s*" * 4, page.text)
+    # 3 tracked lines: 1 hit, 1 miss, 1 partial; coverage = hits / lines, rounded down.
+    assert totals.groups() == ("33.33%", "3", "1", "1", "1")
+    assert "<title>pkg/mod.py · acme/widgets · Coverage</title>" in page.text
+    assert SHA[:12] in page.text
+
+
+def test_every_file_of_a_real_report_has_its_page(web: webtest.TestApp, module_app: Flask) -> None:
+    with module_app.app_context():
+        repository = operations.get_repository(operations.get_owner("github", "acme"), "widgets")
+        files = file_totals(resolve_commit(repository, sha="d" * 40))
+    assert len(files) == 13
+    for file in files:
+        page = web.get(f"/gh/acme/widgets/commit/ddddddd/blob/{file.path}")
+        states = [state for _, _, state, _ in rows(page)]
+        assert (len(states), states.count("hit"), states.count("miss"), states.count("partial")) == (
+            file.lines,
+            file.hits,
+            file.misses,
+            file.partials,
+        )
+
+
+def test_a_file_without_tracked_lines(web: webtest.TestApp) -> None:
+    page = web.get(f"/gh/acme/widgets/commit/{SHA}/blob/pkg/empty.py")
+    assert rows(page) == []
+    assert '<td class="coverage-percent">n/a</td>' in page.text
+
+
+def test_names_are_escaped(web: webtest.TestApp) -> None:
+    page = web.get(f"/gh/acme/widgets/commit/{SHA}/blob/{HOSTILE}")
+    assert "<b>bold</b>" not in page.text
+    assert f'<h1 class="coverage-path">{escape(HOSTILE)}</h1>' in page.text
+
+
+def test_headers(web: webtest.TestApp) -> None:
+    page = web.get(f"/gh/acme/widgets/commit/{SHA}/blob/pkg/mod.py")
+    csp = page.headers["Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "script-src" not in csp
+    assert page.headers["X-Content-Type-Options"] == "nosniff"
+    assert page.headers["Referrer-Policy"] == "no-referrer"
+    assert page.headers["Cache-Control"] == "no-cache"
+    web.get(
+        f"/gh/acme/widgets/commit/{SHA}/blob/pkg/mod.py", headers={"If-None-Match": page.headers["ETag"]}, status=304
+    )
+    # The page's style sheet is served by the extension (CSP 'self').
+    sheet = re.search(r'<link rel="stylesheet" href="([^"]+)"', page.text).group(1)
+    assert b".coverage-miss" in web.get(sheet).body
+
+
+def test_the_page_links_to_the_tree_of_its_commit(web: webtest.TestApp) -> None:
+    page = web.get(f"/gh/ACME/Widgets/commit/{SHA[:7]}/blob/pkg/mod.py")
+    tree = re.search(r'<a href="([^"]+)">tree graph</a>', page.text).group(1)
+    assert tree == f"/gh/acme/widgets/commit/{SHA}/graphs/tree.svg"
+    assert web.get(tree).content_type == "image/svg+xml"
+
+
+def test_a_private_file_needs_the_graph_token(web: webtest.TestApp, tokens: dict[str, str]) -> None:
+    url = f"/gh/acme/secret/commit/{SHA}/blob/pkg/mod.py"
+    page = web.get(f"{url}?token={tokens['secret']}")
+    assert len(rows(page)) == 3
+    assert page.headers["Cache-Control"] == "private, no-cache"
+    tree = html.unescape(re.search(r'<a href="([^"]+)">tree graph</a>', page.text).group(1))
+    assert tree == f"/gh/acme/secret/commit/{SHA}/graphs/tree.svg?token={tokens['secret']}"
+    assert web.get(tree).status_int == 200
+    reference = web.get(f"/gh/acme/nothing/commit/{SHA}/blob/pkg/mod.py", status=404)
+    for token in ("", "?token=", "?token=wrong", f"?token={tokens['widgets']}"):
+        response = web.get(url + token, status=404)
+        assert response.body == reference.body
+        assert sorted(response.headers.items()) == sorted(reference.headers.items())
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"/gh/acme/widgets/commit/{SHA}/blob/pkg/nothing.py",
+        f"/gh/acme/widgets/commit/{SHA}/blob/pkg",
+        f"/gh/acme/widgets/commit/{SHA}/blob/PKG/mod.py",
+        f"/gh/acme/widgets/commit/{SHA}/blob/pkg/mod.py%00",
+        f"/gh/acme/widgets/commit/{'e' * 40}/blob/pkg/mod.py",
+        "/gh/acme/widgets/commit/0bad/blob/pkg/mod.py",
+        "/gh/acme/widgets/commit/main/blob/pkg/mod.py",
+        f"/xx/acme/widgets/commit/{SHA}/blob/pkg/mod.py",
+        f"/gh/nobody/widgets/commit/{SHA}/blob/pkg/mod.py",
+    ],
+)
+def test_not_found(web: webtest.TestApp, url: str) -> None:
+    response = web.get(url, status=404)
+    assert response.content_type == "text/plain"
+    assert "?token=" in response.text
