@@ -119,7 +119,11 @@ class Membership(Base):
     """A user's membership of an organization."""
 
     __tablename__ = "coverage_membership"
-    __table_args__ = (sa.UniqueConstraint("org_id", "user_id"),)
+    __table_args__ = (
+        sa.UniqueConstraint("org_id", "user_id"),
+        # Covers the users list: its membership probes and filtered counts never read the table.
+        sa.Index("ix_coverage_membership_org_user_flags", "org_id", "user_id", "activated", "is_admin"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     org_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"))
