@@ -42,7 +42,7 @@ from .demo_data import (
 from .errors import AlreadyExists
 from .ingest import upload_report
 from .models import AccessToken, Branch, Commit, FileCoverage, Membership, Owner, Pull, Repository
-from .operations import add_org, add_repo, add_user, get_owner, get_repository, init_db
+from .operations import add_repo, get_owner, get_repository, init_db
 from .state import get_session
 
 __all__ = [
@@ -100,17 +100,29 @@ def active_demo_token() -> Optional[str]:
     return token
 
 
-def _ensure_owner(username: str, *, is_org: bool, name: str, email: Optional[str] = None) -> Owner:
-    owner = get_owner(DEMO_SERVICE, username)
-    if owner is None:
-        if is_org:
-            return add_org(DEMO_SERVICE, username, name=name)
-        return add_user(DEMO_SERVICE, username, name=name, email=email)
-    if owner.is_org != is_org:
-        kind = "an organization" if is_org else "a user"
-        raise AlreadyExists(f"{username!r} already exists on {DEMO_SERVICE.value} but is not {kind}")
-    owner.name, owner.email = name, email
-    return owner
+def _ensure_owners(owners: list[tuple[str, bool, str, Optional[str]]]) -> dict[str, Owner]:
+    """The demo owners ``(username, is_org, name, email)`` by username, created or reset in one transaction.
+
+    One query and one commit for all of them: a commit per owner would cost more than the uploads.
+    """
+    session = get_session()
+    query = sa.select(Owner).where(
+        Owner.service == DEMO_SERVICE, sa.func.lower(Owner.username).in_([owner[0].lower() for owner in owners])
+    )
+    existing = {owner.username.lower(): owner for owner in session.execute(query).scalars()}
+    found: dict[str, Owner] = {}
+    for username, is_org, name, email in owners:
+        owner = existing.get(username.lower())
+        if owner is None:
+            owner = Owner(service=DEMO_SERVICE, username=username, is_org=is_org)
+            session.add(owner)
+        elif owner.is_org != is_org:
+            kind = "an organization" if is_org else "a user"
+            raise AlreadyExists(f"{owner.username!r} already exists on {DEMO_SERVICE.value} but is not {kind}")
+        owner.name, owner.email = name, email
+        found[username] = owner
+    session.commit()
+    return found
 
 
 def _ensure_memberships(orgs: dict[str, Owner], users: list[tuple[DemoUser, Owner]]) -> int:
@@ -177,11 +189,13 @@ def load_demo(*, generated_files: int = DEMO_GENERATED_FILES) -> DemoSummary:
     """
     init_db()
     session = get_session()
-    orgs = {username: _ensure_owner(username, is_org=True, name=name) for username, name in ORGANIZATIONS}
-    users = [
-        (person, _ensure_owner(person.username, is_org=False, name=person.name, email=person.email))
-        for person in demo_users()
-    ]
+    people = demo_users()
+    owners = _ensure_owners(
+        [(username, True, name, None) for username, name in ORGANIZATIONS]
+        + [(person.username, False, person.name, person.email) for person in people]
+    )
+    orgs = {username: owners[username] for username, _ in ORGANIZATIONS}
+    users = [(person, owners[person.username]) for person in people]
     memberships = _ensure_memberships(orgs, users)
     repositories = [(spec, _ensure_repository(spec, orgs[spec.owner])) for spec in DEMO_REPOSITORIES]
     for _, repository in repositories:
