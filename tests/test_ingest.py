@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 import threading
 from pathlib import Path
 
@@ -335,9 +336,7 @@ def test_concurrent_uploads_of_one_commit_lose_nothing(app, widgets, make_lcov) 
 
 
 def _engine_settings() -> list[dict]:
-    from conftest import SERVER_URL
-
-    if SERVER_URL:
+    if os.environ.get("COVERAGE_TEST_DATABASE_URL"):
         return [{"isolation_level": "REPEATABLE READ"}, {"isolation_level": "SERIALIZABLE"}]
     # A busy timeout far shorter than an upload: lock waits end in "database is locked" and retries.
     return [{"connect_args": {"timeout": 0.02}}]
