@@ -16,13 +16,23 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import PathConverter
 
-from ..auth import is_member
+from ..auth import can_read_repository, is_member
+from ..commits import commit_web_path, find_repository, iter_file_coverage, resolve_commit
 from ..errors import InvalidInput
+from ..lines import Totals
 from ..models import Membership, Owner
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
 from ..operations import check_name, get_owner
 from ..pagination import InvalidPage, page_url, paginate
-from ..schemas import OwnerPathSchema, PaginatedUserListSchema, UserListQuerySchema
+from ..schemas import (
+    CommitReportSchema,
+    FileReportSchema,
+    OwnerPathSchema,
+    PaginatedUserListSchema,
+    ReportQuerySchema,
+    RepositoryPathSchema,
+    UserListQuerySchema,
+)
 from ..state import call_hook
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -247,3 +257,67 @@ def users_list(service: str, owner_username: str) -> Any:
 def openapi_document() -> Any:
     """The OpenAPI 3 document of the v2 API."""
     return document.to_dict(url_prefix=current_app.config["COVERAGE_API_URL_PREFIX"], server_url=request.script_root)
+
+
+# The coverage report of a commit (DESIGN 3b).
+
+document.tags["Coverage"] = "The coverage stored for the commits of a repository."
+
+_REPORT = {
+    "operationId": "repos_report_retrieve",
+    "tags": ["Coverage"],
+    "summary": "The coverage report of a commit",
+    "description": "The totals, and every file with the state of each tracked line, of one commit: `sha`, else "
+    "the tip of `branch`, else the tip of the default branch; `path` keeps only the files under it. Public "
+    "repositories can be read without a token; private ones by members of the owning organization (and the "
+    "owner). Anything unknown or not visible to the caller gets the same 404.",
+    "security": [{BEARER_AUTH: []}, {}],
+    "parameters": [{"in": "path", "schema": RepositoryPathSchema}, {"in": "query", "schema": ReportQuerySchema}],
+    "responses": {
+        "200": {"description": "The report.", "content": {"application/json": {"schema": CommitReportSchema}}},
+        **error_responses(400, 401, 404),
+    },
+}
+
+
+@api_get("/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>/report/", _REPORT)
+def repos_report_retrieve(service: str, owner_username: str, repo: str) -> Any:
+    """``GET /{service}/{owner_username}/repos/{repo}/report/``: the coverage report of a commit."""
+    user = bearer_user(required=False)
+    repository = find_repository(service, owner_username, repo)
+    if repository is None or not can_read_repository(user, repository):
+        raise ApiError(404, NOT_FOUND)
+    args = load_query(ReportQuerySchema())
+    commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
+    if commit is None:
+        raise ApiError(404, NOT_FOUND)
+    # Each file is written to JSON text as soon as it is read: millions of [line, type] pairs as
+    # Python lists would take ten times the memory of their text.
+    json = current_app.json
+    file_schema = FileReportSchema()
+    files: list[str] = []
+    total = Totals()
+    for row, lines in iter_file_coverage(commit, args.get("path")):
+        totals = row.totals
+        total += totals
+        pairs = [(line, state) for line, _, state in lines]
+        report = {"name": row.path, "totals": _totals_body(totals, 1), "line_coverage": pairs}
+        files.append(json.dumps(file_schema.dump(report)))
+    url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
+    body = CommitReportSchema().dump({"totals": _totals_body(total, len(files)), "files": [], "commit_file_url": url})
+    text = [f'{{"totals": {json.dumps(body["totals"])}, "files": [', ", ".join(files)]
+    text.append(f'], "commit_file_url": {json.dumps(body["commit_file_url"])}}}')
+    return Response(text, mimetype="application/json")
+
+
+def _totals_body(totals: Totals, files: int) -> dict[str, Any]:
+    return {
+        "files": files,
+        "lines": totals.lines,
+        "hits": totals.hits,
+        "misses": totals.misses,
+        "partials": totals.partials,
+        "coverage": totals.coverage,
+        "branches": 0,
+        "methods": 0,
+    }

@@ -1,0 +1,251 @@
+"""GET {COVERAGE_API_URL_PREFIX}/{service}/{owner}/repos/{repo}/report/ (DESIGN 3b), over WebTest."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from openapi_spec_validator import validate
+
+from flask_coverage import operations
+
+DATA = Path(__file__).parent.parent / "data"
+URL = "/api/v2/github/acme/repos/widgets/report/"
+SHA_MAIN = "1" * 40
+SHA_FEATURE = "2" * 40
+
+
+def upload(testapp, token: str, body: bytes, sha: str, **params: str) -> None:
+    query = "&".join(f"{name}={value}" for name, value in {"token": token, "commit": sha, **params}.items())
+    testapp.post(f"/upload/v2?{query}", body, headers={"Content-Type": "text/plain"}, status=200)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def stated_totals(path: Path) -> tuple[int, int, int]:
+    """(files, tracked lines, covered lines) as the report itself states them, read without our parsers."""
+    text = path.read_text()
+    if path.suffix == ".xml":
+        root = re.search(r"<coverage [^>]*>", text).group(0)
+        valid, covered = (
+            int(re.search(rf'{name}="(\d+)"', root).group(1)) for name in ("lines-valid", "lines-covered")
+        )
+        return len(set(re.findall(r'filename="([^"]+)"', text))), valid, covered
+    if path.suffix == ".json":
+        report = json.loads(text)
+        return len(report["files"]), report["totals"]["num_statements"], report["totals"]["covered_lines"]
+    found = sum(int(n) for n in re.findall(r"^LF:(\d+)$", text, re.M))
+    hit = sum(int(n) for n in re.findall(r"^LH:(\d+)$", text, re.M))
+    return len(set(re.findall(r"^SF:(.+)$", text, re.M))), found, hit
+
+
+@pytest.mark.parametrize("report", sorted(p.name for p in DATA.iterdir() if p.suffix != ".md"))
+def test_each_real_report_reads_back_with_the_totals_it_states(testapp, widgets, report) -> None:
+    upload(testapp, widgets.upload_token, (DATA / report).read_bytes(), SHA_MAIN, branch="main")
+    body = testapp.get(URL).json
+    files, lines, covered = stated_totals(DATA / report)
+    totals = body["totals"]
+    assert (totals["files"], totals["lines"], totals["hits"] + totals["partials"]) == (files, lines, covered)
+    assert totals["lines"] == totals["hits"] + totals["misses"] + totals["partials"]
+    assert totals["coverage"] == int(totals["hits"] * 10000 / totals["lines"]) / 100
+    assert len(body["files"]) == files
+    assert [f["name"] for f in body["files"]] == sorted(f["name"] for f in body["files"])
+    for file in body["files"]:
+        types = [kind for _, kind in file["line_coverage"]]
+        counts = (len(types), types.count(0), types.count(1), types.count(2))
+        t = file["totals"]
+        assert (t["lines"], t["hits"], t["misses"], t["partials"]) == counts
+        assert [line for line, _ in file["line_coverage"]] == sorted({line for line, _ in file["line_coverage"]})
+    if report.endswith(".json"):  # coverage.py states every file's totals too
+        stated = json.loads((DATA / report).read_text())["files"]
+        for file in body["files"]:
+            summary = stated[file["name"]]["summary"]
+            assert file["totals"]["lines"] == summary["num_statements"]
+            assert file["totals"]["hits"] + file["totals"]["partials"] == summary["covered_lines"]
+
+
+@pytest.fixture
+def history(testapp, widgets, make_lcov):
+    """main at SHA_MAIN; feature/x at SHA_FEATURE, which has one more run of src/core.py."""
+    first = make_lcov(
+        {"src/core.py": {1: 1, 2: 0, 3: 2}, "src/cli.py": {1: 1, 2: 1}, "tests/test_core.py": {1: 1}},
+        partial={"src/core.py": {3}},
+    )
+    upload(testapp, widgets.upload_token, first, SHA_MAIN, branch="main")
+    upload(testapp, widgets.upload_token, first, SHA_FEATURE, branch="feature/x")
+    upload(testapp, widgets.upload_token, make_lcov({"src/core.py": {2: 5}}), SHA_FEATURE, branch="feature/x")
+    return widgets
+
+
+def test_the_body_has_totals_files_and_line_types(testapp, history) -> None:
+    body = testapp.get(URL).json
+    assert set(body) == {"totals", "files", "commit_file_url"}
+    assert body["totals"] == {
+        "files": 3,
+        "lines": 6,
+        "hits": 4,
+        "misses": 1,
+        "partials": 1,
+        "coverage": 66.66,  # 4/6, rounded down
+        "branches": 0,
+        "methods": 0,
+    }
+    core = body["files"][1]
+    assert core == {
+        "name": "src/core.py",
+        "totals": {
+            "files": 1,
+            "lines": 3,
+            "hits": 1,
+            "misses": 1,
+            "partials": 1,
+            "coverage": 33.33,
+            "branches": 0,
+            "methods": 0,
+        },
+        "line_coverage": [[1, 0], [2, 1], [3, 2]],
+    }
+    assert body["commit_file_url"] == f"http://localhost/gh/acme/widgets/commit/{SHA_MAIN}/graphs/tree.svg"
+
+
+def test_sha_branch_and_the_default_branch_name_the_commit(testapp, history) -> None:
+    def core_lines(**params):
+        files = testapp.get(URL, params=params).json["files"]
+        return next(f["line_coverage"] for f in files if f["name"] == "src/core.py")
+
+    assert core_lines() == [[1, 0], [2, 1], [3, 2]]
+    assert core_lines(branch="main") == [[1, 0], [2, 1], [3, 2]]
+    assert core_lines(branch="feature/x") == [[1, 0], [2, 0], [3, 2]]
+    assert core_lines(sha=SHA_FEATURE) == [[1, 0], [2, 0], [3, 2]]
+    assert core_lines(sha=SHA_FEATURE[:7].upper()) == [[1, 0], [2, 0], [3, 2]]
+    assert core_lines(sha=SHA_MAIN[:7]) == [[1, 0], [2, 1], [3, 2]]
+    assert core_lines(sha=SHA_MAIN, branch="feature/x") == [[1, 0], [2, 1], [3, 2]]  # sha wins
+    assert (
+        testapp.get(URL, params={"sha": SHA_FEATURE})
+        .json["commit_file_url"]
+        .endswith(f"/commit/{SHA_FEATURE}/graphs/tree.svg")
+    )
+
+
+def test_path_keeps_only_the_files_under_it_and_totals_follow(testapp, history) -> None:
+    body = testapp.get(URL, params={"path": "src/"}).json
+    assert [f["name"] for f in body["files"]] == ["src/cli.py", "src/core.py"]
+    assert (body["totals"]["files"], body["totals"]["lines"], body["totals"]["hits"]) == (2, 5, 3)
+    assert testapp.get(URL, params={"path": "src/c"}).json["totals"]["files"] == 2
+    assert testapp.get(URL, params={"path": "SRC/"}).json["files"] == []  # case-sensitive
+    empty = testapp.get(URL, params={"path": "docs/"}).json
+    assert empty["files"] == [] and empty["totals"]["coverage"] == 0 and empty["totals"]["files"] == 0
+
+
+@pytest.fixture
+def private(testapp, history, db):
+    """widgets made private; alice is a member of acme, mallory is not; each has an access token."""
+    history.private = True
+    db.session.commit()
+    operations.add_user("github", "alice")
+    operations.add_user("github", "mallory")
+    operations.add_member("github", "acme", "alice")
+    return {name: operations.create_token("github", name, name="t")[1] for name in ("alice", "mallory")}
+
+
+def assert_not_found(response) -> None:
+    assert response.status_code == 404 and response.json == {"detail": "Not found."}
+
+
+def test_public_repositories_are_readable_without_a_token_private_ones_by_members(testapp, private) -> None:
+    assert_not_found(testapp.get(URL, status=404))
+    assert_not_found(testapp.get(URL, headers=bearer(private["mallory"]), status=404))
+    assert testapp.get(URL, headers=bearer(private["alice"])).json["totals"]["files"] == 3
+    # The same 404 whatever else is wrong: a private repository's existence does not leak.
+    assert_not_found(testapp.get(URL, params={"sha": "zz"}, status=404))
+    assert_not_found(testapp.get(URL.replace("widgets", "nope"), status=404))
+
+
+def test_the_owner_reads_its_own_private_repository(app, testapp, private, db) -> None:
+    acme = operations.get_owner("github", "acme")
+
+    @app.extensions["coverage"].service.verify_token
+    def verify(token):
+        return acme if token == "acme-token" else None
+
+    assert testapp.get(URL, headers=bearer("acme-token")).json["totals"]["files"] == 3
+
+
+def test_bad_credentials_are_a_401_even_on_public_repositories(testapp, history) -> None:
+    for header in ["Bearer nope", "Bearer", "Basic abc", "Bearer a b"]:
+        response = testapp.get(URL, headers={"Authorization": header}, status=401)
+        assert response.headers["WWW-Authenticate"] == "Bearer" and "detail" in response.json
+
+
+UNKNOWN = [
+    "/api/v2/gh/acme/repos/widgets/report/",
+    "/api/v2/GITHUB/acme/repos/widgets/report/",
+    "/api/v2/gitlab/acme/repos/widgets/report/",
+    "/api/v2/github/nobody/repos/widgets/report/",
+    "/api/v2/github/acme/repos/gadgets/report/",
+    "/api/v2/github/ac%00me/repos/widgets/report/",
+    "/api/v2/github/acme/repos/wid%0Agets/report/",
+    "/api/v2/github/acme/repos/wid/gets/report/",
+    URL + "?sha=" + "3" * 40,
+    URL + "?branch=nope",
+    URL + "?branch=Main",
+]
+
+
+def test_unknown_anything_is_the_same_404(testapp, history) -> None:
+    for url in UNKNOWN:
+        assert_not_found(testapp.get(url, status=404))
+
+
+def test_no_coverage_yet_is_a_404(testapp, widgets) -> None:
+    assert_not_found(testapp.get(URL, status=404))
+
+
+def test_a_deleted_repository_is_a_404(testapp, history, db) -> None:
+    history.deleted = True
+    db.session.commit()
+    assert_not_found(testapp.get(URL, status=404))
+
+
+MALFORMED = [
+    ({"sha": "xyz1234"}, "sha"),
+    ({"sha": "123456"}, "sha"),
+    ({"sha": "1" * 65}, "sha"),
+    ({"branch": ""}, "branch"),
+    ({"branch": "a\x00b"}, "branch"),
+    ({"path": "src/\x00"}, "path"),
+]
+
+
+def test_malformed_query_arguments_are_a_400_naming_them(testapp, history) -> None:
+    for params, field in MALFORMED:
+        response = testapp.get(URL, params=params, status=400)
+        assert response.json["detail"] == "Invalid query parameters." and list(response.json["errors"]) == [field]
+
+
+def test_other_methods_are_a_json_405(testapp, history) -> None:
+    response = testapp.post(URL, status=405)
+    assert response.json == {"detail": 'Method "POST" not allowed.'} and "GET" in response.headers["Allow"]
+
+
+def test_the_report_is_in_the_openapi_document(testapp) -> None:
+    document = testapp.get("/api/v2/openapi.json").json
+    validate(document)
+    operation = document["paths"]["/api/v2/{service}/{owner_username}/repos/{repo}/report/"]["get"]
+    assert operation["operationId"] == "repos_report_retrieve"
+    assert {p["name"] for p in operation["parameters"]} == {
+        "service",
+        "owner_username",
+        "repo",
+        "sha",
+        "branch",
+        "path",
+    }
+    assert {"200", "400", "401", "404"} <= set(operation["responses"])
+    assert {} in operation["security"]  # a token is optional
+    schema = document["components"]["schemas"]["FileReport"]["properties"]["line_coverage"]
+    assert schema["type"] == "array" and schema["items"]["items"] == {"type": "integer"}
