@@ -207,14 +207,24 @@ def _parse_all(
             source = _ProgressReader(source, progress)  # type: ignore[assignment]
         try:
             for parsed in parse_report(source, format=format, root=root, max_bytes=max_bytes):
-                if len(parsed.path) > _MAX_PATH_LENGTH:
-                    raise ReportError(f"path {parsed.path[:80]!r}... is longer than {_MAX_PATH_LENGTH} characters")
+                _check_storable(parsed.path)
                 yield parsed
         except ReportError as error:
             # Name the report inside a multi-report upload; same class, so a 413 stays a 413.
             if not name:
                 raise
             raise type(error)(f"report {name!r}: {error}") from None
+
+
+def _check_storable(path: str) -> None:
+    # What the path column can hold: a bounded length, and text that encodes (JSON reports can
+    # escape lone surrogates, "\ud800", which no database driver can write).
+    if len(path) > _MAX_PATH_LENGTH:
+        raise ReportError(f"path {path[:80]!r}... is longer than {_MAX_PATH_LENGTH} characters")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ReportError(f"path {path[:120]!r} is not valid Unicode (it holds a lone surrogate)") from None
 
 
 def _store_with_retries(

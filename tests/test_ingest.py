@@ -202,6 +202,11 @@ BAD_REPORTS = {
     "negative LCOV hits": (b"SF:a.py\nDA:1,-4\nend_of_record\n", ReportError, "hit count"),
     "no files": (b"<coverage><packages/></coverage>", ReportError, "no files"),
     "path too long": (b"SF:" + b"d/" * 600 + b"a.py\nDA:1,1\nend_of_record\n", ReportError, "longer than 1024"),
+    "lone surrogate": (
+        b'{"meta": {"format": 3}, "files": {"a\\ud800.py": {"executed_lines": [1], "missing_lines": []}}}',
+        ReportError,
+        "lone surrogate",
+    ),
 }
 
 

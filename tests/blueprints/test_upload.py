@@ -188,6 +188,7 @@ UNCHANGED_ERRORS = [
     ({}, b'<!DOCTYPE coverage [<!ENTITY x SYSTEM "file:///etc/passwd">]><coverage>&x;</coverage>', {}, 400, "entit"),
     ({}, b"SF:a.py\nDA:1,-1\nend_of_record\n", {}, 400, "hit count"),
     ({}, b"SF:a.py\nDA:1,lots\nend_of_record\n", {}, 400, "hit count"),
+    ({}, b'{"meta": {}, "files": {"\\udfff": {"executed_lines": [1], "missing_lines": []}}}', {}, 400, "surrogate"),
     ({}, b"\x1f\x8b\x08" + b"\x00" * 7 + b"\xff" * 50, {}, 400, "not valid gzip"),
     ({}, gzip.compress(XML)[:200], {}, 400, "truncated"),
     ({}, XML, {"Content-Encoding": "br"}, 415, "unsupported Content-Encoding"),
