@@ -1,7 +1,10 @@
 """Coverage graphs (SVG) and the file coverage view: ``{COVERAGE_GRAPH_URL_PREFIX}/...`` (sections 4, 5).
 
-Graphs: ``/{prov}/{owner}/{repo}[/branch/{branch}|/pull/{id}|/commit/{sha}]/graphs/{kind}.svg``.
-The file view: ``/{prov}/{owner}/{repo}/commit/{sha}/blob/{path}``. See docs/graphs.md.
+Every URL names a repository and a target, the commit it shows: ``/{prov}/{owner}/{repo}`` then
+nothing (the tip of the default branch), ``/branch/{branch}`` (a branch tip; the name may contain
+``/``), ``/pull/{id}`` (a pull request tip) or ``/commit/{sha}`` (a full sha or a unique prefix of
+at least 7 hex digits). Below it, ``/graphs/{kind}.svg`` is a graph and ``/blob/{path}`` the file
+view of that commit. See docs/graphs.md.
 
 - Private repositories need ``?token=<graph token>`` (the ``verify_graph_token`` hook); public ones
   ignore it. Every failure - unknown provider, owner, repository, branch, pull, commit or file, a
@@ -11,15 +14,19 @@ The file view: ``/{prov}/{owner}/{repo}/commit/{sha}/blob/{path}``. See docs/gra
   version and everything else the drawing depends on; the same key, hashed, is the ``ETag``, so a
   conditional request is answered 304 without touching the cache, and a repeat request does no
   layout.
-- Blocks link to the file view of the drawn commit, relative to the graph's URL (fewer bytes per
-  block), with the request's graph token for a private repository; the ``file_url`` hook may point
-  them elsewhere.
+- Blocks link to the file view of the same target, ``../blob/{path}`` relative to the graph (a
+  few bytes per block, right for every target and any spelling of the URL), with the request's
+  graph token for a private repository; the ``file_url`` hook may point them elsewhere.
+- Graphs are sent gzip-compressed to clients that accept it (all browsers do): big trees shrink
+  about fivefold, and the cache holds the compressed bytes.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import logging
+from collections.abc import Sequence
 from importlib import metadata
 from typing import Any, Optional
 from urllib.parse import quote
@@ -145,25 +152,30 @@ def _not_modified(etag: str) -> bool:
     return request.if_none_match.contains_weak(etag)
 
 
-def _link_target(
-    repository: Repository, commit: Commit, depth: Optional[int], url_sha: Optional[str]
-) -> tuple[Optional[str], str]:
-    """``(link prefix, link suffix)`` of the graph's blocks (``None``: no links).
+def _target_commit(
+    repository: Repository, branch: Optional[str], pullid: Optional[str], sha: Optional[str]
+) -> Optional[Commit]:
+    """The commit a URL's target names (see the module docstring), or ``None``."""
+    if pullid is None:
+        return resolve_commit(repository, sha=sha, branch=branch)
+    if not (pullid.isascii() and pullid.isdigit() and len(pullid) <= 10):
+        return None
+    return resolve_commit(repository, pullid=int(pullid))
 
-    Links to this service's own file view are written relative to the graph's URL, whose folder
-    is ``depth`` levels below the repository's (``None``: not certain, so they stay
-    app-relative), and carry the request's graph token when the repository is private. Any
-    other URL from the ``file_url`` hook is used as it is: the token is never sent elsewhere.
+
+def _link_target(repository: Repository, commit: Commit) -> tuple[Optional[str], str]:
+    """``(link prefix, link suffix)`` of a graph's blocks (``None``: no links).
+
+    Links to this service's own file view become ``../blob/``: from ``{target}/graphs/`` that is
+    the file view of the same target. They carry the request's graph token when the repository
+    is private. Any other URL from the ``file_url`` hook is used as it is: the token is never
+    sent elsewhere.
     """
     prefix = call_hook("file_url", repository, commit)
     if prefix is None or prefix != default_file_url(repository, commit):
         return prefix, ""
-    if url_sha == commit.sha:
-        prefix = "../blob/"  # from .../commit/{sha}/graphs/
-    elif depth is not None:
-        prefix = "../" * depth + f"commit/{commit.sha}/blob/"
     token = _graph_token() if repository.private else None
-    return prefix, "" if token is None else f"?token={quote(token, safe='')}"
+    return "../blob/", "" if token is None else f"?token={quote(token, safe='')}"
 
 
 def _color_range(repository: Repository) -> tuple[float, float]:
@@ -175,15 +187,17 @@ def _color_range(repository: Repository) -> tuple[float, float]:
     return low, high
 
 
-def graph_records(commit: Commit) -> list[Any]:
-    """``(path, lines, hits)`` rows of every file of ``commit``: three columns, no ORM objects,
-    no line data and no sort (the layouts order the files themselves)."""
-    query = sa.select(FileCoverage.path, FileCoverage.lines, FileCoverage.hits)
-    return list(get_session().execute(query.where(FileCoverage.commit_id == commit.id)))
+def graph_records(commit: Commit) -> Sequence[Any]:
+    """``(path, lines, hits)`` rows of every file of ``commit``: three columns, no line data, no
+    sort (the layouts order the files themselves), and run as a Core statement, without the
+    ORM's per-row processing."""
+    files = FileCoverage.__table__.c
+    query = sa.select(files.path, files.lines, files.hits).where(files.commit_id == commit.id)
+    return get_session().connection().execute(query).all()
 
 
-def _cached_svg(key: str, params: GraphParams, commit: Commit, options: dict[str, Any]) -> bytes:
-    """The rendered graph: from the cache, or drawn from the database and stored."""
+def _compressed_svg(key: str, params: GraphParams, commit: Commit, options: dict[str, Any]) -> bytes:
+    """The graph, gzip-compressed: from the cache, or drawn from the database and stored."""
     cache = get_cache()
     try:
         body = cache.get(key)
@@ -201,7 +215,8 @@ def _cached_svg(key: str, params: GraphParams, commit: Commit, options: dict[str
         border_color=params.border_color,
         **options,
     )
-    body = svg.encode()
+    # Level 1: most of the gain of level 9 (SVG repeats itself) at a fraction of the time.
+    body = gzip.compress(svg.encode(), compresslevel=1, mtime=0)
     try:
         cache.set(key, body)
     except Exception:
@@ -209,7 +224,20 @@ def _cached_svg(key: str, params: GraphParams, commit: Commit, options: dict[str
     return body
 
 
-def _graph(prov: str, owner: str, name: str, kind: str, depth: Optional[int], **target: Any) -> Response:
+@bp.get("/<prov>/<owner>/<repo>/graphs/<kind>.svg")
+@bp.get("/<prov>/<owner>/<repo>/branch/<path:branch>/graphs/<kind>.svg")
+@bp.get("/<prov>/<owner>/<repo>/pull/<pullid>/graphs/<kind>.svg")
+@bp.get("/<prov>/<owner>/<repo>/commit/<sha>/graphs/<kind>.svg")
+def graph(
+    prov: str,
+    owner: str,
+    repo: str,
+    kind: str,
+    branch: Optional[str] = None,
+    pullid: Optional[str] = None,
+    sha: Optional[str] = None,
+) -> Response:
+    """A coverage graph (``tree``, ``icicle`` or ``sunburst``) of the commit the URL's target names."""
     if kind not in GRAPH_KINDS:
         return _graph_not_found()
     args = request.args
@@ -219,56 +247,44 @@ def _graph(prov: str, owner: str, name: str, kind: str, depth: Optional[int], **
         )
     except ValueError as error:
         return _bad_request(str(error))
-    repository = _readable_repository(prov, owner, name)
-    commit = resolve_commit(repository, **target) if repository is not None else None
+    repository = _readable_repository(prov, owner, repo)
+    commit = _target_commit(repository, branch, pullid, sha) if repository is not None else None
     if repository is None or commit is None or not commit.files:
         return _graph_not_found()
-    link_prefix, link_suffix = _link_target(repository, commit, depth, target.get("sha"))
+    link_prefix, link_suffix = _link_target(repository, commit)
     options = {"color_range": _color_range(repository), "link_prefix": link_prefix, "link_suffix": link_suffix}
     etag = _etag("graph", *_commit_identity(commit), *params, *options.values())
     if _not_modified(etag):
         response = _svg_response(b"", 304)
     else:
-        response = _svg_response(_cached_svg(f"coverage-graph:{etag}", params, commit, options))
-    response.set_etag(etag)
+        body = _compressed_svg(f"coverage-graph:{etag}", params, commit, options)
+        if request.accept_encodings["gzip"]:
+            response = _svg_response(body)
+            response.headers["Content-Encoding"] = "gzip"
+        else:
+            response = _svg_response(gzip.decompress(body))
+    # Weak: the gzip and the plain body are the same image, and If-None-Match compares weakly.
+    response.set_etag(etag, weak=True)
+    response.vary.add("Accept-Encoding")
     return _private_headers(response, repository)
 
 
-# "depth": how many folders the graph's folder lies below the repository's, when that is certain.
-
-
-@bp.get("/<prov>/<owner>/<repo>/graphs/<kind>.svg")
-def default_branch_graph(prov: str, owner: str, repo: str, kind: str) -> Response:
-    """The graph of the tip of the repository's default branch."""
-    return _graph(prov, owner, repo, kind, 1)
-
-
-@bp.get("/<prov>/<owner>/<repo>/branch/<path:branch>/graphs/<kind>.svg")
-def branch_graph(prov: str, owner: str, repo: str, branch: str, kind: str) -> Response:
-    """The graph of the tip of a branch (the name may contain ``/``)."""
-    # A "/" in the name may have been sent as %2F, which the server decodes: the depth is unsure.
-    return _graph(prov, owner, repo, kind, None if "/" in branch else 3, branch=branch)
-
-
-@bp.get("/<prov>/<owner>/<repo>/pull/<pullid>/graphs/<kind>.svg")
-def pull_graph(prov: str, owner: str, repo: str, pullid: str, kind: str) -> Response:
-    """The graph of the tip of a pull request."""
-    if not (pullid.isascii() and pullid.isdigit() and len(pullid) <= 10):
-        return _graph_not_found()
-    return _graph(prov, owner, repo, kind, 3, pullid=int(pullid))
-
-
-@bp.get("/<prov>/<owner>/<repo>/commit/<sha>/graphs/<kind>.svg")
-def commit_graph(prov: str, owner: str, repo: str, sha: str, kind: str) -> Response:
-    """The graph of a commit, named by its full sha or a unique prefix of at least 7 hex digits."""
-    return _graph(prov, owner, repo, kind, 3, sha=sha)
-
-
+@bp.get("/<prov>/<owner>/<repo>/blob/<path:path>")
+@bp.get("/<prov>/<owner>/<repo>/branch/<path:branch>/blob/<path:path>")
+@bp.get("/<prov>/<owner>/<repo>/pull/<pullid>/blob/<path:path>")
 @bp.get("/<prov>/<owner>/<repo>/commit/<sha>/blob/<path:path>")
-def file_view(prov: str, owner: str, repo: str, sha: str, path: str) -> Response:
-    """The coverage of one file of one commit, line by line (HTML)."""
+def file_view(
+    prov: str,
+    owner: str,
+    repo: str,
+    path: str,
+    branch: Optional[str] = None,
+    pullid: Optional[str] = None,
+    sha: Optional[str] = None,
+) -> Response:
+    """The coverage of one file of the commit the URL's target names, line by line (HTML)."""
     repository = _readable_repository(prov, owner, repo)
-    commit = resolve_commit(repository, sha=sha) if repository is not None else None
+    commit = _target_commit(repository, branch, pullid, sha) if repository is not None else None
     lines = file_lines(commit, path) if commit is not None else None
     if repository is None or commit is None or lines is None:
         return _page_not_found()
@@ -278,9 +294,16 @@ def file_view(prov: str, owner: str, repo: str, sha: str, path: str) -> Response
         response = Response(status=304)
     else:
         totals = lines.totals()
-        owner_name = repository.owner.username
+        owner_row = repository.owner
+        # The tree of the very commit shown (a tip may move on).
         tree_url = url_for(
-            ".commit_graph", prov=prov, owner=owner_name, repo=repository.name, sha=commit.sha, kind="tree", token=token
+            ".graph",
+            prov=owner_row.service.short,
+            owner=owner_row.username,
+            repo=repository.name,
+            sha=commit.sha,
+            kind="tree",
+            token=token,
         )
         html = render_template(
             "coverage/file.html",

@@ -41,7 +41,7 @@ def tokens(module_app: Flask) -> dict[str, str]:
         operations.add_org("github", "acme")
         public = operations.add_repo("github", "acme", "widgets")
         private = operations.add_repo("github", "acme", "secret", private=True)
-        upload_report(public, REPORT, commit=SHA, branch="main")
+        upload_report(public, REPORT, commit=SHA, branch="main", pullid=3)
         upload_report(private, REPORT, commit=SHA, branch="main")
         root = "/home/runner/work/marshmallow/marshmallow"
         upload_report(public, MARSHMALLOW.read_bytes(), commit="d" * 40, root=root)
@@ -70,6 +70,14 @@ def test_lines_and_their_states(web: webtest.TestApp) -> None:
     assert totals.groups() == ("33.33%", "3", "1", "1", "1")
     assert "<title>pkg/mod.py · acme/widgets · Coverage</title>" in page.text
     assert SHA[:12] in page.text
+
+
+@pytest.mark.parametrize("target", ["", "/branch/main", "/pull/3", f"/commit/{SHA[:7]}", f"/commit/{SHA.upper()}"])
+def test_every_target_names_a_commit(web: webtest.TestApp, target: str) -> None:
+    """The file views have the graphs' targets: the tips of the default branch, a branch, a pull, or a commit."""
+    page = web.get(f"/gh/acme/widgets{target}/blob/pkg/mod.py")
+    assert len(rows(page)) == 3
+    assert f'title="{SHA}"' in page.text
 
 
 def test_every_file_of_a_real_report_has_its_page(web: webtest.TestApp, module_app: Flask) -> None:
@@ -147,6 +155,10 @@ def test_a_private_file_needs_the_graph_token(web: webtest.TestApp, tokens: dict
         f"/gh/acme/widgets/commit/{'e' * 40}/blob/pkg/mod.py",
         "/gh/acme/widgets/commit/0bad/blob/pkg/mod.py",
         "/gh/acme/widgets/commit/main/blob/pkg/mod.py",
+        "/gh/acme/widgets/branch/nope/blob/pkg/mod.py",
+        "/gh/acme/widgets/pull/4/blob/pkg/mod.py",
+        "/gh/acme/widgets/pull/x/blob/pkg/mod.py",
+        "/gh/acme/empty/blob/pkg/mod.py",
         f"/xx/acme/widgets/commit/{SHA}/blob/pkg/mod.py",
         f"/gh/nobody/widgets/commit/{SHA}/blob/pkg/mod.py",
     ],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 from typing import Any, Callable
 
@@ -68,7 +69,9 @@ def test_headers(testapp: webtest.TestApp, uploaded: Repository) -> None:
     assert response.headers["Referrer-Policy"] == "no-referrer"
     # No source is allowed, so no script can run, even with the SVG opened on its own.
     assert response.headers["Content-Security-Policy"] == "default-src 'none'"
-    assert re.fullmatch(r'"[0-9a-f]{32}"', response.headers["ETag"])
+    assert re.fullmatch(r'W/"[0-9a-f]{32}"', response.headers["ETag"])
+    assert response.headers["Vary"] == "Accept-Encoding"
+    assert "Content-Encoding" not in response.headers
     assert b"<script" not in response.body
     head = testapp.head(URL)
     assert head.headers["ETag"] == response.headers["ETag"] and not head.body
@@ -79,11 +82,12 @@ def test_conditional_get_answers_304_without_a_layout(
 ) -> None:
     etag = testapp.get(URL).headers["ETag"]
     assert render_calls == ["tree"]
-    for sent in (etag, f"W/{etag}", f'"other", {etag}', "*"):
+    for sent in (etag, etag[2:], f'"other", {etag}', "*"):
         response = testapp.get(URL, headers={"If-None-Match": sent}, status=304)
         assert response.body == b""
         assert response.headers["ETag"] == etag
         assert response.headers["Cache-Control"] == "no-cache"
+        assert response.headers["Vary"] == "Accept-Encoding"
     assert testapp.get(URL, headers={"If-None-Match": '"stale"'}).status_int == 200
     assert render_calls == ["tree"]
 
@@ -105,6 +109,21 @@ def test_a_repeat_request_is_a_cache_hit(
     assert after.status_int == 200 and after.headers["ETag"] != first.headers["ETag"]
     assert b"e.py" in after.body
     assert render_calls[-1] == "tree" and len(render_calls) == 4
+
+
+def test_gzip_for_clients_that_accept_it(client: Any, uploaded: Repository, render_calls: list[str]) -> None:
+    # Flask's client, not WebTest: WebTest unpacks gzip bodies by itself.
+    plain = client.get(URL)
+    assert "Content-Encoding" not in plain.headers
+    for accept in ("gzip", "deflate, gzip;q=0.5, br", "*"):
+        packed = client.get(URL, headers={"Accept-Encoding": accept})
+        assert packed.headers["Content-Encoding"] == "gzip"
+        assert gzip.decompress(packed.data) == plain.data
+        assert packed.headers["ETag"] == plain.headers["ETag"]
+        assert int(packed.headers["Content-Length"]) == len(packed.data) < len(plain.data)
+    for refused in ("identity", "gzip;q=0", "br"):
+        assert client.get(URL, headers={"Accept-Encoding": refused}).data == plain.data
+    assert render_calls == ["tree"]
 
 
 def test_a_broken_cache_does_not_break_the_graphs(
@@ -246,10 +265,10 @@ def test_graphs_under_a_url_prefix(
     web.get("/gh/ann/lib/commit/c0ffee0/graphs/tree.svg", status=404)
     body = web.get("/coverage/gh/ann/lib/commit/c0ffee0/graphs/tree.svg").text
     href = re.search(r'<a href="([^"]+)"', body).group(1)
-    assert href == f"../../../commit/{SHA}/blob/pkg/a.py"
-    page = web.get(f"/coverage/gh/ann/lib/commit/{SHA}/blob/pkg/a.py")
+    assert href == "../blob/pkg/a.py"
+    page = web.get("/coverage/gh/ann/lib/commit/c0ffee0/blob/pkg/a.py")
     assert "pkg/a.py" in page.text
-    # App-relative links (a branch name with "/") include the prefix and the app's script root.
-    body = web.get("/coverage/gh/ann/lib/branch/feat/x/graphs/tree.svg", extra_environ={"SCRIPT_NAME": "/app"}).text
-    href = re.search(r'<a href="([^"]+)"', body).group(1)
-    assert href == f"/app/coverage/gh/ann/lib/commit/{SHA}/blob/pkg/a.py"
+    # The page's own links include the prefix and the app's script root.
+    page = web.get("/coverage/gh/ann/lib/branch/feat/x/blob/pkg/a.py", extra_environ={"SCRIPT_NAME": "/app"})
+    tree = re.search(r'<a href="([^"]+)">tree graph</a>', page.text).group(1)
+    assert tree == f"/app/coverage/gh/ann/lib/commit/{SHA}/graphs/tree.svg"
