@@ -48,13 +48,15 @@ SECURITY_HEADERS = {
 
 @bp.app_context_processor
 def _template_globals() -> dict[str, Any]:
-    return {"current_user": current_user(), "csrf_token": csrf_token, "csrf_field": CSRF_FIELD}
+    # Not "csrf_token": the coverage service's pages pass a variable of that name to their templates.
+    return {"current_user": current_user(), "form_token": csrf_token, "csrf_field": CSRF_FIELD}
 
 
 @bp.after_app_request
 def _security_headers(response: Response) -> Response:
-    # Only this app's HTML pages: the coverage service sets the headers of its own responses.
-    if request.blueprint in ("example", "example_auth"):
+    # Only this app's HTML pages (and its 404 page for unknown URLs): the coverage service sets the
+    # headers of its own responses.
+    if request.blueprint in ("example", "example_auth") or request.url_rule is None:
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
     return response
@@ -80,16 +82,10 @@ class Target:
 
     def graph_url(self, repository: Repository, kind: str, **args: Any) -> str:
         """The URL of this target's ``kind`` graph (with the graph token of a private repository)."""
-        names = _url_names(repository)
         if repository.private:
             args["token"] = repository.image_token
-        if self.branch is not None:
-            return url_for("coverage_graphs.branch_graph", branch=self.branch, kind=kind, **names, **args)
-        if self.pullid is not None:
-            return url_for("coverage_graphs.pull_graph", pullid=self.pullid, kind=kind, **names, **args)
-        if self.sha is not None:
-            return url_for("coverage_graphs.commit_graph", sha=self.sha, kind=kind, **names, **args)
-        return url_for("coverage_graphs.default_branch_graph", kind=kind, **names, **args)
+        target = {"branch": self.branch, "pullid": self.pullid, "sha": self.sha}
+        return url_for("coverage_graphs.graph", kind=kind, **_url_names(repository), **target, **args)
 
     def page_url(self, repository: Repository, **args: Any) -> str:
         """This app's page of the target."""
@@ -140,7 +136,7 @@ def _readable_or_404(prov: str, owner: str, repo: str) -> Repository:
     return repository
 
 
-@bp.errorhandler(404)
+@bp.app_errorhandler(404)
 def _not_found(error: Exception) -> Any:
     return render_template("error.html", title="Not found", message="There is no such page here."), 404
 

@@ -1,0 +1,297 @@
+"""The example host app (``example_app``) over HTTP (WebTest), with the demo data loaded once per module."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import pytest
+import sqlalchemy as sa
+import webtest
+from flask import Flask
+
+from example_app import create_app, instance_secret_key
+from example_app.auth import safe_next
+from example_app.models import SignIn
+from flask_coverage.demo import load_demo
+from flask_coverage.models import metadata
+from flask_coverage.operations import get_owner, get_repository
+
+DEMO_FILES = 30
+
+
+@pytest.fixture(scope="module")
+def example(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    """The example app with the demo data (a small generated repository), shared by the module's tests.
+
+    On PostgreSQL it uses the session's shared test database and empties it afterwards, as the
+    ``app`` fixture does after each test.
+    """
+    on_postgresql = bool(os.environ.get("COVERAGE_TEST_DATABASE_URL"))
+    if on_postgresql:
+        url = request.getfixturevalue("shared_pg_url")
+    else:
+        url = f"sqlite:///{tmp_path_factory.mktemp('example')}/example.sqlite"
+    app = create_app({"TESTING": True, "SECRET_KEY": "example tests", "SQLALCHEMY_DATABASE_URI": url})
+    with app.app_context():
+        load_demo(generated_files=DEMO_FILES)
+    yield app
+    with app.app_context():
+        db = app.extensions["sqlalchemy"]
+        db.session.remove()
+        if on_postgresql:
+            names = ", ".join(table.name for table in metadata.sorted_tables)
+            with db.engine.begin() as connection:
+                connection.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+                SignIn.__table__.drop(connection)
+        for engine in db.engines.values():
+            engine.dispose()
+
+
+@pytest.fixture
+def web(example: Flask) -> webtest.TestApp:
+    """A browser of its own (fresh cookies) on the example app."""
+    return webtest.TestApp(example)
+
+
+def sign_in(web: webtest.TestApp, username: str, next: str = "") -> webtest.TestResponse:
+    page = web.get("/sign-in" + (f"?next={quote(next)}" if next else ""))
+    form = page.forms["sign-in-other"]
+    form["username"] = username
+    return form.submit(status="*")
+
+
+def local_location(response: webtest.TestResponse) -> str:
+    """The redirect's target on this site (path and query); fails for any other site."""
+    parts = urlsplit(response.location)
+    assert parts.netloc in ("", "localhost"), response.location
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def repository_ids(page: webtest.TestResponse) -> set[str]:
+    return {section["id"] for section in page.html.select("section.repo-card")}
+
+
+def test_visitors_see_the_public_repositories_and_their_graphs(web: webtest.TestApp) -> None:
+    home = web.get("/")
+    assert repository_ids(home) == {"repo-acme-marshmallow", "repo-globex-d3-hierarchy", "repo-globex-platform"}
+    assert "flask-sqlalchemy" not in home.text
+    assert "default-src 'none'" in home.headers["Content-Security-Policy"]
+    images = home.html.select("img.graph")
+    assert len(images) == 9
+    assert {image["class"][1] for image in images} == {"graph-tree", "graph-icicle", "graph-sunburst"}
+    for image in images:
+        graph = web.get(image["src"])
+        assert graph.content_type == "image/svg+xml"
+        assert b"<svg" in graph.body[:200] and re.search(rb"<(rect|path)\b", graph.body)
+
+
+def test_private_repositories_are_for_members_only(web: webtest.TestApp, example: Flask) -> None:
+    with example.app_context():
+        token = get_repository(get_owner("github", "acme"), "flask-sqlalchemy").image_token
+    web.get("/repos/gh/acme/flask-sqlalchemy/", status=404)
+    web.get("/gh/acme/flask-sqlalchemy/graphs/tree.svg", status=404)
+
+    sign_in(web, "carol")  # admin of globex, not in acme
+    assert "repo-acme-flask-sqlalchemy" not in repository_ids(web.get("/"))
+    web.get("/repos/gh/acme/flask-sqlalchemy/", status=404)
+
+    sign_in(web, "bob")
+    home = web.get("/")
+    assert "repo-acme-flask-sqlalchemy" in repository_ids(home)
+    card = home.html.select_one("#repo-acme-flask-sqlalchemy")
+    sources = [image["src"] for image in card.select("img.graph")]
+    assert len(sources) == 3 and all(f"token={token}" in src for src in sources)
+    for src in sources:
+        assert web.get(src).content_type == "image/svg+xml"
+    page = web.get("/repos/gh/acme/flask-sqlalchemy/")
+    assert "private" in page.html.select_one("h1").text
+    file_link = page.html.select_one("a.file-link")["href"]
+    assert f"token={token}" in file_link
+    assert web.get(file_link).content_type == "text/html"
+
+
+def test_sign_in_and_sign_out(web: webtest.TestApp, example: Flask) -> None:
+    assert web.get("/").html.select_one("#sign-in-link") is not None
+    response = sign_in(web, "Alice")  # usernames are case-insensitive
+    assert response.status_int == 303 and local_location(response) == "/"
+    home = response.follow()
+    assert home.html.select_one("#signed-in-as strong").text == "alice"
+    with example.app_context():
+        assert (
+            example.extensions["sqlalchemy"]
+            .session.execute(sa.select(SignIn.username).order_by(SignIn.id.desc()))
+            .scalars()
+            .first()
+            == "alice"
+        )
+    assert "alice" in web.get("/sign-in").html.select_one("ul.recent").text
+
+    home.forms["sign-out"].submit(status=303)
+    assert web.get("/").html.select_one("#signed-in-as") is None
+
+
+def test_sign_out_needs_the_csrf_token(web: webtest.TestApp) -> None:
+    sign_in(web, "alice")
+    web.post("/sign-out", status=303)
+    assert web.get("/").html.select_one("#signed-in-as strong").text == "alice"
+
+
+@pytest.mark.parametrize(
+    ("username", "message"),
+    [("nobody", "There is no user 'nobody'"), ("acme", "There is no user 'acme'"), ("a\x00b", "There is no user")],
+)
+def test_sign_in_refuses_unknown_users_and_organizations(web: webtest.TestApp, username: str, message: str) -> None:
+    page = sign_in(web, username)
+    assert page.status_int == 400
+    assert message in page.html.select_one("#sign-in-error").text
+    assert web.get("/").html.select_one("#signed-in-as") is None
+
+
+def test_sign_in_needs_the_csrf_token(web: webtest.TestApp) -> None:
+    page = web.post("/sign-in", {"username": "alice"}, status=400)
+    assert "out of date" in page.text
+    assert web.get("/").html.select_one("#signed-in-as") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("/repos/gh/acme/marshmallow/", "/repos/gh/acme/marshmallow/"),
+        ("/account/access?x=1", "/account/access?x=1"),
+        ("//evil.example/", None),
+        ("/\\evil.example/", None),
+        ("https://evil.example/", None),
+        ("javascript:alert(1)", None),
+        ("/a\r\nLocation: x", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_only_local_paths_are_followed_after_sign_in(value: Any, expected: Any) -> None:
+    assert safe_next(value) == expected
+
+
+def test_an_offsite_next_goes_home(web: webtest.TestApp) -> None:
+    assert local_location(sign_in(web, "bob", next="//evil.example/")) == "/"
+
+
+def test_the_access_token_page_asks_visitors_to_sign_in(web: webtest.TestApp) -> None:
+    redirect = web.get("/account/access", status=302)
+    assert local_location(redirect) == "/sign-in?next=/account/access"
+    page = redirect.follow()
+    page.forms["sign-in-other"]["username"] = "alice"
+    tokens = page.forms["sign-in-other"].submit(status=303).follow()
+    assert tokens.request.path == "/account/access"
+    # The extension's page, in the host's layout, listing the demo token.
+    assert tokens.html.select_one("#signed-in-as strong").text == "alice"
+    assert tokens.html.select_one("nav a[href='/api-examples']") is not None
+    assert [cell.text for cell in tokens.html.select("#coverage-tokens .coverage-token-name")] == ["demo"]
+
+
+def test_the_api_examples_are_ready_to_run_for_signed_in_users(web: webtest.TestApp) -> None:
+    visitor = web.get("/api-examples")
+    assert "Bearer <ACCESS_TOKEN>" in visitor.html.select_one("#curl-users").text
+    sign_in(web, "bob")
+    page = web.get("/api-examples")
+    line = page.html.select_one("#curl-users").text
+    match = re.fullmatch(r'curl -H "Authorization: Bearer ([0-9a-f-]{36})" "(http://localhost/\S+)"', line)
+    assert match, line
+    token, url = match.groups()
+    assert url == "http://localhost/api/v2/github/acme/users/"
+    users = web.get(url, headers={"Authorization": f"Bearer {token}"}).json
+    assert users["count"] == 63 and users["total_pages"] == 4
+    settings_line = page.html.select_one("#curl-settings").text
+    assert f'"Authorization: {token}"' in settings_line
+    settings_url = settings_line.rsplit(" ", 1)[1].strip('"')
+    assert web.get(settings_url, headers={"Authorization": token}).json["repo"]["name"] == "marshmallow"
+
+
+@pytest.mark.parametrize(
+    ("path", "label", "graph"),
+    [
+        ("/repos/gh/acme/marshmallow/", "Default branch (main)", "/gh/acme/marshmallow/graphs/tree.svg"),
+        (
+            "/repos/gh/acme/marshmallow/branch/fix/nested-partial",
+            "Branch fix/nested-partial",
+            "/gh/acme/marshmallow/branch/fix/nested-partial/graphs/tree.svg",
+        ),
+        ("/repos/gh/acme/marshmallow/pull/41", "Pull request #41", "/gh/acme/marshmallow/pull/41/graphs/tree.svg"),
+        ("/repos/gh/globex/d3-hierarchy/branch/treemap/binary", "Branch treemap/binary", None),
+    ],
+)
+def test_repository_pages(web: webtest.TestApp, path: str, label: str, graph: Any) -> None:
+    page = web.get(path)
+    assert page.html.select_one("#target").text.strip().startswith(label)
+    objects = page.html.select("object.graph")
+    assert [obj["data"].split("?")[0].rsplit("/", 1)[1] for obj in objects] == [
+        "tree.svg",
+        "icicle.svg",
+        "sunburst.svg",
+    ]
+    if graph is not None:
+        assert objects[0]["data"] == graph
+        snippet = page.html.select_one("#graph-tree code.snippet").text
+        assert (
+            snippet
+            == f"[![tree](http://localhost{graph})](http://localhost{path.rstrip('/')}{'/' * path.endswith('/')})"
+        )
+    for obj in objects:
+        assert web.get(obj["data"]).content_type == "image/svg+xml"
+    # Branches and pulls link to their own pages; files link to the service's file view.
+    for link in page.html.select("#branches a, #pulls a")[:3]:
+        web.get(link["href"])
+    file_view = web.get(page.html.select_one("a.file-link")["href"])
+    assert file_view.content_type == "text/html"
+
+
+def test_tips_differ_between_branches(web: webtest.TestApp) -> None:
+    page = web.get("/repos/gh/acme/marshmallow/")
+    rows = {row.select("td")[0].a.text: row.select("td")[2].text for row in page.html.select("#branches tbody tr")}
+    assert set(rows) == {"main", "fix/nested-partial", "docs/typos"}
+    assert rows["main"] == "96.39%" and len(set(rows.values())) == 3
+    assert len(page.html.select("#commits tbody tr")) == 6
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/repos/gh/acme/marshmallow/branch/no-such-branch",
+        "/repos/gh/acme/marshmallow/pull/999",
+        "/repos/gh/acme/marshmallow/pull/abc",
+        "/repos/gh/acme/marshmallow/commit/0000000",
+        "/repos/xx/acme/marshmallow/",
+        "/repos/gh/acme/nothing/",
+        "/repos/gh/acme/marsh%00mallow/",
+    ],
+)
+def test_unknown_pages_are_404(web: webtest.TestApp, path: str) -> None:
+    page = web.get(path, status=404)
+    assert "Not found" in page.text
+
+
+def test_an_empty_database_gets_its_tables_and_a_hint(make_database_url: Any) -> None:
+    app = create_app({"TESTING": True, "SECRET_KEY": "empty", "SQLALCHEMY_DATABASE_URI": make_database_url()})
+    try:
+        with app.app_context():
+            names = set(sa.inspect(app.extensions["sqlalchemy"].engine).get_table_names())
+        assert {"example_sign_in", *(table.name for table in metadata.sorted_tables)} <= names
+        web = webtest.TestApp(app)
+        assert web.get("/").html.select_one("#no-repositories") is not None
+        assert "no demo users yet" in web.get("/sign-in").text
+    finally:
+        with app.app_context():
+            app.extensions["sqlalchemy"].engine.dispose()
+
+
+def test_the_secret_key_is_made_once_and_kept_private(tmp_path: Any) -> None:
+    app = Flask("keys", instance_path=str(tmp_path / "instance"))
+    key = instance_secret_key(app)
+    assert re.fullmatch(r"[0-9a-f]{64}", key)
+    assert instance_secret_key(app) == key
+    mode = os.stat(tmp_path / "instance" / "secret_key").st_mode
+    assert stat.S_IMODE(mode) == 0o600
