@@ -56,8 +56,15 @@ def check_name(value: str, what: str, *, max_length: int = MAX_NAME_LENGTH, sing
     return value
 
 
+def _storable(name: str, max_length: int = MAX_NAME_LENGTH) -> bool:
+    # A name that could never have been stored is not looked up (PostgreSQL refuses NUL bytes).
+    return 0 < len(name) <= max_length and "\x00" not in name
+
+
 def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner]:
     """The user or organization ``username`` on ``service`` (case-insensitive), or ``None``."""
+    if not _storable(username):
+        return None
     query = sa.select(Owner).where(
         Owner.service == parse_service(service), sa.func.lower(Owner.username) == username.lower()
     )
@@ -66,6 +73,8 @@ def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner
 
 def get_repository(owner: Owner, name: str) -> Optional[Repository]:
     """The repository ``name`` of ``owner`` (case-insensitive), or ``None``."""
+    if not _storable(name):
+        return None
     query = sa.select(Repository).where(Repository.owner_id == owner.id, sa.func.lower(Repository.name) == name.lower())
     return get_session().execute(query).scalar_one_or_none()
 
@@ -187,7 +196,7 @@ def revoke_token(service: Union[str, ServiceEnum], username: str, *, name: str) 
     user = _require_owner(service, username)
     session = get_session()
     query = sa.select(AccessToken).where(AccessToken.owner_id == user.id, AccessToken.name == name)
-    row = session.execute(query).scalar_one_or_none()
+    row = session.execute(query).scalar_one_or_none() if _storable(name, MAX_TOKEN_NAME_LENGTH) else None
     if row is None:
         raise NotFound(f"{user.username!r} has no token named {name!r}")
     session.delete(row)

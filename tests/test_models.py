@@ -88,3 +88,15 @@ def test_new_repository_gets_tokens_of_the_documented_form(app) -> None:
     assert len(repo.image_token) == 10 and repo.image_token.isalnum()
     assert len(repo.upload_token) == 36 and repo.upload_token.count("-") == 4
     assert repo.upload_token != other.upload_token and repo.image_token != other.image_token
+
+
+def test_names_that_cannot_be_stored_are_simply_not_found(app) -> None:
+    from flask_coverage.errors import NotFound
+    from flask_coverage.operations import get_owner, get_repository, revoke_token
+
+    owner = add_user("github", "alice")
+    assert get_owner("github", "ali\x00ce") is None
+    assert get_owner("github", "a" * 300) is None
+    assert get_repository(owner, "re\x00po") is None
+    with pytest.raises(NotFound):
+        revoke_token("github", "alice", name="c\x00i")
