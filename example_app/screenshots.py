@@ -12,6 +12,7 @@ Debian's Chromium (``CHROMIUM_PATH`` to use another), which loads nothing from t
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import tempfile
 import threading
@@ -32,6 +33,8 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
 ]
+#: Who is signed in on the home page's screenshot.
+SIGNED_IN_AS = "alice"
 #: The repository whose graphs ``--graphs`` shoots.
 GRAPH_REPOSITORY = "/gh/globex/d3-hierarchy"
 
@@ -51,6 +54,7 @@ def take_screenshots(out: Path, *, graphs: bool, generated_files: int) -> list[P
         app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/demo.db", "SECRET_KEY": "screenshots"})
         with app.app_context():
             load_demo(generated_files=generated_files)
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
         server = make_server("127.0.0.1", 0, app, threaded=True)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
@@ -60,7 +64,10 @@ def take_screenshots(out: Path, *, graphs: bool, generated_files: int) -> list[P
                 executable = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
                 browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1100, "height": 900}, device_scale_factor=1)
-                page.goto(f"{base}/")
+                # Signed in as a member of acme: the private repository is on the page too.
+                page.goto(f"{base}/sign-in")
+                page.click(f"#sign-in-as-{SIGNED_IN_AS}")
+                page.wait_for_url(f"{base}/")
                 wait_for_images(page)
                 written.append(out / "home.png")
                 page.screenshot(path=str(written[-1]), full_page=False)
