@@ -1,0 +1,192 @@
+"""Benchmark the graph URLs end to end: generated repositories stored through the normal upload path.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_graphs.py [--files 20000 100000] [--repeat 7]
+        [--postgresql postgresql+psycopg://postgres@127.0.0.1:5432/test]
+
+For each repository size it writes a synthetic LCOV report (``generate_reports.py``: nested folders,
+heavy-tailed file sizes), uploads it with ``ingest.upload_report`` into a fresh database (SQLite in
+a temporary folder, or a new database on the given PostgreSQL server, dropped afterwards), and then
+requests ``/gh/acme/synthetic/graphs/{kind}.svg`` through Flask's test client:
+
+- cold: the render cache emptied first, so the request reads the files from the database and lays
+  them out (``db ms`` is that read alone, ``layout ms`` the render alone, both inside ``cold ms``);
+- warm: the same request again (a cache hit), and with ``If-None-Match`` (a 304);
+- the bytes of the document, the files drawn as a block of their own (each is a link), the bytes
+  per drawn file, and the peak memory of one cold request (tracemalloc, in a run of its own).
+
+Times are medians of ``--repeat`` runs, in milliseconds of app time (the test client calls the WSGI
+app directly: no network, no server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import sqlalchemy as sa
+from flask import Flask
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from generate_reports import SyntheticProject  # noqa: E402
+
+from flask_coverage import CoverageService  # noqa: E402
+from flask_coverage.blueprints import graphs  # noqa: E402
+from flask_coverage.ingest import upload_report  # noqa: E402
+from flask_coverage.operations import add_org, add_repo, init_db  # noqa: E402
+from flask_coverage.state import get_cache  # noqa: E402
+
+KINDS = ("tree", "icicle", "sunburst")
+SHA = "5eed" * 10
+
+
+@contextmanager
+def database(postgresql: Optional[str], folder: Path) -> Iterator[str]:
+    """A fresh, empty database URL: a SQLite file in ``folder``, or a new PostgreSQL database."""
+    if not postgresql:
+        yield f"sqlite:///{folder}/bench.sqlite"
+        return
+    admin = sa.create_engine(postgresql, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+    name = f"bench_graphs_{uuid.uuid4().hex[:10]}"
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield sa.make_url(postgresql).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def make_app(url: str) -> Flask:
+    app = Flask("bench_graphs")
+    app.config.update(SQLALCHEMY_DATABASE_URI=url, COVERAGE_MAX_UPLOAD_BYTES=None)
+    CoverageService(app)
+    with app.app_context():
+        init_db()
+    return app
+
+
+def median_ms(fn: Callable[[], Any], repeat: int, before: Callable[[], Any] = lambda: None) -> float:
+    times = []
+    for _ in range(repeat):
+        before()
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def bench_kind(app: Flask, commit: Any, kind: str, repeat: int) -> dict[str, Any]:
+    """One row of the table: ``kind`` of the synthetic repository, requested as a browser does."""
+    client = app.test_client()
+    path = f"/gh/acme/synthetic/graphs/{kind}.svg"
+    browser = {"Accept-Encoding": "gzip, deflate, br"}
+
+    def clear() -> None:
+        with app.app_context():
+            get_cache().clear()
+
+    def get(**headers: str) -> Any:
+        response = client.get(path, headers={**browser, **headers})
+        assert response.status_code in (200, 304), response.status_code
+        return response
+
+    packed = get()
+    body = gzip.decompress(packed.data)
+    etag = packed.headers["ETag"]
+    cold = median_ms(get, repeat, before=clear)
+    warm = median_ms(get, repeat)
+    not_modified = median_ms(lambda: get(**{"If-None-Match": etag}), repeat)
+    with app.app_context():
+        db = median_ms(lambda: graphs.graph_records(commit), repeat)
+        records = graphs.graph_records(commit)
+        layout = median_ms(lambda: graphs.render_graph_svg(kind, records, link_prefix="../blob/"), repeat)
+    clear()
+    tracemalloc.start()
+    get()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    drawn = body.count(b"<a ")  # each file drawn as a block of its own is a link
+    return {
+        "kind": kind,
+        "cold": cold,
+        "db": db,
+        "layout": layout,
+        "warm": warm,
+        "304": not_modified,
+        "drawn": drawn,
+        "kib": len(body) / 1024,
+        "per_file": len(body) / max(drawn, 1),
+        "gzip_kib": len(packed.data) / 1024,
+        "gzip_per_file": len(packed.data) / max(drawn, 1),
+        "peak": peak / 2**20,
+    }
+
+
+def bench_size(files: int, lines: int, repeat: int, postgresql: Optional[str]) -> list[dict[str, Any]]:
+    """Upload a synthetic repository of ``files`` files into a fresh database and time its graphs."""
+    with tempfile.TemporaryDirectory() as tmp, database(postgresql, Path(tmp)) as url:
+        report = Path(tmp) / "synthetic.lcov"
+        SyntheticProject(files=files, lines=lines).write_lcov(report)
+        app = make_app(url)
+        with app.app_context():
+            add_org("github", "acme")
+            repository = add_repo("github", "acme", "synthetic")
+            start = time.perf_counter()
+            with report.open("rb") as source:
+                commit = upload_report(repository, source, commit=SHA, branch="main")
+            seconds = time.perf_counter() - start
+            size = report.stat().st_size / 2**20
+            print(f"{files} files, {commit.lines} lines: {size:.0f} MiB of LCOV uploaded in {seconds:.1f} s")
+        rows = [{"files": files, **bench_kind(app, commit, kind, repeat)} for kind in KINDS]
+        with app.app_context():
+            app.extensions["sqlalchemy"].engine.dispose()
+        return rows
+
+
+HEADER = (
+    "| files | kind | cold ms | (db read ms) | (layout ms) | warm ms | 304 ms | drawn files "
+    "| SVG KiB | B / drawn file | gzip KiB | gzip B / drawn file | peak MiB |"
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, nargs="+", default=[20_000, 100_000])
+    parser.add_argument("--lines-per-file", type=int, default=40, help="mean tracked lines per file")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--postgresql", metavar="URL", help="a PostgreSQL server URL (a database is created)")
+    args = parser.parse_args()
+    engine = "PostgreSQL" if args.postgresql else "SQLite"
+    print(f"Python {sys.version.split()[0]}, {engine}, {os.cpu_count()} CPUs, median of {args.repeat} runs")
+    rows = []
+    for files in args.files:
+        rows.extend(bench_size(files, files * args.lines_per_file, args.repeat, args.postgresql))
+    print()
+    print(HEADER)
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        print(
+            f"| {row['files']:,} | {row['kind']} | {row['cold']:.1f} | {row['db']:.1f} | {row['layout']:.1f} "
+            f"| {row['warm']:.2f} | {row['304']:.2f} | {row['drawn']:,} | {row['kib']:.0f} | {row['per_file']:.0f} "
+            f"| {row['gzip_kib']:.0f} | {row['gzip_per_file']:.0f} | {row['peak']:.1f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
