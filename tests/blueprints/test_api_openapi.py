@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openapi_spec_validator import validate
 from schemathesis import GenerationMode
-from schemathesis.checks import (
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     ignored_auth,
-    not_a_server_error,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
