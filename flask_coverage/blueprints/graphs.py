@@ -23,24 +23,29 @@ view of that commit. See docs/graphs.md.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import logging
 from collections.abc import Sequence
 from importlib import metadata
-from typing import Any, Optional
+from typing import Any, Optional, cast
 from urllib.parse import quote
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, render_template, request, url_for
+from sqlalchemy.engine import Dialect
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from ..commits import file_lines, find_repository, resolve_commit
 from ..models import SERVICE_BY_SHORT, Commit, FileCoverage, Repository
+from ..outage import handle_database_outage
 from ..state import call_hook, get_cache, get_session
 from ..svg import GRAPH_KINDS, GraphParams, render_graph_svg, validate_graph_params
 from ..svg.writer import format_percent
 
 bp = Blueprint("coverage_graphs", __name__, template_folder="../templates")
+handle_database_outage(bp)
 
 log = logging.getLogger(__name__)
 
@@ -187,13 +192,27 @@ def _color_range(repository: Repository) -> tuple[float, float]:
     return low, high
 
 
-def graph_records(commit: Commit) -> Sequence[Any]:
-    """``(path, lines, hits)`` rows of every file of ``commit``: three columns, no line data, no
-    sort (the layouts order the files themselves), and run as a Core statement, without the
-    ORM's per-row processing."""
+@functools.lru_cache(maxsize=8)
+def _records_query(dialect: Dialect) -> SQLCompiler:
     files = FileCoverage.__table__.c
-    query = sa.select(files.path, files.lines, files.hits).where(files.commit_id == commit.id)
-    return get_session().connection().execute(query).all()
+    query = sa.select(files.path, files.lines, files.hits).where(files.commit_id == sa.bindparam("commit_id"))
+    return cast(SQLCompiler, query.compile(dialect=dialect))
+
+
+def graph_records(commit: Commit) -> Sequence[Any]:
+    """``(path, lines, hits)`` of every file of ``commit``: three columns, no line data, no sort
+    (the layouts order the files themselves), in the session's transaction."""
+    connection = get_session().connection()
+    compiled = _records_query(connection.dialect)
+    params: Any = (commit.id,) if compiled.positional else {"commit_id": commit.id}
+    # The driver's own cursor: its plain tuples cost a quarter less than result rows, a few
+    # milliseconds per 20,000 files (see docs/benchmarks.md).
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(compiled.string, params)
+        return cursor.fetchall()
+    finally:
+        cursor.close()
 
 
 def _compressed_svg(key: str, params: GraphParams, commit: Commit, options: dict[str, Any]) -> bytes:
