@@ -22,6 +22,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_GRAPH_URL_PREFIX": "",
     "COVERAGE_UPLOAD_URL_PREFIX": "",
     "COVERAGE_ACCOUNT_URL_PREFIX": "/account",
+    "COVERAGE_HEALTH_URL_PREFIX": "/_coverage",
     "COVERAGE_PAGE_SIZE": 20,
     "COVERAGE_MAX_PAGE_SIZE": 100,
     "COVERAGE_COLOR_RANGE": (70, 100),
@@ -66,6 +67,8 @@ class CoverageService:
         Reads (and sets defaults for) ``COVERAGE_API_URL_PREFIX`` (``"/api/v2"``),
         ``COVERAGE_LEGACY_URL_PREFIX`` (``"/api/pub"``), ``COVERAGE_GRAPH_URL_PREFIX`` (``""``),
         ``COVERAGE_UPLOAD_URL_PREFIX`` (``""``), ``COVERAGE_ACCOUNT_URL_PREFIX`` (``"/account"``),
+        ``COVERAGE_HEALTH_URL_PREFIX`` (``"/_coverage"``: the health check is ``GET /_coverage/health``;
+        ``None`` does not mount it),
         ``COVERAGE_PAGE_SIZE`` (20), ``COVERAGE_MAX_PAGE_SIZE`` (100), ``COVERAGE_COLOR_RANGE``
         (``(70, 100)``), ``COVERAGE_MAX_UPLOAD_BYTES`` (50 MiB), ``COVERAGE_BIND_KEY`` (``None``:
         the tables live in the app's default database; a key of ``SQLALCHEMY_BINDS`` puts them in
@@ -73,7 +76,8 @@ class CoverageService:
         rendered-graph cache; default an in-process ``SimpleCache`` of 200 entries, e.g.
         ``{"CACHE_TYPE": "RedisCache", "CACHE_REDIS_URL": ...}`` to share it between workers).
         When the extension sets up Flask-SQLAlchemy itself, ``SQLALCHEMY_DATABASE_URI`` defaults to
-        ``sqlite:///coverage.db`` (in the instance folder).
+        ``sqlite:///coverage.db`` (in the instance folder) and its engines default to
+        ``pool_pre_ping=True`` (``SQLALCHEMY_ENGINE_OPTIONS`` wins over that).
         """
         if "coverage" in app.extensions:
             raise RuntimeError(
@@ -98,7 +102,9 @@ class CoverageService:
         if "sqlalchemy" in app.extensions:
             return app.extensions["sqlalchemy"]
         if self._own_db is None:
-            self._own_db = SQLAlchemy()
+            # Pooled connections are checked before use, so a restarted database server costs no
+            # failed request once it is back. A default only: SQLALCHEMY_ENGINE_OPTIONS wins.
+            self._own_db = SQLAlchemy(engine_options={"pool_pre_ping": True})
         app.config.setdefault("SQLALCHEMY_DATABASE_URI", "sqlite:///coverage.db")
         self._own_db.init_app(app)
         return self._own_db

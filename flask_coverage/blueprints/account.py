@@ -29,6 +29,7 @@ from werkzeug.wrappers import Response
 from ..errors import AlreadyExists, InvalidInput, NotFound
 from ..models import AccessToken, Owner
 from ..operations import MAX_TOKEN_NAME_LENGTH, check_name, create_token, list_tokens, revoke_token
+from ..outage import handle_database_outage
 from ..state import call_hook
 
 bp = Blueprint(
@@ -39,6 +40,7 @@ bp = Blueprint(
     # Not "/static": with an empty COVERAGE_ACCOUNT_URL_PREFIX it would shadow the host's static files.
     static_url_path="/coverage-static",
 )
+handle_database_outage(bp)
 
 CSRF_SESSION_KEY = "_coverage_csrf"
 CSRF_FIELD = "csrf_token"

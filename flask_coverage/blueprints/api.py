@@ -23,6 +23,7 @@ from ..lines import Totals
 from ..models import Membership, Owner
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
 from ..operations import check_name, get_owner
+from ..outage import handle_database_outage
 from ..pagination import InvalidPage, page_url, paginate
 from ..schemas import (
     CommitReportSchema,
@@ -97,6 +98,9 @@ def _api_error(error: ApiError) -> Any:
 @bp.errorhandler(HTTPException)
 def _http_error(error: HTTPException) -> Any:
     return _api_error(ApiError(error.code or 500, error.description or error.name))
+
+
+handle_database_outage(bp, lambda message: _api_error(ApiError(503, message)))
 
 
 def _read_only(view: F) -> F:

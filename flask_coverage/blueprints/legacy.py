@@ -18,6 +18,7 @@ from werkzeug.exceptions import HTTPException
 from ..auth import can_read_repository, is_admin
 from ..models import SERVICE_BY_SHORT, Owner, Repository, ServiceEnum
 from ..operations import MAX_NAME_LENGTH, get_owner, get_repository
+from ..outage import handle_database_outage
 from ..state import call_hook
 
 bp = Blueprint("coverage_legacy", __name__)
@@ -46,6 +47,9 @@ def _legacy_error(error: LegacyError) -> Any:
 @bp.errorhandler(HTTPException)
 def _http_error(error: HTTPException) -> Any:
     return _legacy_error(LegacyError(error.code or 500, error.description or error.name))
+
+
+handle_database_outage(bp, lambda message: _legacy_error(LegacyError(503, message)))
 
 
 def access_token_user() -> Owner:

@@ -1,0 +1,165 @@
+"""Parse time and peak memory of our report parsers, next to pycobertura on the same Cobertura file.
+
+Each measurement runs in a fresh interpreter, so peak RSS (``ru_maxrss``) is that parse's alone; a
+second run under ``tracemalloc`` gives the peak of Python allocations. Times are the best of
+``--repeat`` runs, as wall time and CPU time (CPU time is steadier on a busy machine).
+
+Usage::
+
+    python benchmarks/bench_parse.py [--dir DIR] [--files 20000] [--lines 2000000] [--repeat 3]
+
+Reports are generated into DIR (default: a temporary directory) unless already there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate_reports import SOURCE_ROOT, SyntheticProject  # noqa: E402
+from pycobertura import Cobertura  # noqa: E402
+
+# Imported here, before any timing: importing flask_coverage pulls in Flask and SQLAlchemy.
+from flask_coverage.parsers import merge_by_path, parse_report  # noqa: E402
+
+CASES = {
+    # name: (report file, how to parse it)
+    "flask-coverage Cobertura": ("synthetic.xml", "ours:cobertura"),
+    "flask-coverage LCOV": ("synthetic.lcov", "ours:lcov"),
+    "flask-coverage coverage.py JSON": ("synthetic.json", "ours:coveragepy"),
+    # What an upload does: every file kept (merged per path) and encoded for its database column.
+    "flask-coverage Cobertura, kept": ("synthetic.xml", "ours:cobertura:keep"),
+    "pycobertura Cobertura": ("synthetic.xml", "pycobertura"),
+}
+
+
+def parse_ours(path: Path, fmt: str, keep: bool = False) -> tuple[int, int, int]:
+    """Parse with flask-coverage; ``(files, tracked lines, hit lines)``.
+
+    ``keep``: hold every file (merged per path) and its encoded form until the end, as an upload does.
+    """
+    with open(path, "rb") as report:
+        parsed = parse_report(report, format=fmt, root=SOURCE_ROOT)
+        if keep:
+            merged = merge_by_path(parsed)
+            encoded = {name: lines.encode() for name, lines in merged.items()}
+            assert len(encoded) == len(merged)
+            coverages = list(merged.values())
+        else:
+            coverages = (file.lines for file in parsed)
+        files = lines = hits = 0
+        for coverage in coverages:
+            totals = coverage.totals()
+            files += 1
+            lines += totals.lines
+            hits += totals.hits + totals.partials
+    return files, lines, hits
+
+
+def parse_pycobertura(path: Path) -> tuple[int, int, int]:
+    """Parse with pycobertura, reading every line's status per file; same triple as parse_ours."""
+    report = Cobertura(str(path))
+    files = lines = hits = 0
+    for filename in report.files():
+        statuses = report.line_statuses(filename)
+        files += 1
+        lines += len(statuses)
+        hits += sum(1 for _, status in statuses if status != "miss")
+    return files, lines, hits
+
+
+def child(how: str, path: Path, traced: bool) -> dict[str, float]:
+    """One measurement, run inside the child interpreter."""
+    if traced:
+        tracemalloc.start()
+    wall, cpu = time.perf_counter(), time.process_time()
+    if how == "pycobertura":
+        files, lines, hits = parse_pycobertura(path)
+    else:
+        _, fmt, *keep = how.split(":")
+        files, lines, hits = parse_ours(path, fmt, keep=bool(keep))
+    result = {
+        "wall": time.perf_counter() - wall,
+        "cpu": time.process_time() - cpu,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "files": files,
+        "lines": lines,
+        "hits": hits,
+    }
+    if traced:
+        result["traced_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+    return result
+
+
+def measure(how: str, path: Path, traced: bool) -> dict[str, float]:
+    command = [sys.executable, __file__, "--child", how, str(path)] + (["--traced"] if traced else [])
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout  # noqa: S603
+    return json.loads(output)
+
+
+def baseline_rss() -> float:
+    """Peak RSS of an interpreter that only imported the parsers and pycobertura."""
+    code = (
+        "import resource, flask_coverage.parsers, pycobertura;"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    )
+    return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)  # noqa: S603
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", type=Path)
+    parser.add_argument("--files", type=int, default=20_000)
+    parser.add_argument("--lines", type=int, default=2_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", help="comma-separated case names to run (default: all)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("path", nargs="?", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child, args.path, args.traced)))
+        return 0
+
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.dir or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        project = None
+        for filename, write in (
+            ("synthetic.xml", "write_cobertura"),
+            ("synthetic.lcov", "write_lcov"),
+            ("synthetic.json", "write_coveragepy_json"),
+        ):
+            if not (folder / filename).exists():
+                project = project or SyntheticProject(args.files, args.lines)
+                print(f"generating {folder / filename} ...", file=sys.stderr)
+                getattr(project, write)(folder / filename)
+        cases = CASES if not args.only else {k: v for k, v in CASES.items() if k in args.only.split(",")}
+        print(f"{args.files} files, {args.lines} lines; best of {args.repeat}; baseline RSS {baseline_rss():.0f} MB")
+        header = ("parser", "size MB", "wall s", "CPU s", "peak RSS MB", "traced MB")
+        print(f"| {header[0]:<32} | " + " | ".join(f"{h:>{len(h)}}" for h in header[1:]) + " |")
+        print("|" + "|".join("-" * (len(h) + 2) for h in (" " * 32, *header[1:])) + "|")
+        for name, (filename, how) in cases.items():
+            path = folder / filename
+            runs = [measure(how, path, traced=False) for _ in range(args.repeat)]
+            traced = measure(how, path, traced=True)
+            best = min(runs, key=lambda r: r["cpu"])
+            assert (best["files"], best["lines"]) == (args.files, args.lines), (name, best)
+            print(
+                f"| {name:<32} | {path.stat().st_size / 2**20:7.1f} | {min(r['wall'] for r in runs):6.2f} "
+                f"| {best['cpu']:5.2f} | {max(r['rss_mb'] for r in runs):11.0f} | {traced['traced_mb']:9.1f} |",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

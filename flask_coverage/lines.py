@@ -1,0 +1,318 @@
+"""Line coverage of one file: a compact, mergeable record of which lines ran.
+
+A :class:`LineCoverage` keeps, for every tracked line of a file, its hit count and its state
+(:data:`HIT`, :data:`MISS` or :data:`PARTIAL`). It is stored as two ``array('I')`` and a
+``bytearray`` sorted by line number (9 bytes per line), because a report of millions of lines must
+fit in memory next to everything else an upload does; a dict of tuples would cost ~20 times more.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+import zlib
+from array import array
+from dataclasses import dataclass
+from itertools import accumulate, repeat
+from operator import add, mul, sub
+from typing import Iterable, Iterator, Tuple
+
+__all__ = [
+    "HIT",
+    "MISS",
+    "PARTIAL",
+    "MAX_HITS",
+    "LineCoverage",
+    "LineCoverageBuilder",
+    "Totals",
+]
+
+#: A line that ran (and, if it has branches, took all of them). The ``type`` code of the report API.
+HIT = 0
+#: A tracked line that never ran.
+MISS = 1
+#: A line that ran but left at least one of its branches untaken.
+PARTIAL = 2
+
+#: Hit counts saturate here: they are stored as unsigned 32-bit integers.
+MAX_HITS = 2**32 - 1
+#: The largest line number the structure can hold (parsers apply a much stricter limit).
+MAX_LINE = 2**32 - 1
+
+# array's "I" is 4 bytes on every mainstream platform, but the C standard only promises 2.
+_U32 = "I" if array("I").itemsize == 4 else "L"
+# Merge priority of a state: HIT wins over PARTIAL, which wins over MISS.
+_RANK = (0, 2, 1)
+_BY_RANK = (HIT, PARTIAL, MISS)
+# The merged state of states a and b, at index 3 * a + b.
+_MERGED = bytes(_BY_RANK[min(_RANK[a], _RANK[b])] for a in range(3) for b in range(3))
+
+_CODEC_VERSION = 1
+_COUNT = struct.Struct("<I")
+# zlib never expands data by more than ~1032:1; a claim beyond this is corrupt, not compressed.
+_MAX_ZLIB_RATIO = 1100
+
+Entry = Tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Counts of tracked lines; ``lines`` is always ``hits + misses + partials``.
+
+    Totals add up (``a + b``, and ``sum(totals_list, Totals())``) to give the totals of several files.
+    """
+
+    lines: int = 0
+    hits: int = 0
+    misses: int = 0
+    partials: int = 0
+
+    def __post_init__(self) -> None:
+        if min(self.hits, self.misses, self.partials) < 0:
+            raise ValueError("totals cannot be negative")
+        if self.lines != self.hits + self.misses + self.partials:
+            raise ValueError("lines must equal hits + misses + partials")
+
+    @classmethod
+    def from_counts(cls, hits: int, misses: int, partials: int) -> Totals:
+        """Totals of ``hits`` hit, ``misses`` missed and ``partials`` partial lines."""
+        return cls(hits + misses + partials, hits, misses, partials)
+
+    def __add__(self, other: Totals) -> Totals:
+        if not isinstance(other, Totals):
+            return NotImplemented
+        return Totals(
+            self.lines + other.lines,
+            self.hits + other.hits,
+            self.misses + other.misses,
+            self.partials + other.partials,
+        )
+
+    def __radd__(self, other: object) -> Totals:
+        # Lets the built-in sum() start from its default 0.
+        if other == 0:
+            return self
+        return NotImplemented
+
+    @property
+    def coverage(self) -> float:
+        """``hits / lines * 100`` rounded down to 2 decimals (``66.66`` for 2 of 3); 0 without lines."""
+        if not self.lines:
+            return 0.0
+        # Integer floor first, so 2/3 gives 66.66 and never 66.67 or 66.65999...
+        return (self.hits * 10000 // self.lines) / 100
+
+
+class LineCoverage:
+    """Immutable coverage of one file: tracked lines in increasing order, each with hits and state.
+
+    ``LineCoverage(entries)`` accepts ``(line, hits, state)`` triples in any order; a line given more
+    than once is combined with the :meth:`merge` rules. Iterating yields the triples in line order.
+    """
+
+    __slots__ = ("_lines", "_hits", "_states")
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        builder = LineCoverageBuilder()
+        for line, hits, state in entries:
+            builder.add(line, hits, state)
+        built = builder.build()
+        self._lines: array[int] = built._lines
+        self._hits: array[int] = built._hits
+        self._states: bytearray = built._states
+
+    @classmethod
+    def _trusted(cls, lines: array[int], hits: array[int], states: bytearray) -> LineCoverage:
+        # Wraps arrays already sorted, unique and valid, without copying them.
+        self = cls.__new__(cls)
+        self._lines, self._hits, self._states = lines, hits, states
+        return self
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return zip(self._lines, self._hits, self._states)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LineCoverage):
+            return NotImplemented
+        return self._lines == other._lines and self._hits == other._hits and self._states == other._states
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, like a list
+
+    def __repr__(self) -> str:
+        t = self.totals()
+        return f"<LineCoverage lines={t.lines} hits={t.hits} misses={t.misses} partials={t.partials}>"
+
+    def totals(self) -> Totals:
+        """Counts of hit, missed and partial lines of this file."""
+        states = self._states
+        return Totals.from_counts(states.count(HIT), states.count(MISS), states.count(PARTIAL))
+
+    def merge(self, other: LineCoverage) -> LineCoverage:
+        """Coverage of both: hits add up (saturating at :data:`MAX_HITS`), lines of either are kept.
+
+        A line's state is HIT if it is HIT on either side, else PARTIAL if PARTIAL on either side,
+        else MISS: a partial line stays partial unless some run hit it fully.
+        """
+        if not other._lines:
+            return self
+        if not self._lines:
+            return other
+        if self._lines == other._lines:
+            # Two uploads of one test suite track the same lines: combine them with C-level maps.
+            hits = array(_U32, map(min, map(add, self._hits, other._hits), repeat(MAX_HITS)))
+            codes = map(add, map(mul, self._states, repeat(3)), other._states)
+            return LineCoverage._trusted(self._lines, hits, bytearray(map(_MERGED.__getitem__, codes)))
+        lines, hits, states = array(_U32), array(_U32), bytearray()
+        a_lines, a_hits, a_states = self._lines, self._hits, self._states
+        b_lines, b_hits, b_states = other._lines, other._hits, other._states
+        i = j = 0
+        na, nb = len(a_lines), len(b_lines)
+        while i < na and j < nb:
+            la, lb = a_lines[i], b_lines[j]
+            if la == lb:
+                lines.append(la)
+                hits.append(min(a_hits[i] + b_hits[j], MAX_HITS))
+                states.append(_BY_RANK[min(_RANK[a_states[i]], _RANK[b_states[j]])])
+                i += 1
+                j += 1
+            elif la < lb:
+                lines.append(la)
+                hits.append(a_hits[i])
+                states.append(a_states[i])
+                i += 1
+            else:
+                lines.append(lb)
+                hits.append(b_hits[j])
+                states.append(b_states[j])
+                j += 1
+        # At most one side has a tail left; slices of arrays copy in C.
+        lines.extend(a_lines[i:])
+        hits.extend(a_hits[i:])
+        states.extend(a_states[i:])
+        lines.extend(b_lines[j:])
+        hits.extend(b_hits[j:])
+        states.extend(b_states[j:])
+        return LineCoverage._trusted(lines, hits, states)
+
+    def encode(self) -> bytes:
+        """A compact binary form for one database column; :meth:`decode` reads it back."""
+        lines = self._lines
+        # Line numbers as gaps from the previous one: small, repetitive, compress well.
+        deltas = array(_U32, lines[:1])
+        deltas.extend(map(sub, lines[1:], lines))
+        hits = self._hits
+        if sys.byteorder == "big":
+            deltas.byteswap()
+            hits = array(_U32, hits)
+            hits.byteswap()
+        body = _COUNT.pack(len(deltas)) + deltas.tobytes() + hits.tobytes() + bytes(self._states)
+        return bytes((_CODEC_VERSION,)) + zlib.compress(body)
+
+    @classmethod
+    def decode(cls, data: bytes) -> LineCoverage:
+        """Read what :meth:`encode` wrote; anything else raises :class:`ValueError`."""
+        if not data or data[0] != _CODEC_VERSION:
+            raise ValueError("not an encoded LineCoverage (unknown version byte)")
+        inflater = zlib.decompressobj()
+        try:
+            head = inflater.decompress(data[1:], _COUNT.size)
+            if len(head) != _COUNT.size:
+                raise ValueError("encoded LineCoverage is truncated")
+            (count,) = _COUNT.unpack(head)
+            size = 9 * count
+            if size > len(data) * _MAX_ZLIB_RATIO:
+                raise ValueError("encoded LineCoverage claims more lines than it can hold")
+            body = inflater.decompress(inflater.unconsumed_tail, size)
+            trailer = inflater.decompress(inflater.unconsumed_tail, 1)
+        except zlib.error as exc:
+            raise ValueError(f"encoded LineCoverage is corrupt: {exc}") from None
+        if len(body) != size or trailer or not inflater.eof or inflater.unused_data:
+            raise ValueError("encoded LineCoverage has the wrong length")
+        deltas, hits = array(_U32), array(_U32)
+        deltas.frombytes(body[: 4 * count])
+        hits.frombytes(body[4 * count : 8 * count])
+        if sys.byteorder == "big":
+            deltas.byteswap()
+            hits.byteswap()
+        states = bytearray(body[8 * count :])
+        if 0 in deltas:
+            raise ValueError("encoded LineCoverage has unordered or zero line numbers")
+        if states.translate(None, b"\x00\x01\x02"):
+            raise ValueError("encoded LineCoverage has an unknown line state")
+        try:
+            lines = array(_U32, accumulate(deltas))
+        except OverflowError:
+            raise ValueError("encoded LineCoverage has a line number out of range") from None
+        return cls._trusted(lines, hits, states)
+
+
+class LineCoverageBuilder:
+    """Collects ``(line, hits, state)`` one at a time and builds a :class:`LineCoverage`.
+
+    Entries may come in any order and repeat; :meth:`build` sorts them and combines repeats with the
+    :meth:`LineCoverage.merge` rules. Entries already in increasing order (the usual case) cost no sort.
+    """
+
+    __slots__ = ("_lines", "_hits", "_states", "_last", "_ordered")
+
+    def __init__(self) -> None:
+        self._lines: array[int] = array(_U32)
+        self._hits: array[int] = array(_U32)
+        self._states = bytearray()
+        self._last = 0
+        self._ordered = True
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def add(self, line: int, hits: int, state: int) -> None:
+        """Record one line; hits above :data:`MAX_HITS` saturate, bad values raise ValueError."""
+        if not 1 <= line <= MAX_LINE:
+            raise ValueError(f"line number out of range: {line}")
+        if hits < 0:
+            raise ValueError(f"negative hit count: {hits}")
+        if state != HIT and state != MISS and state != PARTIAL:
+            raise ValueError(f"unknown line state: {state}")
+        if line <= self._last:
+            self._ordered = False
+        self._last = line
+        self._lines.append(line)
+        self._hits.append(hits if hits <= MAX_HITS else MAX_HITS)
+        self._states.append(state)
+
+    def build(self, partial_lines: Iterable[int] = ()) -> LineCoverage:
+        """The collected lines as a :class:`LineCoverage`; the builder starts empty again.
+
+        ``partial_lines``: lines known to have an untaken branch (LCOV ``BRDA`` records); those that
+        were hit become PARTIAL.
+        """
+        lines, hits, states, ordered = self._lines, self._hits, self._states, self._ordered
+        # The arrays are handed over without a copy, so the builder must never touch them again.
+        self._lines, self._hits, self._states = array(_U32), array(_U32), bytearray()
+        self._last, self._ordered = 0, True
+        if not ordered:
+            lines, hits, states = _sorted_unique(lines, hits, states)
+        wanted = set(partial_lines)
+        if wanted:
+            for k, line in enumerate(lines):
+                if line in wanted and hits[k] and states[k] == HIT:
+                    states[k] = PARTIAL
+        return LineCoverage._trusted(lines, hits, states)
+
+
+def _sorted_unique(lines: array[int], hits: array[int], states: bytearray) -> tuple[array[int], array[int], bytearray]:
+    order = sorted(range(len(lines)), key=lines.__getitem__)
+    out_lines, out_hits, out_states = array(_U32), array(_U32), bytearray()
+    for k in order:
+        line = lines[k]
+        if out_lines and out_lines[-1] == line:
+            out_hits[-1] = min(out_hits[-1] + hits[k], MAX_HITS)
+            out_states[-1] = _BY_RANK[min(_RANK[out_states[-1]], _RANK[states[k]])]
+        else:
+            out_lines.append(line)
+            out_hits.append(hits[k])
+            out_states.append(states[k])
+    return out_lines, out_hits, out_states

@@ -1,0 +1,129 @@
+"""Turning the file names written in a report into repository-relative paths.
+
+Rules (documented in docs/parsing.md):
+
+- ``\\`` becomes ``/``; ``.`` segments, doubled slashes and ``a/..`` pairs are collapsed.
+- An absolute name under a Cobertura ``<source>`` is made relative to it (the longest source wins),
+  then prefixed with that source's place in the repository; one under ``root`` loses ``root``.
+- A relative Cobertura name is joined to the outermost ``<source>`` (the checkout root whenever it is
+  listed: coverage.py, Istanbul and gcovr all list it).
+- An absolute name that matches neither is kept without its leading ``/`` (or drive), so nothing
+  is lost silently and the uploader can see which ``root`` to pass.
+- A name that is empty, climbs out (``..`` after collapsing), is absurdly long or holds control
+  characters is refused with a ReportError.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Sequence
+
+from ..errors import ReportError
+from ._common import quote
+
+MAX_PATH_LENGTH = 4096
+
+_DRIVE = re.compile(r"[A-Za-z]:(?=/|$)")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class PathResolver:
+    """Maps report file names to repository-relative paths for one report."""
+
+    def __init__(self, root: str | None = None, sources: Sequence[str] = ()) -> None:
+        self._root = _normalise(root) if root else None
+        absolute = [s for s in (_normalise(s) for s in sources if s.strip()) if _is_absolute(s)]
+        relative = [_normalise(s) for s in sources if s.strip() and not _is_absolute(_normalise(s))]
+        # Without a root, the sources' common ancestor stands for the checkout root.
+        base = self._root or (_common_ancestor(absolute) if len(absolute) > 1 else None)
+        self._sources: list[tuple[str, str | None]] = []
+        for source in absolute:
+            if base is None:
+                prefix: str | None = ""
+            else:
+                prefix = _strip_prefix(source, base)
+            self._sources.append((source, prefix))
+        self._sources.extend((s, "" if s == "." else s) for s in relative)
+        usable = [prefix for _, prefix in self._sources if prefix is not None]
+        # Outermost first; min() keeps document order among equally deep sources.
+        self._relative_prefix = min(usable, key=_depth) if usable else ""
+        self._by_length = sorted(((s, p) for s, p in self._sources if _is_absolute(s)), key=lambda sp: -len(sp[0]))
+
+    def resolve(self, name: str) -> str:
+        """The repository-relative path for the file ``name``, or a ReportError."""
+        if not name or not name.strip():
+            raise ReportError("report names a file with an empty path")
+        if len(name) > MAX_PATH_LENGTH:
+            raise ReportError(f"path {quote(name)} is longer than {MAX_PATH_LENGTH} characters")
+        if _CONTROL.search(name):
+            raise ReportError(f"path {quote(name)} contains control characters")
+        path = _normalise(name)
+        if _is_absolute(path):
+            path = self._relative_to_repository(path)
+        elif self._root is not None and (rest := _strip_prefix(path, self._root)) is not None:
+            path = rest
+        elif self._sources:
+            path = posixpath.join(self._relative_prefix, path)
+        path = posixpath.normpath(path) if path else ""
+        if path in ("", "."):
+            raise ReportError(f"path {quote(name)} names the repository root, not a file")
+        if path == ".." or path.startswith("../"):
+            raise ReportError(f"path {quote(name)} climbs out of the repository root")
+        return path
+
+    def _relative_to_repository(self, path: str) -> str:
+        for source, prefix in self._by_length:
+            if prefix is None:
+                continue
+            rest = _strip_prefix(path, source)
+            if rest is not None:
+                return posixpath.join(prefix, rest) if prefix else rest
+        if self._root is not None:
+            rest = _strip_prefix(path, self._root)
+            if rest is not None:
+                return rest
+        return _DRIVE.sub("", path, count=1).lstrip("/")
+
+
+def _normalise(path: str) -> str:
+    path = path.strip().replace("\\", "/")
+    drive = ""
+    match = _DRIVE.match(path)
+    if match:
+        drive, path = match.group(0).upper(), path[match.end() :] or "/"
+    path = posixpath.normpath(path)
+    # POSIX keeps a leading "//"; a report means nothing special by it.
+    if path.startswith("//"):
+        path = "/" + path.lstrip("/")
+    return drive + path
+
+
+def _is_absolute(path: str) -> bool:
+    return path.startswith("/") or _DRIVE.match(path) is not None
+
+
+def _strip_prefix(path: str, prefix: str) -> str | None:
+    # "" when path is prefix itself, the remainder when path is below it, None otherwise.
+    if path == prefix:
+        return ""
+    if prefix in ("", "."):
+        return None if _is_absolute(path) else path
+    head = prefix if prefix.endswith("/") else prefix + "/"
+    if path.startswith(head):
+        return path[len(head) :]
+    return None
+
+
+def _common_ancestor(paths: Sequence[str]) -> str:
+    parts = [p.split("/") for p in paths]
+    common = []
+    for segments in zip(*parts):
+        if any(s != segments[0] for s in segments):
+            break
+        common.append(segments[0])
+    return "/".join(common) or "/"
+
+
+def _depth(prefix: str) -> int:
+    return 0 if not prefix else prefix.count("/") + 1

@@ -1,0 +1,255 @@
+"""Bad input of every kind gives a ReportError with a clear message, never another exception."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from flask_coverage.errors import ReportError, ReportTooLarge
+from flask_coverage.parsers import detect_format, parse_report
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def parse_all(data: bytes, **options: object) -> list:
+    return list(parse_report(data, **options))  # type: ignore[arg-type]
+
+
+def cobertura(lines: str, filename: str = "a.py", prolog: str = "") -> bytes:
+    return (
+        f'<?xml version="1.0" ?>{prolog}<coverage><packages><package name="p"><classes>'
+        f'<class name="a" filename="{filename}"><methods/><lines>{lines}</lines></class>'
+        "</classes></package></packages></coverage>"
+    ).encode()
+
+
+def lcov(body: str, path: str = "a.py") -> bytes:
+    return f"TN:\nSF:{path}\n{body}\nend_of_record\n".encode()
+
+
+def test_empty_input():
+    with pytest.raises(ReportError, match="^empty report$"):
+        parse_all(b"")
+
+
+def test_blank_input_with_explicit_format():
+    with pytest.raises(ReportError, match="^empty report$"):
+        parse_all(b" \n\t", format="lcov")
+
+
+def test_unknown_format():
+    with pytest.raises(ReportError, match="^unknown report format: expected Cobertura XML, coverage.py JSON or LCOV$"):
+        parse_all(b"hello, this is not a coverage report\n")
+
+
+def test_unknown_format_argument():
+    with pytest.raises(ReportError, match="unknown report format 'xml': expected auto, cobertura"):
+        parse_all(b"SF:a.py\n", format="xml")
+
+
+def test_binary_garbage():
+    with pytest.raises(ReportError, match="^unknown report format"):
+        parse_all(bytes(range(256)) * 4)
+
+
+def test_gzip_is_not_guessed():
+    with pytest.raises(ReportError, match="^unknown report format"):
+        parse_all(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + b"\x00" * 64)
+
+
+def test_other_xml():
+    with pytest.raises(ReportError, match=r"XML whose root element is <html>, not <coverage>"):
+        parse_all(b"<!DOCTYPE html><html><body>nope</body></html>")
+
+
+def test_other_json():
+    with pytest.raises(ReportError, match="JSON without coverage.py's meta and files"):
+        parse_all(b'{"totals": {}}')
+
+
+def test_truncated_xml():
+    data = (DATA / "marshmallow.coverage.xml").read_bytes()
+    with pytest.raises(ReportError, match=r"^invalid XML report \(truncated\?\): unclosed token at line \d+"):
+        parse_all(data[: len(data) // 2])
+
+
+def test_truncated_xml_between_elements():
+    data = (DATA / "marshmallow.coverage.xml").read_bytes()
+    cut = data.index(b"</class>") + len(b"</class>")
+    with pytest.raises(ReportError, match=r"^invalid XML report \(truncated\?\): no element found"):
+        parse_all(data[:cut])
+
+
+def test_malformed_xml():
+    with pytest.raises(ReportError, match=r"^invalid XML report: mismatched tag at line 1"):
+        parse_all(b"<coverage><packages></coverage>")
+
+
+def test_truncated_json():
+    data = (DATA / "marshmallow.coverage.json").read_bytes()
+    with pytest.raises(ReportError, match=r"^invalid JSON report: it stops in the middle of a value \(truncated\?\)$"):
+        parse_all(data[: len(data) // 2])
+
+
+def test_invalid_json():
+    with pytest.raises(ReportError, match=r"^invalid JSON report: expected ',' or '}' near"):
+        parse_all(b'{"meta": {} "files": {}}')
+
+
+def test_json_without_meta():
+    with pytest.raises(ReportError, match="^not a coverage.py JSON report: it needs both meta and files$"):
+        parse_all(b'{"files": {}}')
+
+
+def test_truncated_lcov():
+    data = (DATA / "marshmallow.lcov").read_bytes()
+    with pytest.raises(
+        ReportError, match=r"^LCOV report is truncated: the record for 'src/marshmallow/.*' has no end_of_record$"
+    ):
+        parse_all(data[: len(data) // 2])
+
+
+def test_lcov_junk_line():
+    with pytest.raises(ReportError, match=r"^LCOV line 4 is not an LCOV record: 'hello world'$"):
+        parse_all(lcov("DA:1,1\nhello world"))
+
+
+def test_lcov_unclosed_record():
+    with pytest.raises(ReportError, match=r"^LCOV line 4: SF: record for 'a.py' is not closed by end_of_record$"):
+        parse_all(b"TN:\nSF:a.py\nDA:1,1\nSF:b.py\nDA:1,1\nend_of_record\n")
+
+
+def test_invalid_utf8_lcov():
+    with pytest.raises(ReportError, match=r"^report is not valid UTF-8 \(invalid byte at offset 8\)$"):
+        parse_all(b"TN:\nSF:a\xff.py\nDA:1,1\nend_of_record\n")
+
+
+def test_invalid_utf8_json():
+    with pytest.raises(ReportError, match=r"^report is not valid UTF-8 \(invalid byte at offset \d+\)$"):
+        parse_all(b'{"meta": {}, "files": {"a\xff.py": {"executed_lines": [1]}}}')
+
+
+def test_invalid_utf8_xml():
+    with pytest.raises(ReportError, match=r"^invalid XML report: not well-formed \(invalid token\) at line 1"):
+        parse_all(cobertura('<line number="1" hits="1"/>', filename="a@.py").replace(b"a@", b"a\xff"))
+
+
+def test_billion_laughs():
+    prolog = (
+        '<!DOCTYPE coverage [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">'
+        '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>'
+    )
+    with pytest.raises(ReportError, match=r"^XML report declares entities \(<!ENTITY \.\.\.>\); they are refused"):
+        parse_all(cobertura('<line number="1" hits="1"/>', filename="&lol3;", prolog=prolog))
+
+
+def test_external_entity():
+    prolog = '<!DOCTYPE coverage [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
+    with pytest.raises(ReportError, match="declares entities"):
+        parse_all(cobertura('<line number="1" hits="1"/>', filename="&xxe;", prolog=prolog))
+
+
+def test_external_parameter_entity():
+    prolog = '<!DOCTYPE coverage [<!ENTITY % remote SYSTEM "http://example.invalid/evil.dtd"> %remote;]>'
+    with pytest.raises(ReportError, match="declares entities"):
+        parse_all(cobertura('<line number="1" hits="1"/>', prolog=prolog))
+
+
+def test_undeclared_entity():
+    with pytest.raises(ReportError, match="^invalid XML report: undefined entity at line 1"):
+        parse_all(cobertura('<line number="1" hits="1"/>', filename="&nope;"))
+
+
+def test_negative_hits():
+    with pytest.raises(ReportError, match=r"^invalid hit count '-1' for line 3 of 'a.py': negative$"):
+        parse_all(lcov("DA:3,-1"))
+
+
+def test_negative_hits_cobertura():
+    with pytest.raises(ReportError, match=r"^invalid hit count '-5' for line 2 of 'a.py': negative$"):
+        parse_all(cobertura('<line number="2" hits="-5"/>'))
+
+
+def test_non_numeric_hits():
+    with pytest.raises(ReportError, match=r"^invalid hit count 'many' for line 2 of 'a.py': not an integer$"):
+        parse_all(cobertura('<line number="2" hits="many"/>'))
+
+
+def test_missing_hits():
+    with pytest.raises(ReportError, match=r"^invalid Cobertura report: line 2 of 'a.py' has no hits$"):
+        parse_all(cobertura('<line number="2"/>'))
+
+
+def test_line_number_zero():
+    with pytest.raises(ReportError, match=r"^invalid line number '0' in 'a.py': must be at least 1$"):
+        parse_all(lcov("DA:0,1"))
+
+
+def test_negative_line_number():
+    with pytest.raises(ReportError, match=r"^invalid line number '-4' in 'a.py': must be at least 1$"):
+        parse_all(cobertura('<line number="-4" hits="1"/>'))
+
+
+def test_non_integer_line_number_in_json():
+    with pytest.raises(ReportError, match=r"^invalid line number '\"7\"' in 'a.py': not an integer$"):
+        parse_all(b'{"meta": {}, "files": {"a.py": {"executed_lines": ["7"]}}}')
+
+
+def test_absurd_line_number():
+    with pytest.raises(
+        ReportError, match=r"^invalid line number '4294967296' in 'a.py': too large \(the limit is 10000000\)$"
+    ):
+        parse_all(lcov("DA:4294967296,1"))
+
+
+def test_absurd_hit_count():
+    with pytest.raises(ReportError, match=r"^invalid hit count '1{30}' for line 1 of 'a.py': too large"):
+        parse_all(cobertura(f'<line number="1" hits="{"1" * 30}"/>'))
+
+
+def test_absurd_number_in_json():
+    with pytest.raises(ReportError, match="^invalid JSON report: a number is absurdly large$|too large"):
+        parse_all(b'{"meta": {}, "files": {"a.py": {"executed_lines": [1' + b"0" * 5000 + b"]}}}")
+
+
+def test_deeply_nested_json():
+    with pytest.raises(ReportError, match="^invalid JSON report: nested too deeply$"):
+        parse_all(b'{"meta": {}, "files": {"a.py": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}")
+
+
+def test_path_climbing_out():
+    with pytest.raises(ReportError, match=r"^path 'src/../../etc/passwd' climbs out of the repository root$"):
+        parse_all(lcov("DA:1,1", path="src/../../etc/passwd"))
+
+
+def test_empty_path():
+    with pytest.raises(ReportError, match="^report names a file with an empty path$"):
+        parse_all(cobertura('<line number="1" hits="1"/>', filename=""))
+
+
+def test_path_with_control_characters_is_refused_and_escaped():
+    with pytest.raises(ReportError, match=r"^path 'a\\x1b\[31m.py' contains control characters$"):
+        parse_all(lcov("DA:1,1", path="a\x1b[31m.py"))
+
+
+def test_report_too_large_from_file_object():
+    data = (DATA / "d3-hierarchy.lcov").read_bytes()
+    with pytest.raises(ReportTooLarge, match="^report is larger than the limit of 100 bytes$"):
+        list(parse_report(io.BytesIO(data), max_bytes=100))
+
+
+def test_detect_format_refuses_empty_head():
+    with pytest.raises(ReportError, match="^empty report$"):
+        detect_format(b"\xef\xbb\xbf  \n")
+
+
+def test_lcov_line_without_end():
+    with pytest.raises(ReportError, match=r"^LCOV line 2 is longer than 1048576 characters$"):
+        parse_all(b"TN:\nSF:" + b"a" * 3_000_000)
+
+
+def test_json_blank_run_is_skipped_quickly():
+    # Millions of blanks are skipped by a regular-expression search, not a Python loop per character.
+    assert parse_all(b'{"meta": {}, "files": {' + b" " * 5_000_000 + b"}}") == []
