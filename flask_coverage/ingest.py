@@ -254,7 +254,7 @@ def _lost_lock_race(error: OperationalError) -> bool:
         return True
     code = getattr(orig, "sqlite_errorcode", None)  # Python 3.11+; the message before that
     if code is not None:
-        return code & 0xFF in _RETRY_SQLITE_CODES
+        return (code & 0xFF) in _RETRY_SQLITE_CODES
     return "database is locked" in str(orig) or "database table is locked" in str(orig)
 
 
@@ -278,7 +278,7 @@ def _store(
     ).scalar_one()
 
     existing = dict(session.execute(sa.select(stored.c.path, stored.c.id).where(stored.c.commit_id == commit_id)).all())
-    merged = dict(files)
+    merged = dict(files)  # a copy: a retried transaction starts again from the parsed files
     overlap = [existing[path] for path in merged if path in existing]
     path_of = {file_id: path for path, file_id in existing.items()}
     for ids in _batched(overlap, _BATCH):
