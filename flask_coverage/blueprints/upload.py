@@ -30,6 +30,7 @@ from ..errors import InvalidInput, NotFound, ReportTooLarge
 from ..ingest import check_sha, normalize_branch, normalize_pullid, upload_reports
 from ..lines import Totals
 from ..models import Repository
+from ..outage import handle_database_outage
 from ..state import get_session
 
 bp = Blueprint("coverage_upload", __name__)
@@ -69,6 +70,9 @@ def _upload_error(error: UploadError) -> Response:
 @bp.errorhandler(HTTPException)
 def _http_error(error: HTTPException) -> Response:
     return _text(error.code or 500, f"{error.name}: {error.description}\n")
+
+
+handle_database_outage(bp, lambda message: _text(503, message + "\n"))
 
 
 def _fail(status: int, message: str) -> NoReturn:
