@@ -12,17 +12,17 @@ from typing import Any, Callable, Optional, TypeVar
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request
+from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import PathConverter
 
 from ..auth import can_read_repository, is_member
 from ..commits import commit_web_path, find_repository, iter_file_coverage, resolve_commit
-from ..errors import InvalidInput
 from ..lines import Totals
 from ..models import Membership, Owner
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
-from ..operations import check_name, get_owner
+from ..operations import get_owner
 from ..outage import handle_database_outage
 from ..pagination import InvalidPage, page_url, paginate
 from ..schemas import (
@@ -47,8 +47,11 @@ class _NameConverter(PathConverter):
     regex = r"[^/][\s\S]*?"
 
 
-# A namespaced converter on the app's map: blueprints cannot have their own.
-bp.record_once(lambda state: state.app.url_map.converters.setdefault("coverage_name", _NameConverter))
+@bp.record_once
+def _add_name_converter(state: BlueprintSetupState) -> None:
+    # A namespaced converter on the app's map: blueprints cannot have their own.
+    state.app.url_map.converters.setdefault("coverage_name", _NameConverter)
+
 
 #: The OpenAPI document of the v2 API; :func:`api_get` adds every view to it.
 document = ApiDocument(
@@ -170,14 +173,11 @@ def load_query(schema: Schema) -> dict[str, Any]:
 
 def owner_from_path(service: str, owner_username: str) -> Owner:
     """The owner a v2 path names, or a 404 :class:`ApiError` (unknown service, unknown owner)."""
-    owner = None
     try:
         args = OwnerPathSchema().load({"service": service, "owner_username": owner_username})
-        # A name that could never have been created is not looked up (PostgreSQL refuses NUL bytes).
-        if check_name(owner_username, "username") == owner_username:
-            owner = get_owner(args["service"], owner_username)
-    except (ValidationError, InvalidInput):
-        pass
+    except ValidationError:
+        raise ApiError(404, NOT_FOUND) from None
+    owner = get_owner(args["service"], owner_username)
     if owner is None:
         raise ApiError(404, NOT_FOUND)
     return owner
