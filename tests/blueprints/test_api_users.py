@@ -215,6 +215,15 @@ def test_outsiders_are_never_listed_even_when_the_search_matches_them(testapp, a
     assert usernames(get_users(testapp, acme["alice"], search="alice")) == ["alice"]
 
 
+def test_only_members_on_the_organizations_service_are_listed_and_counted(testapp, acme) -> None:
+    session = get_session()
+    stray = Owner(service=ServiceEnum.gitlab, username="aaron")
+    session.add(Membership(org=get_owner("github", "acme"), user=stray, activated=True))
+    session.commit()
+    body = get_users(testapp, acme["alice"]).json
+    assert body["count"] == len(MEMBERS) and "aaron" not in usernames_of(body)
+
+
 # --- who may list --------------------------------------------------------------------------------
 
 
