@@ -40,7 +40,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from ..commits import file_lines, find_repository, resolve_commit
 from ..models import SERVICE_BY_SHORT, Commit, FileCoverage, Repository
 from ..outage import handle_database_outage
-from ..state import call_hook, get_cache, get_session
+from ..state import call_hook, get_cache, get_session, get_state
 from ..svg import GRAPH_KINDS, GraphParams, render_graph_svg, validate_graph_params
 from ..svg.writer import format_percent
 
@@ -171,14 +171,13 @@ def _target_commit(
 def _link_target(repository: Repository, commit: Commit) -> tuple[Optional[str], str]:
     """``(link prefix, link suffix)`` of a graph's blocks (``None``: no links).
 
-    Links to this service's own file view become ``../blob/``: from ``{target}/graphs/`` that is
-    the file view of the same target. They carry the request's graph token when the repository
-    is private. Any other URL from the ``file_url`` hook is used as it is: the token is never
-    sent elsewhere.
+    Without a ``file_url`` hook of the host's, links go to this service's file view as
+    ``../blob/``: from ``{target}/graphs/`` that is the file view of the same target. They carry
+    the request's graph token when the repository is private. A hook's URL is used as it is: the
+    token is never sent elsewhere.
     """
-    prefix = call_hook("file_url", repository, commit)
-    if prefix is None or prefix != default_file_url(repository, commit):
-        return prefix, ""
+    if get_state().service.file_url_callback is not default_file_url:
+        return call_hook("file_url", repository, commit), ""
     token = _graph_token() if repository.private else None
     return "../blob/", "" if token is None else f"?token={quote(token, safe='')}"
 
