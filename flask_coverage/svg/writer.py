@@ -1,0 +1,298 @@
+"""SVG writers: plain string building over the layouts, every name escaped.
+
+Output is small on purpose: integer coordinates, a ``<path>`` per block,
+one ``<g fill>`` group per color (blocks never overlap, so drawing order
+within a level does not matter), stroke set once on the outer group, and no
+script or style sheet at all.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Iterable, Optional, Sequence, Tuple
+
+from .color import NO_DATA_COLOR, coverage_color
+from .escape import link_prefix_attr, url_path, url_safe, xml_escape
+from .hierarchy import FileRecord, Node, build_hierarchy
+from .params import GRAPH_DEFAULTS, validate_graph_params
+from .partition import icicle, sunburst, sunburst_ticks
+from .treemap import Block, iter_squarified_treemap
+
+SVG_NS = "http://www.w3.org/2000/svg"
+
+#: Default smallest block (tree: side of a square of the same area; icicle:
+#: width; sunburst: outer rim length), in pixels, drawn on its own; smaller
+#: trailing blocks of a folder are folded into one block.  With the default
+#: 1 px border a 6 px block shows a 5 px square of its color: enough to read
+#: the color and to point at for the tooltip.  Smaller blocks only appear in
+#: crowded graphs, where they are mostly border: noise on screen, and most of
+#: the render time and bytes (docs/svg.md has the measurements).
+MIN_BLOCK_SIZE = 6
+
+
+def format_percent(hits: int, lines: int) -> str:
+    """Coverage as shown in titles: rounded down to two decimals
+    (``"85.71%"``, like the report API), or ``"n/a"`` without lines."""
+    if lines <= 0:
+        return "n/a"
+    q = hits * 10000 // lines
+    return f"{q // 100}.{q % 100:02d}%"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _num(value: float) -> str:
+    # One decimal, no trailing ".0"; adding 0.0 turns -0.0 into 0.0.
+    return f"{round(value, 1) + 0.0:g}"
+
+
+class _Drawing:
+    """Collects shapes grouped by fill color, then writes the document."""
+
+    def __init__(
+        self,
+        kind: str,
+        width: int,
+        height: int,
+        border_size: int,
+        border_color: str,
+        color_range: Tuple[float, float],
+        link_prefix: Optional[str],
+        link_suffix: str,
+        min_block_size: int,
+    ) -> None:
+        params = validate_graph_params(kind, width, height, border_size)
+        self.width = params.width
+        self.height = params.height
+        self.border_size = params.border_size
+        self.border_color = xml_escape(border_color)
+        self.low, self.high = color_range
+        self.prefix = None if link_prefix is None else link_prefix_attr(link_prefix)
+        self.suffix = xml_escape(link_suffix)
+        #: Smallest block side, in pixels, drawn on its own; it always shows
+        #: at least one pixel of its color inside its border.
+        self.min_size = max(min_block_size, self.border_size + 1)
+        self._groups: dict[str, list[str]] = {}
+        # Coverage in hundredths of a percent (-1: no lines) -> (text, group):
+        # many files share a value, so each is formatted and colored once.
+        self._styles: dict[int, tuple[str, list[str]]] = {}
+
+    def _style(self, hits: int, lines: int) -> tuple[str, list[str]]:
+        q = hits * 10000 // lines if lines > 0 else -1
+        style = self._styles.get(q)
+        if style is None:
+            if q < 0:
+                text, color = "n/a", NO_DATA_COLOR
+            else:
+                # The color follows the shown (rounded down) value, so a title
+                # reading 69.99% is never colored as 70%.
+                text = f"{q // 100}.{q % 100:02d}%"
+                color = coverage_color(q / 100, self.low, self.high)
+            style = self._styles[q] = (text, self._groups.setdefault(color, []))
+        return style
+
+    def add(self, tag: str, attrs: str, node: Node, folded: Optional[Sequence[Node]]) -> None:
+        """Add the shape ``<tag attrs>`` for ``node``, or for its ``folded`` children."""
+        if folded is None and node.children is None:
+            path = node.path
+            if url_safe(path) is None:
+                label, url = xml_escape(path), url_path(path)
+            else:
+                label = url = path
+            text, group = self._style(node.hits, node.lines)
+            if self.prefix is None:
+                group.append(f"<{tag} {attrs}><title>{label} {text}</title></{tag}>")
+            else:
+                href = f"{self.prefix}{url}{self.suffix}"
+                group.append(f'<a href="{href}"><title>{label} {text}</title><{tag} {attrs}/></a>')
+            return
+        folder = f"{xml_escape(node.path)}/" if node.path else "/"
+        if folded is None:
+            lines, hits = node.lines, node.hits
+            label = f"{folder} ({_count(node.files, 'file')})"
+        else:
+            lines = hits = files = 0
+            for child in folded:
+                lines += child.lines
+                hits += child.hits
+                files += child.files
+            label = f"{folder} ({_count(files, 'small file')})"
+        text, group = self._style(hits, lines)
+        group.append(f"<{tag} {attrs}><title>{label} {text}</title></{tag}>")
+
+    def add_rects(self, blocks: Iterable[Block]) -> None:
+        """Add the non-empty ``blocks`` as rectangles.
+
+        The same output as :meth:`add` with a ``path``, but file blocks are
+        written inline: this loop runs once per drawn file.
+        """
+        styles = self._styles
+        prefix = self.prefix
+        suffix = self.suffix
+        for x0, y0, x1, y1, node, folded in blocks:
+            if x1 <= x0 or y1 <= y0:
+                continue
+            d = f"M{x0} {y0}h{x1 - x0}v{y1 - y0}H{x0}z"
+            if folded is not None or node.children is not None:
+                self.add("path", f'd="{d}"', node, folded)
+                continue
+            path = node.path
+            if url_safe(path) is None:
+                label, url = xml_escape(path), url_path(path)
+            else:
+                label = url = path
+            lines = node.lines
+            style = styles.get(node.hits * 10000 // lines if lines > 0 else -1)
+            text, group = style if style is not None else self._style(node.hits, lines)
+            if prefix is None:
+                group.append(f'<path d="{d}"><title>{label} {text}</title></path>')
+            else:
+                href = f"{prefix}{url}{suffix}"
+                group.append(f'<a href="{href}"><title>{label} {text}</title><path d="{d}"/></a>')
+
+    def document(self) -> str:
+        w, h = self.width, self.height
+        parts = [f'<svg xmlns="{SVG_NS}" width="{w}" height="{h}" viewBox="0 0 {w} {h}">']
+        if self.border_size:
+            parts.append(f'<g stroke="{self.border_color}" stroke-width="{self.border_size}">')
+        else:
+            parts.append("<g>")
+        for color, shapes in self._groups.items():
+            if shapes:
+                parts.append(f'<g fill="{color}">')
+                parts.append("".join(shapes))
+                parts.append("</g>")
+        parts.append("</g></svg>")
+        return "".join(parts)
+
+
+def render_tree_svg(
+    files: Iterable[FileRecord],
+    *,
+    width: int = GRAPH_DEFAULTS["tree"][0],
+    height: int = GRAPH_DEFAULTS["tree"][1],
+    border_size: int = 1,
+    border_color: str = "white",
+    color_range: Tuple[float, float] = (70, 100),
+    link_prefix: Optional[str] = None,
+    link_suffix: str = "",
+    min_block_size: int = MIN_BLOCK_SIZE,
+) -> str:
+    """The squarified treemap of ``files`` (``(path, lines, hits)`` records) as
+    a standalone SVG document.
+
+    Each file is a block with area proportional to its tracked lines, colored
+    by its coverage on ``color_range``, with a ``<title>`` "path coverage%";
+    with ``link_prefix`` it is wrapped in ``<a href="{link_prefix}{quoted
+    path}{link_suffix}">`` (the suffix, e.g. a ``?token=`` query, is used as
+    given, escaped; only the path is quoted).  With ``m = max(min_block_size, border_size + 1)``, a
+    folder's trailing blocks smaller than ``m²`` px² are folded into one
+    block titled "folder/ (N small files) coverage%".  Raises ``ValueError``
+    for sizes out of range or a ``link_prefix`` with a non-http(s) scheme.
+    """
+    drawing = _Drawing(
+        "tree", width, height, border_size, border_color, color_range, link_prefix, link_suffix, min_block_size
+    )
+    min_area = drawing.min_size**2
+    root = build_hierarchy(files, min_share=min_area / (drawing.width * drawing.height))
+    drawing.add_rects(iter_squarified_treemap(root, drawing.width, drawing.height, min_area=min_area))
+    return drawing.document()
+
+
+def render_icicle_svg(
+    files: Iterable[FileRecord],
+    *,
+    width: int = GRAPH_DEFAULTS["icicle"][0],
+    height: int = GRAPH_DEFAULTS["icicle"][1],
+    border_size: int = 1,
+    border_color: str = "white",
+    color_range: Tuple[float, float] = (70, 100),
+    link_prefix: Optional[str] = None,
+    link_suffix: str = "",
+    min_block_size: int = MIN_BLOCK_SIZE,
+) -> str:
+    """The icicle of ``files``: the project on the top row, each folder level
+    below, files last; widths proportional to summed tracked lines, colors
+    from each slice's coverage.  Slices narrower than ``m`` pixels are
+    folded into one slice per folder.  Titles, links, ``m`` and errors as for
+    :func:`render_tree_svg` (only file slices link).
+    """
+    drawing = _Drawing(
+        "icicle", width, height, border_size, border_color, color_range, link_prefix, link_suffix, min_block_size
+    )
+    root = build_hierarchy(files, min_share=drawing.min_size / drawing.width)
+    drawing.add_rects(icicle(root, drawing.width, drawing.height, min_width=drawing.min_size))
+    return drawing.document()
+
+
+def render_sunburst_svg(
+    files: Iterable[FileRecord],
+    *,
+    width: int = GRAPH_DEFAULTS["sunburst"][0],
+    height: int = GRAPH_DEFAULTS["sunburst"][1],
+    border_size: int = 1,
+    border_color: str = "white",
+    color_range: Tuple[float, float] = (70, 100),
+    link_prefix: Optional[str] = None,
+    link_suffix: str = "",
+    min_block_size: int = MIN_BLOCK_SIZE,
+) -> str:
+    """The sunburst of ``files``: the icicle in polar form, centered, with
+    the project as the center disc and one ring per level; angles
+    proportional to summed tracked lines.  Segments with an outer rim under
+    ``m`` pixels are folded into one segment per folder.  Titles, links,
+    ``m`` and errors as for :func:`render_tree_svg`.
+    """
+    drawing = _Drawing(
+        "sunburst", width, height, border_size, border_color, color_range, link_prefix, link_suffix, min_block_size
+    )
+    cx = drawing.width / 2
+    cy = drawing.height / 2
+    radius = min(cx, cy)
+    root = build_hierarchy(files, min_share=drawing.min_size / sunburst_ticks(radius))
+
+    def point(angle: float, r: float) -> str:
+        t = math.radians(angle)
+        return f"{_num(cx + r * math.sin(t))} {_num(cy - r * math.cos(t))}"
+
+    for arc in sunburst(root, radius, min_arc=drawing.min_size):
+        a0, a1, r0, r1, node, folded = arc
+        if a1 <= a0:
+            continue
+        if r0 <= 0:
+            drawing.add("circle", f'cx="{_num(cx)}" cy="{_num(cy)}" r="{_num(r1)}"', node, folded)
+            continue
+        o, i = _num(r1), _num(r0)
+        if a1 - a0 >= 360:
+            # A full ring: two half circles outwards, then the hole drawn the
+            # other way round so the nonzero fill rule leaves it empty.
+            d = (
+                f"M{point(0, r1)}A{o} {o} 0 1 1 {point(180, r1)}A{o} {o} 0 1 1 {point(0, r1)}z"
+                f"M{point(0, r0)}A{i} {i} 0 1 0 {point(180, r0)}A{i} {i} 0 1 0 {point(0, r0)}z"
+            )
+        else:
+            large = 1 if a1 - a0 > 180 else 0
+            d = (
+                f"M{point(a0, r1)}A{o} {o} 0 {large} 1 {point(a1, r1)}"
+                f"L{point(a1, r0)}A{i} {i} 0 {large} 0 {point(a0, r0)}z"
+            )
+        drawing.add("path", f'd="{d}"', node, folded)
+    return drawing.document()
+
+
+#: The writer of each graph kind.
+RENDERERS: dict[str, Callable[..., str]] = {
+    "tree": render_tree_svg,
+    "icicle": render_icicle_svg,
+    "sunburst": render_sunburst_svg,
+}
+
+
+def render_graph_svg(kind: str, files: Iterable[FileRecord], **options: object) -> str:
+    """Render the graph ``kind`` (see :data:`RENDERERS`) with keyword ``options``
+    as accepted by its ``render_*_svg`` function."""
+    if kind not in RENDERERS:
+        raise ValueError("the graph kind must be one of: tree, icicle, sunburst")
+    return RENDERERS[kind](files, **options)
