@@ -93,10 +93,10 @@ def test_codecov_uploader_arguments_are_accepted(testapp, widgets, make_lcov) ->
 
 
 def test_pr_words_of_non_pull_request_builds_mean_no_pull(testapp, widgets, make_lcov) -> None:
-    for pr in ["false", "null", "undefined", "true", ""]:
-        post(testapp, upload_url(token=widgets.upload_token, pr=pr), make_lcov({"a.py": {1: 1}}))
+    for k, pr in enumerate(["false", "null", "undefined", "true", ""]):
+        post(testapp, upload_url(token=widgets.upload_token, pr=pr), make_lcov({f"{k}.py": {1: 1}}))
     commit = resolve_commit(widgets, sha=SHA)
-    assert commit.version == 5 and commit.pullid is None
+    assert (commit.version, commit.files, commit.pullid) == (5, 5, None)
 
 
 def test_gzip_bodies_are_decompressed(testapp, widgets, make_lcov) -> None:
