@@ -16,12 +16,19 @@ engine configuration:
   database's write lock before anything is read; the next writer waits for it (the driver's busy
   timeout). A transaction that could not get the lock is rolled back and retried as a whole, as is
   a PostgreSQL serialization failure or deadlock.
+
+An upload is merged once, so a client's retry (after a timeout, a broken connection, a 503) does
+not double its hits: its key, the SHA-256 of its reports and of what came with them (see
+:func:`upload_reports`), is recorded in ``coverage_upload`` right after the commit is locked, and
+an upload whose key the commit already has changes nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import itertools
+import json
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO, Callable, Optional, Union, cast
@@ -34,7 +41,7 @@ from sqlalchemy.exc import OperationalError
 from .commits import MAX_PULLID, normalize_sha, repository_by_slug
 from .errors import CoverageError, InvalidInput, NotFound, ReportError
 from .lines import LineCoverage
-from .models import Branch, Commit, FileCoverage, Pull, Repository, utcnow
+from .models import Branch, Commit, FileCoverage, Pull, Repository, Upload, utcnow
 from .operations import MAX_NAME_LENGTH, check_name
 from .parsers import ParsedFile, merge_by_path, parse_report
 from .state import get_engine, get_session
@@ -64,6 +71,7 @@ _BATCH = 1000
 _INSERT: dict[str, Callable[[sa.Table], Any]] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 _COMMITS = cast(sa.Table, Commit.__table__)
 _FILES = cast(sa.Table, FileCoverage.__table__)
+_UPLOADS = cast(sa.Table, Upload.__table__)
 _TIPS = {"branch": cast(sa.Table, Branch.__table__), "pull": cast(sa.Table, Pull.__table__)}
 # SQLSTATE serialization_failure and deadlock_detected; SQLite's SQLITE_BUSY and SQLITE_LOCKED.
 _RETRY_SQLSTATES = frozenset({"40001", "40P01"})
@@ -125,6 +133,7 @@ def upload_report(
     root: Optional[str] = None,
     format: str = "auto",
     progress: Optional[ProgressCallback] = None,
+    run_id: Optional[str] = None,
 ) -> Commit:
     """Merge one coverage report into a commit of ``repository``; see :func:`upload_reports`."""
     return upload_reports(
@@ -136,6 +145,7 @@ def upload_report(
         root=root,
         format=format,
         progress=progress,
+        run_id=run_id,
     )
 
 
@@ -149,6 +159,7 @@ def upload_reports(
     root: Optional[str] = None,
     format: str = "auto",
     progress: Optional[ProgressCallback] = None,
+    run_id: Optional[str] = None,
 ) -> Commit:
     """Merge coverage reports into the commit ``commit`` of ``repository``, in one transaction.
 
@@ -158,6 +169,11 @@ def upload_reports(
     The files are merged with what the commit already has, the commit's totals are recomputed, its
     ``version`` goes up by one, and with ``branch`` / ``pullid`` that branch's / pull request's tip
     moves to the commit. ``progress`` is called with the number of bytes read as reports are read.
+
+    An upload is merged once per commit: the same reports (byte for byte) with the same ``branch``,
+    ``pullid``, ``root``, ``format`` and ``run_id`` are a repeat (a client's retry) that changes
+    nothing, not even ``version``. ``run_id`` names what produced the reports (the CI build and
+    job, say): two runs with identical reports both count only if their ``run_id`` differ.
 
     Returns the commit, committed. Raises :class:`~flask_coverage.errors.InvalidInput` for a bad
     sha, branch or pull request number, :class:`~flask_coverage.errors.ReportError` (or its
@@ -173,24 +189,30 @@ def upload_reports(
     pull = normalize_pullid(pullid)
     repository_id = repository.id
     max_bytes = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
-    files = merge_by_path(_parse_all(reports, root=root, format=format, max_bytes=max_bytes, progress=progress))
+    digests: list[str] = []
+    parsed = _parse_all(reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests)
+    files = merge_by_path(parsed)
     if not files:
         raise ReportError("the upload has no files with coverage")
-    commit_id = _store_with_retries(repository_id, sha, branch, pull, files)
+    key = hashlib.sha256(json.dumps([run_id, branch, pull, root, format, digests]).encode()).hexdigest()
+    commit_id = _store_with_retries(repository_id, sha, branch, pull, files, key)
     return get_session().execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
-class _ProgressReader:
-    """A binary file object over ``source`` that reports every read's size to ``callback``."""
+class _HashingReader:
+    """A binary file object over ``source`` that hashes what is read and reports its size to ``progress``."""
 
-    def __init__(self, source: ReportSource, callback: ProgressCallback) -> None:
+    def __init__(self, source: ReportSource, digest: Any, progress: Optional[ProgressCallback]) -> None:
         self._file = io.BytesIO(source) if isinstance(source, (bytes, bytearray, memoryview)) else source
-        self._callback = callback
+        self._digest = digest
+        self._progress = progress
 
     def read(self, size: int = -1) -> bytes:
         chunk = self._file.read(size)
         if chunk:
-            self._callback(len(chunk))
+            self._digest.update(chunk)
+            if self._progress is not None:
+                self._progress(len(chunk))
         return chunk
 
 
@@ -201,14 +223,19 @@ def _parse_all(
     format: str,
     max_bytes: Optional[int],
     progress: Optional[ProgressCallback],
+    digests: list[str],
 ) -> Iterator[ParsedFile]:
-    for name, source in reports:
-        if progress is not None:
-            source = _ProgressReader(source, progress)  # type: ignore[assignment]
+    for name, source in reports:  # each report's SHA-256 goes to digests once it was read
+        digest = hashlib.sha256()
+        if progress is None and isinstance(source, (bytes, bytearray, memoryview)):
+            digest.update(source)
+        else:
+            source = _HashingReader(source, digest, progress)  # type: ignore[assignment]
         try:
             for parsed in parse_report(source, format=format, root=root, max_bytes=max_bytes):
                 _check_storable(parsed.path)
                 yield parsed
+            digests.append(digest.hexdigest())
         except ReportError as error:
             # Name the report inside a multi-report upload; same class, so a 413 stays a 413.
             if not name:
@@ -228,12 +255,17 @@ def _check_storable(path: str) -> None:
 
 
 def _store_with_retries(
-    repository_id: int, sha: str, branch: Optional[str], pullid: Optional[int], files: dict[str, LineCoverage]
+    repository_id: int,
+    sha: str,
+    branch: Optional[str],
+    pullid: Optional[int],
+    files: dict[str, LineCoverage],
+    upload_key: str,
 ) -> int:
     session = get_session()
     for attempt in itertools.count(1):
         try:
-            commit_id = _store(repository_id, sha, branch, pullid, files)
+            commit_id = _store(repository_id, sha, branch, pullid, files, upload_key)
             session.commit()
             return commit_id
         except OperationalError as error:
@@ -259,23 +291,34 @@ def _lost_lock_race(error: OperationalError) -> bool:
 
 
 def _store(
-    repository_id: int, sha: str, branch: Optional[str], pullid: Optional[int], files: dict[str, LineCoverage]
+    repository_id: int,
+    sha: str,
+    branch: Optional[str],
+    pullid: Optional[int],
+    files: dict[str, LineCoverage],
+    upload_key: str,
 ) -> int:
     session = get_session()
     dialect = get_engine().dialect.name
     if dialect not in _INSERT:
         raise CoverageError(f"uploads need SQLite or PostgreSQL, not {dialect}")
     insert = _INSERT[dialect]
-    commits, stored = _COMMITS, _FILES
+    commits, stored, uploads = _COMMITS, _FILES, _UPLOADS
     # First statement, and a write: on SQLite it takes the write lock before anything is read.
     session.execute(
         insert(commits)
         .values(repository_id=repository_id, sha=sha)
         .on_conflict_do_nothing(index_elements=["repository_id", "sha"])
     )
-    commit_id = session.execute(
-        sa.select(commits.c.id).where(commits.c.repository_id == repository_id, commits.c.sha == sha).with_for_update()
-    ).scalar_one()
+    this = sa.and_(commits.c.repository_id == repository_id, commits.c.sha == sha)
+    commit_id, version = session.execute(sa.select(commits.c.id, commits.c.version).where(this).with_for_update()).one()
+    # Under the commit's lock: a concurrent repeat waits for it, then finds its key and stops.
+    repeat = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id, uploads.c.key == upload_key)
+    if version == 0:  # created just now, maybe with a deleted commit's id, whose uploads SQLite kept
+        session.execute(sa.delete(uploads).where(uploads.c.commit_id == commit_id))
+    elif session.execute(repeat).first():
+        return int(commit_id)  # a repeat of an upload already merged: nothing changes
+    session.execute(sa.insert(uploads).values(commit_id=commit_id, key=upload_key, created_at=utcnow()))
 
     existing = dict(session.execute(sa.select(stored.c.path, stored.c.id).where(stored.c.commit_id == commit_id)).all())
     merged = dict(files)  # a copy: a retried transaction starts again from the parsed files

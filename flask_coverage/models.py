@@ -241,6 +241,22 @@ class FileCoverage(Base):
     data: Mapped[bytes] = mapped_column(sa.LargeBinary)
 
 
+class Upload(Base):
+    """An upload merged into a commit, by its key, so that a client's retry is not merged again.
+
+    ``key`` is the hex SHA-256 of the upload's reports and where they came from (see
+    :func:`flask_coverage.ingest.upload_reports`); a commit has one row per key.
+    """
+
+    __tablename__ = "coverage_upload"
+    __table_args__ = (sa.UniqueConstraint("commit_id", "key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(sa.String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
 class AccessToken(Base):
     """A named personal access token of a user; only the SHA-256 of the token is stored."""
 

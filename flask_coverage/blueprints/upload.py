@@ -20,6 +20,7 @@ import json
 import re
 import zlib
 from typing import Any, NoReturn, Optional
+from urllib.parse import urlencode
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, request
@@ -45,6 +46,9 @@ _BLANK = re.compile(rb"\s*")
 _PATH_LINE = re.compile(rb"# path=([^\r\n]*)(?:\r?\n|$)")
 # The uploaders' "fixes" section lists source lines to adjust, not coverage.
 _NOT_REPORTS = frozenset({"fixes"})
+# Not part of an upload's run_id: the token (a secret, which may change between two attempts) and
+# the arguments that are passed to the upload on their own.
+_NOT_RUN_ARGS = frozenset({"token", "commit", "branch", "pr", "pull_request"})
 
 
 class UploadError(Exception):
@@ -96,7 +100,9 @@ def upload_v2() -> Response:
         _fail(400, f"Upload refused: {error}.")
     body = _gunzip(_read_body(limit), limit)
     try:
-        commit = upload_reports(repository, split_envelope(body), commit=sha, branch=branch, pullid=pullid)
+        commit = upload_reports(
+            repository, split_envelope(body), commit=sha, branch=branch, pullid=pullid, run_id=_run_id()
+        )
     except ReportTooLarge as error:
         _fail(413, f"Upload refused: {error}.")
     except NotFound as error:
@@ -123,6 +129,16 @@ def upload_v2() -> Response:
 def upload_newer() -> Any:
     """Not spoken here: the 404 makes uploaders fall back to ``/upload/v2``."""
     _fail(404, "Not found: this server speaks the v2 upload protocol only (POST /upload/v2).")
+
+
+def _run_id() -> str:
+    """What the uploader says about its run (``build``, ``job``, ``name``, ``flags``, ``service``, ...).
+
+    Every query argument but the token and those passed on their own, in a canonical order: a
+    retry sends the same ones, two CI jobs differ in them. Part of the upload's key (see
+    :func:`~flask_coverage.ingest.upload_reports`), so a retried upload is merged once.
+    """
+    return urlencode(sorted(item for item in request.args.items(multi=True) if item[0] not in _NOT_RUN_ARGS))
 
 
 def _upload_token() -> str:
