@@ -41,7 +41,7 @@ from .demo_data import (
 )
 from .errors import AlreadyExists
 from .ingest import upload_report
-from .models import AccessToken, Branch, Commit, FileCoverage, Membership, Owner, Pull, Repository
+from .models import AccessToken, Commit, FileCoverage, Membership, Owner, Repository, metadata
 from .operations import add_repo, get_owner, get_repository, init_db
 from .state import get_session
 
@@ -155,12 +155,18 @@ def _ensure_repository(spec: DemoRepository, owner: Owner) -> Repository:
 
 
 def _delete_coverage(repository: Repository) -> None:
-    """Delete every commit of ``repository`` with its files, branches and pulls (children first)."""
+    """Delete every commit of ``repository`` and every row that refers to one (files, tips, uploads).
+
+    The referring tables are found in :data:`~flask_coverage.models.metadata`, so a table added later
+    is cleared too; explicitly, since SQLite does not cascade, and it reuses the ids of deleted rows.
+    """
     session = get_session()
     commit_ids = sa.select(Commit.id).where(Commit.repository_id == repository.id).scalar_subquery()
-    session.execute(sa.delete(Branch).where(Branch.repository_id == repository.id))
-    session.execute(sa.delete(Pull).where(Pull.repository_id == repository.id))
-    session.execute(sa.delete(FileCoverage).where(FileCoverage.commit_id.in_(commit_ids)))
+    commit_id_column = Commit.__table__.c.id
+    for table in reversed(metadata.sorted_tables):
+        for key in table.foreign_keys:
+            if key.column is commit_id_column:
+                session.execute(sa.delete(table).where(key.parent.in_(commit_ids)))
     session.execute(sa.delete(Commit).where(Commit.repository_id == repository.id))
 
 
