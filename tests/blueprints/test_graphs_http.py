@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 import re
+import threading
 from typing import Any, Callable
 
 import pytest
@@ -272,3 +274,50 @@ def test_graphs_under_a_url_prefix(
     page = web.get("/coverage/gh/ann/lib/branch/feat/x/blob/pkg/a.py", extra_environ={"SCRIPT_NAME": "/app"})
     tree = re.search(r'<a href="([^"]+)">tree graph</a>', page.text).group(1)
     assert tree == f"/app/coverage/gh/ann/lib/commit/{SHA}/graphs/tree.svg"
+
+
+def test_the_collector_pause_restores_the_collector() -> None:
+    assert gc.isenabled()
+    with graphs.gc_paused():
+        assert not gc.isenabled()
+        with graphs.gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled(), "the outer block still holds the pause"
+    assert gc.isenabled()
+    # Overlapping blocks in threads: the collector comes back when the last one leaves.
+    entered, leave = threading.Barrier(3), threading.Event()
+
+    def hold() -> None:
+        with graphs.gc_paused():
+            entered.wait()
+            leave.wait()
+
+    threads = [threading.Thread(target=hold) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    entered.wait()
+    assert not gc.isenabled()
+    leave.set()
+    for thread in threads:
+        thread.join()
+    assert gc.isenabled()
+    # A host that runs without the collector keeps it off.
+    gc.disable()
+    try:
+        with graphs.gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_failed_render_restores_the_collector(
+    testapp: webtest.TestApp, uploaded: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> str:
+        raise RuntimeError("layout bug")
+
+    monkeypatch.setattr(graphs, "render_graph_svg", broken)
+    with pytest.raises(RuntimeError):
+        testapp.get(URL)
+    assert gc.isenabled()
