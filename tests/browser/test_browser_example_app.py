@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Iterator
 from typing import Any, Callable
 
 import pytest
+from flask import Flask
 
 from example_app import create_app
 from flask_coverage.demo import load_demo
@@ -92,18 +94,35 @@ def check_graph_images(page: Any, background: tuple[int, int, int]) -> int:
         image.scroll_into_view_if_needed()
         rows = png_pixels(image.screenshot())
         painted = sum(pixel != background for row in rows for pixel in row)
-        # Blocks fill the graph, but for thin borders (and the corners of the round sunburst).
-        assert painted > 0.5 * len(rows) * len(rows[0]), (image.get_attribute("src"), painted)
+        # Not blank: a good part is painted (a sunburst leaves the corners and its outer rings' gaps white).
+        assert painted > 0.25 * len(rows) * len(rows[0]), (image.get_attribute("src"), painted)
     return images.count()
 
 
+@pytest.fixture
+def demo_app(make_database_url: Callable[[], str]) -> Iterator[Callable[[int], Flask]]:
+    """A factory of example apps with the demo data, on new databases; their connections close at teardown.
+
+    Request it before ``live_server``, so that the servers stop before the connections close.
+    """
+    apps: list[Flask] = []
+
+    def make(generated_files: int) -> Flask:
+        apps.append(create_app({"SECRET_KEY": "browser", "SQLALCHEMY_DATABASE_URI": make_database_url()}))
+        with apps[-1].app_context():
+            load_demo(generated_files=generated_files)
+        return apps[-1]
+
+    yield make
+    for app in apps:
+        with app.app_context():
+            app.extensions["sqlalchemy"].engine.dispose()
+
+
 def test_the_example_app_in_chromium(
-    browser_page: Any, live_server: Callable[[Any], str], make_database_url: Callable[[], str]
+    demo_app: Callable[[int], Flask], browser_page: Any, live_server: Callable[[Any], str]
 ) -> None:
-    app = create_app({"SECRET_KEY": "browser", "SQLALCHEMY_DATABASE_URI": make_database_url()})
-    with app.app_context():
-        load_demo(generated_files=GENERATED_FILES)
-    base = live_server(app)
+    base = live_server(demo_app(GENERATED_FILES))
     page = browser_page
     errors = watch_errors(page)
 
@@ -159,12 +178,9 @@ def test_the_example_app_in_chromium(
     " a click inside an <object> is blocked",
 )
 def test_a_block_of_an_embedded_graph_opens_the_file_view(
-    browser_page: Any, live_server: Callable[[Any], str], make_database_url: Callable[[], str]
+    demo_app: Callable[[int], Flask], browser_page: Any, live_server: Callable[[Any], str]
 ) -> None:
-    app = create_app({"SECRET_KEY": "browser", "SQLALCHEMY_DATABASE_URI": make_database_url()})
-    with app.app_context():
-        load_demo(generated_files=1)
-    base = live_server(app)
+    base = live_server(demo_app(1))
     page = browser_page
     page.goto(f"{base}/repos/gh/acme/marshmallow/")
     page.locator("object.graph-tree").evaluate("(object) => object.contentDocument.readyState")
