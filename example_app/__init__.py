@@ -8,8 +8,10 @@ its own pages and layout, and ``CoverageService`` mounted with hooks that tell i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import tempfile
 from typing import Any, Optional
 
 from flask import Flask
@@ -23,17 +25,26 @@ __all__ = ["create_app"]
 
 
 def instance_secret_key(app: Flask) -> str:
-    """The key in the instance folder's ``secret_key`` file, made (random, owner-only) on first use."""
+    """The key in the instance folder's ``secret_key`` file, made (random, owner-only) on first use.
+
+    The file is written aside and linked into place, so a process starting at the same time never
+    reads a half-written key: whichever links first wins, and both use its key.
+    """
     path = os.path.join(app.instance_path, "secret_key")
-    os.makedirs(app.instance_path, exist_ok=True)
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        with open(path, encoding="ascii") as file:
-            return file.read().strip()
-    key = secrets.token_hex(32)
-    with os.fdopen(descriptor, "w", encoding="ascii") as file:
-        file.write(key + "\n")
+    if not os.path.exists(path):
+        os.makedirs(app.instance_path, exist_ok=True)
+        descriptor, draft = tempfile.mkstemp(dir=app.instance_path, prefix=".secret_key-")  # mode 0600
+        try:
+            with os.fdopen(descriptor, "w", encoding="ascii") as file:
+                file.write(secrets.token_hex(32) + "\n")
+            with contextlib.suppress(FileExistsError):
+                os.link(draft, path)
+        finally:
+            os.unlink(draft)
+    with open(path, encoding="ascii") as file:
+        key = file.read().strip()
+    if not key:
+        raise RuntimeError(f"{path} is empty: delete it and a new key is made")
     return key
 
 

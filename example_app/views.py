@@ -43,6 +43,8 @@ SECURITY_HEADERS = {
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
+    # Pages differ per signed-in user and may hold graph tokens or the demo token: no cache keeps them.
+    "Cache-Control": "no-store",
 }
 
 

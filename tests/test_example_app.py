@@ -295,3 +295,7 @@ def test_the_secret_key_is_made_once_and_kept_private(tmp_path: Any) -> None:
     assert instance_secret_key(app) == key
     mode = os.stat(tmp_path / "instance" / "secret_key").st_mode
     assert stat.S_IMODE(mode) == 0o600
+    assert os.listdir(tmp_path / "instance") == ["secret_key"]  # no draft left behind
+    (tmp_path / "instance" / "secret_key").write_text("")
+    with pytest.raises(RuntimeError, match="secret_key is empty"):
+        instance_secret_key(app)
