@@ -186,4 +186,4 @@ def test_a_block_of_an_embedded_graph_opens_the_file_view(
     page.locator("object.graph-tree").evaluate("(object) => object.contentDocument.readyState")
     tree = next(frame for frame in page.frames if frame.url.endswith("/graphs/tree.svg"))
     tree.locator("a").first.click()
-    page.wait_for_url("**/blob/src/marshmallow/**", timeout=5000)
+    page.wait_for_url("**/blob/src/marshmallow/**", timeout=3000)
