@@ -3,8 +3,10 @@
 When PostgreSQL restarts, the requests in flight lose their connections and new ones cannot
 connect until it is back. Each blueprint registers :func:`handle_database_outage`, so those
 requests are answered ``503 Service Unavailable`` with a ``Retry-After`` header, in the
-blueprint's own error format. Only the extension's blueprints get the handler: the host app's
-own views keep whatever error handling the host gave them.
+blueprint's own error format, and a request whose answer was ready when the server went away
+still gets it (ending its transaction on a dead connection would otherwise raise after the view,
+where Flask can only answer 500). Only the extension's blueprints get this: the host app's own
+views keep whatever error handling the host gave them.
 
 Recovery needs nothing from the service: the connections of a restarted server are invalidated
 when first used (or checked with ``pool_pre_ping`` before use), and the next request connects anew.
@@ -17,6 +19,8 @@ from typing import Callable, Optional
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, request
+
+from .state import get_session
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +67,9 @@ def handle_database_outage(bp: Blueprint, respond: Optional[Callable[[str], Resp
 
     ``respond(message)`` builds the blueprint's error response (default: plain text); the status
     becomes 503 and ``Retry-After`` and ``Cache-Control: no-store`` are added. Database errors that
-    are not an outage (see :func:`is_database_outage`) are raised on, as without the handler.
+    are not an outage (see :func:`is_database_outage`) are raised on, as without the handler. The
+    session is also ended when each request of ``bp`` is torn down, so that an outage at that point
+    drops the connection instead of failing the request.
     """
     render = respond or plain_text_response
 
@@ -86,5 +92,17 @@ def handle_database_outage(bp: Blueprint, respond: Optional[Callable[[str], Resp
         response.headers["Cache-Control"] = "no-store"
         return response
 
+    def end_session(exc: Optional[BaseException]) -> None:
+        # Before Flask-SQLAlchemy's own teardown, which would let the error of the ROLLBACK out.
+        sessions = get_session()
+        try:
+            sessions.remove()
+        except sa.exc.DBAPIError as error:
+            if not is_database_outage(error):
+                raise
+            sessions().invalidate()  # the connection is discarded without another word to the server
+            sessions.remove()
+
     bp.register_error_handler(sa.exc.DBAPIError, handler)
     bp.register_error_handler(sa.exc.TimeoutError, handler)
+    bp.teardown_request(end_session)
