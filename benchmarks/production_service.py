@@ -38,10 +38,13 @@ def create_app() -> Any:
     from flask_coverage import CoverageService
 
     app = Flask("load_test")
+    database_url = os.environ["LOAD_TEST_DATABASE_URL"]
     app.config.update(
-        SQLALCHEMY_DATABASE_URI=os.environ["LOAD_TEST_DATABASE_URL"],
+        SQLALCHEMY_DATABASE_URI=database_url,
         # pool_pre_ping comes from the extension's defaults; a dead server must not hang a worker.
-        SQLALCHEMY_ENGINE_OPTIONS={"connect_args": {"connect_timeout": 5}},
+        SQLALCHEMY_ENGINE_OPTIONS={"connect_args": {"connect_timeout": 5}}
+        if database_url.startswith("postgres")
+        else {},
         COVERAGE_CACHE_CONFIG={
             "CACHE_TYPE": "RedisCache",
             "CACHE_REDIS_URL": os.environ["LOAD_TEST_REDIS_URL"],
@@ -161,13 +164,15 @@ class Gunicorn:
         raise RuntimeError("gunicorn did not get ready in time")
 
 
-def fetch(port: int, method: str, path: str, body: Optional[bytes] = None, **headers: str) -> tuple[int, bytes]:
-    """One request on a new connection: ``(status, body)``. Raises OSError when it is cut."""
+def fetch(
+    port: int, method: str, path: str, body: Optional[bytes] = None, **headers: str
+) -> tuple[int, bytes, http.client.HTTPMessage]:
+    """One request on a new connection: ``(status, body, headers)``. Raises OSError when it is cut."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     try:
         connection.request(method, path, body=body, headers=headers)
         response = connection.getresponse()
-        return response.status, response.read()
+        return response.status, response.read(), response.headers
     finally:
         connection.close()
 
