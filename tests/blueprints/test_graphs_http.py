@@ -9,6 +9,7 @@ import threading
 from typing import Any, Callable
 
 import pytest
+import sqlalchemy as sa
 import webtest
 from defusedxml import ElementTree
 from flask import Flask
@@ -172,7 +173,10 @@ def test_colors_follow_the_repository_range(
     assert shown["a.py 50.00%"] == coverage_color(50) == "#e05d44"
     assert shown["b/c.py 90.00%"] == coverage_color(90)
     assert shown["b/d.py n/a"] == "#9f9f9f"
-    uploaded.coverage_low, uploaded.coverage_high = 10, 50
+    # An UPDATE, not the fixture's object: a request may end the session that loaded it.
+    db.session.execute(
+        sa.update(Repository).where(Repository.name == "widgets").values(coverage_low=10, coverage_high=50)
+    )
     db.session.commit()
     shown = fills(testapp.get(URL).body)
     assert shown["a.py 50.00%"] == "#4c1"
