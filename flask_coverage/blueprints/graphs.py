@@ -18,7 +18,7 @@ view of that commit. See docs/graphs.md.
   few bytes per block, right for every target and any spelling of the URL), with the request's
   graph token for a private repository; the ``file_url`` hook may point them elsewhere.
 - Graphs are sent gzip-compressed to clients that accept it (all browsers do): big trees shrink
-  about fivefold, and the cache holds the compressed bytes.
+  about fourfold, and the cache holds the compressed bytes.
 """
 
 from __future__ import annotations
