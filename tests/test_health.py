@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 import webtest
-from conftest import cli_runner, dispose_engines
 from flask import Flask
 
 from flask_coverage import CoverageService
@@ -30,6 +29,11 @@ def test_the_health_check_needs_no_credentials_and_ignores_them(testapp) -> None
     assert response.json == HEALTHY
 
 
+def dispose(app: Flask) -> None:
+    with app.app_context():
+        app.extensions["sqlalchemy"].engine.dispose()
+
+
 @pytest.fixture
 def bare_app(make_database_url) -> Any:
     """An app on an empty database: the extension is set up, its tables are not created."""
@@ -37,10 +41,10 @@ def bare_app(make_database_url) -> Any:
     app.config.update(SQLALCHEMY_DATABASE_URI=make_database_url())
     CoverageService(app)
     yield app
-    dispose_engines(app)
+    dispose(app)
 
 
-def test_missing_tables_are_named_and_init_db_fixes_them(bare_app) -> None:
+def test_missing_tables_are_named_and_init_db_fixes_them(bare_app, make_runner) -> None:
     """A database made by an older release lacks the newest table (coverage_upload)."""
     with bare_app.app_context():
         engine = bare_app.extensions["sqlalchemy"].engine
@@ -52,7 +56,7 @@ def test_missing_tables_are_named_and_init_db_fixes_them(bare_app) -> None:
         "checks": {"database": "ok", "schema": "missing", "cache": "ok"},
         "missing_tables": ["coverage_upload"],
     }
-    result = cli_runner(bare_app).invoke(args=["coverage", "init-db"])
+    result = make_runner(bare_app).invoke(args=["coverage", "init-db"])
     assert result.exit_code == 0, result.output
     assert client.get("/_coverage/health").json == HEALTHY
 
@@ -80,7 +84,7 @@ def test_an_unreachable_database_is_a_503_that_names_nothing(url: str) -> None:
     }
     for secret in ("s3cret", "coverage:", "127.0.0.1", "nonexistent", "psycopg", "sqlite"):
         assert secret not in response.text
-    dispose_engines(app)
+    dispose(app)
 
 
 def test_any_other_database_failure_is_an_error(app, monkeypatch, caplog) -> None:
