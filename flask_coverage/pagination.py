@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Optional
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 import sqlalchemy as sa
 from flask import request
@@ -79,4 +79,6 @@ def page_url(number: Optional[int]) -> Optional[str]:
     args = [(key, str(number) if key == "page" else value) for key, value in pairs]
     if all(key != "page" for key, _ in pairs):
         args.append(("page", str(number)))
-    return f"{request.base_url}?{urlencode(args)}"
+    # Werkzeug's base_url holds the decoded path; a URI needs it encoded again (names may hold "%" or "é").
+    path = quote(request.script_root + request.path, safe="/!$&'()*+,;=:@~")
+    return f"{request.host_url.rstrip('/')}{path}?{urlencode(args)}"

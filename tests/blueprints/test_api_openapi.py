@@ -196,4 +196,6 @@ def test_generated_requests_never_get_a_500_or_an_undocumented_response(app, acm
 
     positive()
     negative()
-    assert {200, 400, 404} <= statuses
+    # Both the real organization's pages and unknown owners were reached (which 4xx the negative cases
+    # get varies with the draw; every rule has its own test in test_api_users.py).
+    assert {200, 404} <= statuses

@@ -122,6 +122,20 @@ def test_next_and_previous_are_absolute_and_keep_the_other_arguments(testapp, ac
     assert both == ["alice", "Bob", "cy-young", "Zoë"]
 
 
+def test_links_are_ascii_uris_that_lead_back_to_an_unusual_owner_name(testapp, acme) -> None:
+    session = get_session()
+    org = Owner(service=ServiceEnum.github, username="Acmé%20Co", is_org=True)
+    session.add_all(Membership(org=org, user=get_owner("github", name)) for name in ("alice", "bob"))
+    session.commit()
+    url = "/api/v2/github/acm%C3%A9%2520co/users/"
+    first = get_users(testapp, acme["alice"], url=url + "?page_size=1&q=%E2%9C%93").json
+    assert first["count"] == 2
+    assert first["next"] == "http://localhost" + url + "?page_size=1&q=%E2%9C%93&page=2"
+    second = testapp.get(first["next"], headers=bearer(acme["alice"])).json
+    assert second["previous"] == "http://localhost" + url + "?page_size=1&q=%E2%9C%93&page=1"
+    assert usernames_of(first) + usernames_of(second) == ["alice", "Bob"]
+
+
 def test_a_middle_page_links_both_ways(testapp, acme) -> None:
     body = get_users(testapp, acme["alice"], page=2, page_size=2).json
     assert dict(parse_qsl(urlsplit(body["previous"]).query)) == {"page": "1", "page_size": "2"}
