@@ -18,7 +18,8 @@ import logging
 from typing import Callable, Optional
 
 import sqlalchemy as sa
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, g, request
+from flask.blueprints import BlueprintSetupState
 
 from .state import get_session
 
@@ -67,9 +68,9 @@ def handle_database_outage(bp: Blueprint, respond: Optional[Callable[[str], Resp
 
     ``respond(message)`` builds the blueprint's error response (default: plain text); the status
     becomes 503 and ``Retry-After`` and ``Cache-Control: no-store`` are added. Database errors that
-    are not an outage (see :func:`is_database_outage`) are raised on, as without the handler. The
-    session is also ended when each request of ``bp`` is torn down, so that an outage at that point
-    drops the connection instead of failing the request.
+    are not an outage (see :func:`is_database_outage`) are raised on, as without the handler. After
+    a request of ``bp``, an outage while the session ends drops the connection instead of failing
+    the request (see :func:`end_session`).
     """
     render = respond or plain_text_response
 
@@ -92,17 +93,39 @@ def handle_database_outage(bp: Blueprint, respond: Optional[Callable[[str], Resp
         response.headers["Cache-Control"] = "no-store"
         return response
 
-    def end_session(exc: Optional[BaseException]) -> None:
-        # Before Flask-SQLAlchemy's own teardown, which would let the error of the ROLLBACK out.
-        sessions = get_session()
-        try:
-            sessions.remove()
-        except sa.exc.DBAPIError as error:
-            if not is_database_outage(error):
-                raise
-            sessions().invalidate()  # the connection is discarded without another word to the server
-            sessions.remove()
-
     bp.register_error_handler(sa.exc.DBAPIError, handler)
     bp.register_error_handler(sa.exc.TimeoutError, handler)
-    bp.teardown_request(end_session)
+    bp.teardown_request(_mark_request)
+    bp.record_once(_install_end_session)
+
+
+_SERVED = "_coverage_served_request"
+
+
+def _mark_request(exc: Optional[BaseException]) -> None:
+    setattr(g, _SERVED, True)
+
+
+def _install_end_session(state: BlueprintSetupState) -> None:
+    # Registered after Flask-SQLAlchemy's teardown (the extension set that up first), so it runs before it.
+    if end_session not in state.app.teardown_appcontext_funcs:
+        state.app.teardown_appcontext(end_session)
+
+
+def end_session(exc: Optional[BaseException]) -> None:
+    """End the session of an app context that served a request of the extension's blueprints.
+
+    Flask-SQLAlchemy would end it next, and a ROLLBACK on a connection the server just closed would
+    raise after the answer was made, where Flask can only answer 500. On an outage the connection is
+    dropped instead. Any other app context (the host's own views) is left to Flask-SQLAlchemy.
+    """
+    if not g.pop(_SERVED, False):
+        return
+    sessions = get_session()
+    try:
+        sessions.remove()
+    except sa.exc.DBAPIError as error:
+        if not is_database_outage(error):
+            raise
+        sessions().invalidate()  # the connection is discarded without another word to the server
+        sessions.remove()
