@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 import sqlalchemy as sa
 from flask import current_app
+from sqlalchemy.orm import contains_eager
 
 from .errors import InvalidInput, NotFound
 from .lines import LineCoverage, Totals
@@ -144,6 +145,86 @@ def _commit_by_sha(repository: Repository, value: str) -> Optional[Commit]:
         query = query.where(Commit.sha >= sha, Commit.sha < sha + "g")
     found = get_session().execute(query.limit(2)).scalars().all()
     return found[0] if len(found) == 1 else None
+
+
+def _target_statements() -> dict[str, sa.Select]:
+    """The statements of :func:`find_target`, one per way to name the commit, with bound parameters
+    (built once: a warm graph request spends no time building SQL)."""
+    base = (
+        sa.select(Repository, Commit)
+        .join(Owner, Owner.id == Repository.owner_id)
+        .where(
+            Owner.service == sa.bindparam("service"),
+            sa.func.lower(Owner.username) == sa.bindparam("owner"),
+            sa.func.lower(Repository.name) == sa.bindparam("name"),
+            Repository.deleted == sa.false(),
+        )
+        .options(contains_eager(Repository.owner))
+    )
+    branch_tip = base.join(Branch, Branch.repository_id == Repository.id).join(
+        Commit, Commit.id == Branch.head_commit_id
+    )
+    pull_tip = base.join(Pull, Pull.repository_id == Repository.id).join(Commit, Commit.id == Pull.head_commit_id)
+    by_sha = base.join(Commit, Commit.repository_id == Repository.id)
+    return {
+        "default": branch_tip.where(Branch.name == Repository.branch),
+        "branch": branch_tip.where(Branch.name == sa.bindparam("branch")),
+        "pull": pull_tip.where(Pull.pullid == sa.bindparam("pullid")),
+        "sha": by_sha.where(Commit.sha == sa.bindparam("sha")),
+        # Two rows at most: one means a unique prefix (the range is explained in _commit_by_sha).
+        "prefix": by_sha.where(Commit.sha >= sa.bindparam("sha"), Commit.sha < sa.bindparam("sha_end")).limit(2),
+    }
+
+
+_TARGET_STATEMENTS = _target_statements()
+
+
+def find_target(
+    service: Union[str, ServiceEnum],
+    owner: str,
+    name: str,
+    *,
+    sha: Optional[str] = None,
+    branch: Optional[str] = None,
+    pullid: Optional[int] = None,
+) -> Optional[tuple[Repository, Commit]]:
+    """``(repository, commit)``: the repository ``owner/name`` on ``service`` and its commit that
+    ``sha``, ``branch`` or ``pullid`` names (with none of them, the tip of its default branch), or
+    ``None`` if either does not exist.
+
+    The same answer as :func:`find_repository` followed by :func:`resolve_commit`, read with one
+    query (the repository's owner is loaded with it); graphs run it on every request, cache hits
+    and 304s included.
+    """
+    if not (is_plain_name(owner) and is_plain_name(name)):
+        return None
+    try:
+        params: dict[str, object] = {"service": parse_service(service), "owner": owner.lower(), "name": name.lower()}
+    except InvalidInput:
+        return None
+    if sha is not None:
+        params["sha"] = value = normalize_sha(sha, prefix=True)
+        if value is None:
+            return None
+        if len(value) in FULL_SHA_LENGTHS:
+            kind = "sha"
+        else:
+            kind, params["sha_end"] = "prefix", value + "g"
+    elif pullid is not None and branch is None:
+        if not 1 <= pullid <= MAX_PULLID:
+            return None
+        kind, params["pullid"] = "pull", pullid
+    elif branch is not None:
+        if not is_plain_name(branch):
+            return None
+        kind, params["branch"] = "branch", branch
+    else:
+        kind = "default"
+    rows = get_session().execute(_TARGET_STATEMENTS[kind], params).all()
+    if len(rows) != 1:
+        return None
+    repository, commit = rows[0]
+    return repository, commit
 
 
 def _files_query(commit: Commit, path_prefix: Optional[str]) -> Optional[sa.Select]:

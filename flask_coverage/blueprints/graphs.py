@@ -40,7 +40,7 @@ from flask import Blueprint, Response, current_app, render_template, request, ur
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from ..commits import file_lines, find_repository, resolve_commit
+from ..commits import file_lines, find_target
 from ..models import SERVICE_BY_SHORT, Commit, FileCoverage, Repository
 from ..outage import handle_database_outage
 from ..state import call_hook, get_cache, get_session, get_state
@@ -128,15 +128,26 @@ def _graph_token() -> Optional[str]:
     return token if token and len(token) <= MAX_TOKEN_LENGTH else None
 
 
-def _readable_repository(prov: str, owner: str, name: str) -> Optional[Repository]:
-    """The repository the URL names, if this request may read it (else ``None``: the one 404)."""
+def _readable_target(
+    prov: str, owner: str, name: str, branch: Optional[str], pullid: Optional[str], sha: Optional[str]
+) -> Optional[tuple[Repository, Commit]]:
+    """The repository the URL names and the commit its target names (see the module docstring),
+    if this request may read them; else ``None``: the one 404."""
     service = SERVICE_BY_SHORT.get(prov)
-    repository = find_repository(service, owner, name) if service is not None else None
-    if repository is None:
+    if service is None:
         return None
+    if pullid is None:
+        found = find_target(service, owner, name, sha=sha, branch=branch)
+    elif pullid.isascii() and pullid.isdigit() and len(pullid) <= 10:
+        found = find_target(service, owner, name, pullid=int(pullid))
+    else:
+        return None
+    if found is None:
+        return None
+    repository = found[0]
     if repository.private and not call_hook("verify_graph_token", repository, _graph_token()):
         return None
-    return repository
+    return found
 
 
 def _private_headers(response: Response, repository: Repository) -> Response:
@@ -158,17 +169,6 @@ def _commit_identity(commit: Commit) -> tuple[object, ...]:
 
 def _not_modified(etag: str) -> bool:
     return request.if_none_match.contains_weak(etag)
-
-
-def _target_commit(
-    repository: Repository, branch: Optional[str], pullid: Optional[str], sha: Optional[str]
-) -> Optional[Commit]:
-    """The commit a URL's target names (see the module docstring), or ``None``."""
-    if pullid is None:
-        return resolve_commit(repository, sha=sha, branch=branch)
-    if not (pullid.isascii() and pullid.isdigit() and len(pullid) <= 10):
-        return None
-    return resolve_commit(repository, pullid=int(pullid))
 
 
 def _link_target(repository: Repository, commit: Commit) -> tuple[Optional[str], str]:
@@ -298,10 +298,10 @@ def graph(
         )
     except ValueError as error:
         return _bad_request(str(error))
-    repository = _readable_repository(prov, owner, repo)
-    commit = _target_commit(repository, branch, pullid, sha) if repository is not None else None
-    if repository is None or commit is None or not commit.files:
+    found = _readable_target(prov, owner, repo, branch, pullid, sha)
+    if found is None or not found[1].files:
         return _graph_not_found()
+    repository, commit = found
     link_prefix, link_suffix = _link_target(repository, commit)
     options = {"color_range": _color_range(repository), "link_prefix": link_prefix, "link_suffix": link_suffix}
     etag = _etag("graph", *_commit_identity(commit), *params, *options.values())
@@ -334,11 +334,11 @@ def file_view(
     sha: Optional[str] = None,
 ) -> Response:
     """The coverage of one file of the commit the URL's target names, line by line (HTML)."""
-    repository = _readable_repository(prov, owner, repo)
-    commit = _target_commit(repository, branch, pullid, sha) if repository is not None else None
-    lines = file_lines(commit, path) if commit is not None else None
-    if repository is None or commit is None or lines is None:
+    found = _readable_target(prov, owner, repo, branch, pullid, sha)
+    lines = file_lines(found[1], path) if found is not None else None
+    if found is None or lines is None:
         return _page_not_found()
+    repository, commit = found
     token = _graph_token() if repository.private else None
     etag = _etag("file", *_commit_identity(commit), path, token)
     if _not_modified(etag):

@@ -1,15 +1,16 @@
 """A folder tree of file coverage records, the input of every layout.
 
-The tree is built iteratively (no recursion), so paths of any depth are fine.
-With ``min_share``, only files big enough to be drawn become nodes, so a
-request for a large repository spends its time on what ends up on screen.
+The tree is built in flat passes, without recursion (paths of any depth are fine): one pass over
+the records sums them per directory, one pass over the folders, deepest first, sums each folder
+into its parent. With ``min_share``, files and whole folders too light to be drawn never become
+nodes: they are summed into their folder's ``small`` node, so a request for a large repository
+spends its time on what ends up on screen.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from operator import attrgetter, countOf, itemgetter, le
-from typing import Iterable, List, Optional, Tuple
+from operator import attrgetter, itemgetter, le
+from typing import Any, Iterable, List, Optional, Tuple
 
 #: Layout weight of a file with no tracked lines: the weight of a one-line file,
 #: so such a file still gets a block of its own (its coverage is "n/a").
@@ -84,34 +85,8 @@ class SmallFiles(Node):
     __slots__ = ()
 
 
-def _folder(name: str, path: str) -> Node:
-    return Node(path, 0, 0, 0, 0, [], name)
-
-
-def _find_folder(raw_dir: str, by_path: dict[str, Node], created: list[tuple[Node, Node]]) -> Node:
-    """The folder for ``raw_dir``, creating it and its missing ancestors."""
-    parts = raw_dir.split("/")
-    if "" in parts or "." in parts:
-        # Empty and "." segments ("a//b", "/a", "./a") name the same folder as "a/b".
-        parts = [p for p in parts if p and p != "."]
-        path = "/".join(parts)
-    else:
-        path = raw_dir
-    folder = by_path.get(path)
-    if folder is not None:
-        return folder
-    # Walk up to the nearest existing ancestor, then create downwards, so
-    # `created` lists every (parent, folder) pair after its parent's pair.
-    depth = len(parts)
-    while "/".join(parts[: depth - 1]) not in by_path:
-        depth -= 1
-    for i in range(depth, len(parts) + 1):
-        parent = by_path["/".join(parts[: i - 1])]
-        child = _folder(parts[i - 1], "/".join(parts[:i]))
-        parent.children.append(child)  # type: ignore[union-attr]
-        by_path[child.path] = child
-        created.append((parent, child))
-    return by_path[path]
+def _normal_dir(raw_dir: str) -> str:
+    return "/".join(part for part in raw_dir.split("/") if part and part != ".")
 
 
 def _clamped(records: list[FileRecord]) -> list[FileRecord]:
@@ -132,10 +107,10 @@ def build_hierarchy(files: Iterable[FileRecord], *, min_share: float = 0.0) -> N
       ``0..lines``;
     * folders sum ``lines``, ``hits``, ``weight`` and ``files`` of their
       subtree, so the root holds the project totals;
-    * a file whose weight is under ``min_share`` of the root's weight is not
-      a node of its own: it is summed into its folder's ``small`` node
-      (layouts fold such files anyway, see ``min_area`` and ``min_extent``);
-      with the default ``0.0`` every file is a node;
+    * a file or folder whose weight is under ``min_share`` of the root's
+      weight is not a node of its own: it is summed into its parent folder's
+      ``small`` node (layouts fold such blocks anyway, see ``min_area`` and
+      ``min_extent``); with the default ``0.0`` every file and folder is a node;
     * a folder below the root with a single child (and no small files) is
       folded into that child, whose name becomes ``"folder/child"``; chains
       fold all the way down;
@@ -150,76 +125,152 @@ def build_hierarchy(files: Iterable[FileRecord], *, min_share: float = 0.0) -> N
         all_lines = list(map(_lines_of, records))
     min_weight = min_share * (sum(all_lines) + all_lines.count(0) * EMPTY_FILE_WEIGHT)
     del all_lines, all_hits
-
-    groups: defaultdict[str, list[FileRecord]] = defaultdict(list)
-    for record in records:
-        groups[record[0].rpartition("/")[0]].append(record)
-
-    root = _folder("", "")
-    by_path: dict[str, Node] = {"": root}
-    created: list[tuple[Node, Node]] = []
-    for raw_dir, group in groups.items():
-        folder = _find_folder(raw_dir, by_path, created)
-        # Sums with C-level passes: Python-level work per file is kept for
-        # the files that become nodes.
-        line_sum = sum(map(_lines_of, group))
-        hit_sum = sum(map(_hits_of, group))
-        weight = line_sum + countOf(map(_lines_of, group), 0) * EMPTY_FILE_WEIGHT
-        folder.lines += line_sum
-        folder.hits += hit_sum
-        folder.weight += weight
-        folder.files += len(group)
-        kept = group
-        if min_weight > EMPTY_FILE_WEIGHT:
-            kept = [r for r in group if r[1] >= min_weight]
-            if len(kept) < len(group):
-                # Kept files have more than one line: their weight is their lines.
-                kept_lines = sum(map(_lines_of, kept))
-                small = folder.small
-                if small is None:
-                    # Several raw directories ("a", "./a") can share one folder.
-                    small = folder.small = SmallFiles(folder.path, 0, 0, 0, 0, [], "")
-                small.lines += line_sum - kept_lines
-                small.hits += hit_sum - sum(map(_hits_of, kept))
-                small.weight += weight - kept_lines
-                small.files += len(group) - len(kept)
-        folder.children.extend(  # type: ignore[union-attr]
-            [Node(path, lines, hits, lines or EMPTY_FILE_WEIGHT, 1, None) for path, lines, hits in kept]
-        )
-    _sum_and_sort(root, created)
-    _fold_chains(root)
-    return root
+    folders = _sum_by_directory(records)
+    normal = False
+    if not _link_parents(folders):
+        # "a//b", "./a/b" and "/a/b" are one folder "a/b".
+        normal = True
+        folders = _merge_spellings(folders)
+        _link_parents(folders)
+    # Files that get a node (a file of one line or none weighs EMPTY_FILE_WEIGHT, never more).
+    heavy = records if min_weight <= EMPTY_FILE_WEIGHT else [r for r in records if r[1] >= min_weight]
+    kids: dict[str, list[Node]] = {}
+    for path, lines, hits in heavy:
+        folder = path.rpartition("/")[0]
+        if normal:
+            folder = _normal_dir(folder)
+        weight = lines or EMPTY_FILE_WEIGHT
+        entry = folders[folder]
+        entry[4] += lines
+        entry[5] += hits
+        entry[6] += weight
+        entry[7] += 1
+        node = Node(path, lines, hits, weight, 1, None)
+        siblings = kids.get(folder)
+        if siblings is None:
+            kids[folder] = [node]
+        else:
+            siblings.append(node)
+    return _folder_nodes(folders, kids, min_weight)
 
 
-def _sum_and_sort(root: Node, created: list[tuple[Node, Node]]) -> None:
-    # `created` has parents before children: walking it backwards finishes a
-    # folder's totals before they are added to its parent.
-    for parent, folder in reversed(created):
-        parent.lines += folder.lines
-        parent.hits += folder.hits
-        parent.weight += folder.weight
-        parent.files += folder.files
-    for folder in (root, *(folder for _, folder in created)):
-        children = folder.children
-        # Two stable sorts: by weight (largest first), ties by path.
-        children.sort(key=_by_path)  # type: ignore[union-attr]
-        children.sort(key=_by_weight, reverse=True)  # type: ignore[union-attr]
+# A folder's entry while the tree is built: [lines, hits, weight, files] of its subtree (at first
+# of its own files), the same of what in it gets a node of its own, and its parent's entry.
+_Entry = List[Any]
 
 
-def _fold_chains(root: Node) -> None:
-    stack = [root]
-    while stack:
-        children: list[Node] = stack.pop().children  # type: ignore[assignment]
-        for i, child in enumerate(children):
-            grandchildren = child.children
-            while grandchildren is not None and len(grandchildren) == 1 and child.small is None:
-                only = grandchildren[0]
-                only.label = f"{child.name}/{only.name}"
-                child = only
-                grandchildren = child.children
-            children[i] = child
-            if grandchildren:
-                stack.append(child)
+def _entry(lines: int = 0, hits: int = 0, weight: int = 0, files: int = 0) -> _Entry:
+    return [lines, hits, weight, files, 0, 0, 0, 0, None]
+
+
+def _sum_by_directory(records: list[FileRecord]) -> dict[str, _Entry]:
+    """An entry per directory as spelled in the paths, with the sums of its files: the one pass
+    over every record, hence the plain loop."""
+    folders: dict[str, _Entry] = {}
+    get = folders.get
+    for path, lines, hits in records:
+        raw_dir = path.rpartition("/")[0]
+        entry = get(raw_dir)
+        if entry is None:
+            folders[raw_dir] = [lines, hits, lines or EMPTY_FILE_WEIGHT, 1, 0, 0, 0, 0, None]
+        else:
+            entry[0] += lines
+            entry[1] += hits
+            entry[2] += lines or EMPTY_FILE_WEIGHT
+            entry[3] += 1
+    return folders
+
+
+def _link_parents(folders: dict[str, _Entry]) -> bool:
+    """Point each entry to its parent's, adding the root and the folders that hold only folders.
+
+    Returns ``False`` (the links are then unusable) if a directory is spelled with an empty or
+    ``"."`` segment (``"/a"``, ``"a//b"``, ``"a/"``, ``"./a"``): each segment is checked once,
+    when its folder is linked.
+    """
+    folders.setdefault("", _entry())
+    for path, entry in list(folders.items()):
+        while path:
+            path, slash, name = path.rpartition("/")
+            if not name or name == "." or (slash and not path):
+                return False
+            parent = folders.get(path)
+            if parent is not None:
+                entry[8] = parent
+                break
+            parent = folders[path] = _entry()
+            entry[8] = parent
+            entry = parent
+    return True
+
+
+def _merge_spellings(folders: dict[str, _Entry]) -> dict[str, _Entry]:
+    merged: dict[str, _Entry] = {}
+    for path, entry in folders.items():
+        into = merged.setdefault(_normal_dir(path), _entry())
+        for i in range(4):
+            into[i] += entry[i]
+    return merged
+
+
+def _folder_nodes(folders: dict[str, _Entry], kids: dict[str, list[Node]], min_weight: float) -> Node:
+    """Sum every folder into its parent and make the folders that get a node; returns the root.
+
+    ``kids`` holds the file nodes of each folder; folder nodes are added as they are made.
+    """
+    # A folder's path sorts after its parent's ("a" < "a/b"): in reverse order, every folder is
+    # complete before it is added to its parent, and the root ("") comes last.
+    node = Node("", 0, 0, 0, 0, [], "")  # replaced by the root
+    for path in sorted(folders, reverse=True):
+        lines, hits, weight, count, own_lines, own_hits, own_weight, own_count, parent = folders[path]
+        if parent is not None:
+            parent[0] += lines
+            parent[1] += hits
+            parent[2] += weight
+            parent[3] += count
+            if weight < min_weight:
+                continue
+            parent[4] += lines
+            parent[5] += hits
+            parent[6] += weight
+            parent[7] += count
+        folder, _, name = path.rpartition("/")
+        children = kids.pop(path, [])
+        node = Node(path, lines, hits, weight, count, children, name)
+        if own_count < count:
+            node.small = SmallFiles(
+                path, lines - own_lines, hits - own_hits, weight - own_weight, count - own_count, [], ""
+            )
+        if len(children) > 1:
+            _sort_and_fold(children)
+        elif children:
+            _fold(children, 0)
+        if parent is not None:
+            siblings = kids.get(folder)
+            if siblings is None:
+                kids[folder] = [node]
+            else:
+                siblings.append(node)
+    return node
+
+
+def _sort_and_fold(children: list[Node]) -> None:
+    """Order ``children`` (weight, largest first; ties by path), then fold each single-child
+    folder into its child. Children are folded themselves already, so one step is enough."""
+    # Two stable sorts: by path, then by weight.
+    children.sort(key=_by_path)
+    children.sort(key=_by_weight, reverse=True)
+    for i in range(len(children)):
+        _fold(children, i)
+
+
+def _fold(children: list[Node], i: int) -> None:
+    child = children[i]
+    grandchildren = child.children
+    if grandchildren is not None and len(grandchildren) == 1 and child.small is None:
+        only = grandchildren[0]
+        only.label = f"{child.name}/{only.name}"
+        children[i] = only
 
 
 def iter_nodes(root: Node) -> Iterable[tuple[Node, int]]:

@@ -39,10 +39,6 @@ def format_percent(hits: int, lines: int) -> str:
     return f"{q // 100}.{q % 100:02d}%"
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def _num(value: float) -> str:
     # One decimal, no trailing ".0"; adding 0.0 turns -0.0 into 0.0.
     return f"{round(value, 1) + 0.0:g}"
@@ -93,50 +89,59 @@ class _Drawing:
             style = self._styles[q] = (text, self._groups.setdefault(color, []))
         return style
 
+    def _add_file(self, tag: str, attrs: str, node: Node) -> None:
+        path = node.path
+        if url_safe(path) is None:
+            label, url = xml_escape(path), url_path(path)
+        else:
+            label = url = path
+        lines = node.lines
+        # The common case inline: this runs once per drawn file.
+        style = self._styles.get(node.hits * 10000 // lines if lines > 0 else -1)
+        text, group = style if style is not None else self._style(node.hits, lines)
+        if self.prefix is None:
+            group.append(f"<{tag} {attrs}><title>{label} {text}</title></{tag}>")
+        else:
+            # target="_top": a graph embedded with <object> or <iframe> opens the file view as
+            # the page itself (the file view refuses to be framed). SVG has no inherited target.
+            group.append(
+                f'<a href="{self.prefix}{url}{self.suffix}" target="_top">'
+                f"<title>{label} {text}</title><{tag} {attrs}/></a>"
+            )
+
     def add(self, tag: str, attrs: str, node: Node, folded: Optional[Sequence[Node]]) -> None:
         """Add the shape ``<tag attrs>`` for ``node``, or for its ``folded`` children."""
-        if folded is None and node.children is None:
-            path = node.path
-            if url_safe(path) is None:
-                label, url = xml_escape(path), url_path(path)
-            else:
-                label = url = path
-            text, group = self._style(node.hits, node.lines)
-            if self.prefix is None:
-                group.append(f"<{tag} {attrs}><title>{label} {text}</title></{tag}>")
-            else:
-                href = f"{self.prefix}{url}{self.suffix}"
-                group.append(f'<a href="{href}"><title>{label} {text}</title><{tag} {attrs}/></a>')
-            return
-        folder = f"{xml_escape(node.path)}/" if node.path else "/"
         if folded is None:
-            lines, hits = node.lines, node.hits
-            label = f"{folder} ({_count(node.files, 'file')})"
+            if node.children is None:
+                self._add_file(tag, attrs, node)
+                return
+            lines, hits, files = node.lines, node.hits, node.files
         else:
             lines = hits = files = 0
             for child in folded:
                 lines += child.lines
                 hits += child.hits
                 files += child.files
-            label = f"{folder} ({_count(files, 'small file')})"
         text, group = self._style(hits, lines)
-        group.append(f"<{tag} {attrs}><title>{label} {text}</title></{tag}>")
+        folder = f"{xml_escape(node.path)}/" if node.path else "/"
+        noun = "file" if files == 1 else "files"
+        group.append(f"<{tag} {attrs}><title>{folder} {files} {noun} {text}</title></{tag}>")
 
     def add_rects(self, blocks: Iterable[Block]) -> None:
-        """Add the non-empty ``blocks`` as rectangles.
+        """Add the non-empty ``blocks`` as rectangles (``<path>``).
 
-        The same output as :meth:`add` with a ``path``, but file blocks are
-        written inline: this loop runs once per drawn file.
+        The same output as :meth:`add`, with file blocks written inline: this
+        loop runs once per drawn file.
         """
-        styles = self._styles
-        prefix = self.prefix
-        suffix = self.suffix
+        add, style_of, styles = self.add, self._style, self._styles
+        prefix, suffix = self.prefix, self.suffix
         for x0, y0, x1, y1, node, folded in blocks:
             if x1 <= x0 or y1 <= y0:
                 continue
-            d = f"M{x0} {y0}h{x1 - x0}v{y1 - y0}H{x0}z"
+            # h-width rather than H{x0}: never longer.
+            d = f"M{x0} {y0}h{x1 - x0}v{y1 - y0}h{x0 - x1}z"
             if folded is not None or node.children is not None:
-                self.add("path", f'd="{d}"', node, folded)
+                add("path", f'd="{d}"', node, folded)
                 continue
             path = node.path
             if url_safe(path) is None:
@@ -145,12 +150,13 @@ class _Drawing:
                 label = url = path
             lines = node.lines
             style = styles.get(node.hits * 10000 // lines if lines > 0 else -1)
-            text, group = style if style is not None else self._style(node.hits, lines)
+            text, group = style if style is not None else style_of(node.hits, lines)
             if prefix is None:
                 group.append(f'<path d="{d}"><title>{label} {text}</title></path>')
             else:
-                href = f"{prefix}{url}{suffix}"
-                group.append(f'<a href="{href}"><title>{label} {text}</title><path d="{d}"/></a>')
+                group.append(
+                    f'<a href="{prefix}{url}{suffix}" target="_top"><title>{label} {text}</title><path d="{d}"/></a>'
+                )
 
     def document(self) -> str:
         w, h = self.width, self.height

@@ -229,7 +229,7 @@ def test_the_file_url_hook_points_the_links_elsewhere(
     web = webtest.TestApp(app)
     body = web.get(f"/gh/ann/lib/graphs/tree.svg?token={token}").text
     # Used as it is, and the graph token is never sent to another site.
-    assert '<a href="https://code.example/lib/c0ffee0/a%20b.py">' in body
+    assert '<a href="https://code.example/lib/c0ffee0/a%20b.py" target="_top">' in body
     assert token not in body
     assert seen == [("lib", SHA)]
 

@@ -172,11 +172,6 @@ def test_the_example_app_in_chromium(
     assert errors == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="graph links have no target=_top, and the file view forbids framing (frame-ancestors 'none'):"
-    " a click inside an <object> is blocked",
-)
 def test_a_block_of_an_embedded_graph_opens_the_file_view(
     demo_app: Callable[[int], Flask], browser_page: Any, live_server: Callable[[Any], str]
 ) -> None:

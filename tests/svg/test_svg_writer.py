@@ -137,18 +137,18 @@ def test_tiny_files_fold_into_their_folder_block():
     svg = render_tree_svg(files, width=100, height=100)
     titles = [t for _, t, _ in _shapes(ET.fromstring(svg))]
     assert "src/big.py 100.00%" in titles
-    assert "src/ (200 small files) 0.00%" in titles
+    assert "src/ 200 files 0.00%" in titles
     assert not any("tiny" in t for t in titles)
 
 
 def test_icicle_has_project_folders_and_files():
     files = [("src/a/x.py", 10, 10), ("src/a/y.py", 10, 5), ("src/b.py", 20, 0), ("setup.py", 5, 5)]
     titles = [t for _, t, _ in _shapes(ET.fromstring(render_icicle_svg(files)))]
-    assert titles[0] == "/ (4 files) 44.44%"
+    assert titles[0] == "/ 4 files 44.44%"
     assert set(titles) == {
-        "/ (4 files) 44.44%",
-        "src/ (3 files) 37.50%",
-        "src/a/ (2 files) 75.00%",
+        "/ 4 files 44.44%",
+        "src/ 3 files 37.50%",
+        "src/a/ 2 files 75.00%",
         "src/a/x.py 100.00%",
         "src/a/y.py 50.00%",
         "src/b.py 0.00%",
@@ -167,7 +167,7 @@ def test_sunburst_has_center_disc_and_rings():
 def test_sunburst_full_ring_for_a_single_top_folder():
     svg = render_sunburst_svg([("src/a.py", 10, 10), ("src/b.py", 30, 0)])
     titles = [t for _, t, _ in _shapes(ET.fromstring(svg))]
-    assert "src/ (2 files) 25.00%" in titles
+    assert "src/ 2 files 25.00%" in titles
     ET.fromstring(svg)
 
 
