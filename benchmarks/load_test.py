@@ -122,21 +122,23 @@ class Load:
 
     def _upload(self, rng: random.Random) -> None:
         number = next(self.numbers)
-        repo = f"repo{number % len(self.seeded['upload_tokens'])}"
-        upload = Upload(number, repo, *self.upload_size)
+        upload = Upload(number, f"repo{number % len(self.seeded['upload_tokens'])}", *self.upload_size)
         with self.lock:
             self.sent.append(upload)
-        token = self.seeded["upload_tokens"][repo]
-        path = f"/upload/v2?token={token}&commit={upload.sha}&branch=main&build={number}&job=1"
-        body = upload.body()
-        # A client retries what was not answered (up to 30 s after the run), as CI uploaders do.
-        while (status := self._send("upload", "POST", path, body)) in UNAVAILABLE and self.retry:
-            if time.monotonic() > self.deadline + 30:
-                break
-            time.sleep(0.25)
-        if status == 200:
+        if self.send_upload(upload) == 200:
             with self.lock:
                 self.answered.append(upload)
+
+    def send_upload(self, upload: Upload) -> int:
+        """POST ``upload`` (with ``retry``, again while unanswered, as CI uploaders do); the last status."""
+        token = self.seeded["upload_tokens"][upload.repo]
+        path = f"/upload/v2?token={token}&commit={upload.sha}&branch=main&build={upload.number}&job=1"
+        body = upload.body()
+        while (status := self._send("upload", "POST", path, body)) in UNAVAILABLE and self.retry:
+            if time.monotonic() > self.deadline + 30:  # up to 30 s after the run
+                break
+            time.sleep(0.25)
+        return status
 
     def _graph(self, rng: random.Random) -> None:
         repo = rng.choice(sorted(self.seeded["upload_tokens"]))
