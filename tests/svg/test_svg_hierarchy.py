@@ -116,6 +116,25 @@ def test_small_files_are_summed_into_their_folder():
     _check_sums(root)
 
 
+def test_light_folders_are_summed_into_their_parent():
+    files = [("src/big.py", 1000, 900), ("src/sub/a.py", 3, 1), ("src/sub/deep/b.py", 2, 2), ("src/s.py", 1, 1)]
+    root = build_hierarchy(files, min_share=0.01)
+    src = root.children[0]
+    # No node for src/sub (5 lines, under 1 % of 1006): its files count in src's small files.
+    assert [c.path for c in src.children] == ["src/big.py"]
+    assert (src.small.files, src.small.lines, src.small.hits, src.small.weight) == (3, 6, 4, 6)
+    assert (root.files, root.lines, root.hits) == (4, 1006, 904)
+    _check_sums(root)
+
+
+def test_a_folder_of_light_files_is_all_small():
+    files = [("big.py", 10_000, 10)] + [(f"pkg/m{i}.py", 60, 30) for i in range(5)]
+    root = build_hierarchy(files, min_share=0.01)  # 103 lines at least; pkg holds 300
+    (pkg,) = (c for c in root.children if c.path == "pkg")
+    assert pkg.children == []
+    assert (pkg.small.files, pkg.small.lines, pkg.small.hits) == (5, 300, 150)
+
+
 @settings(max_examples=150, deadline=None)
 @given(records(), st.sampled_from([0.0, 0.01, 0.2]))
 def test_totals_are_conserved(files, min_share):

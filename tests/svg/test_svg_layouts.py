@@ -99,6 +99,30 @@ def test_treemap_with_small_files_summed(files, width, height, min_share):
             assert w * h + w + h + 1 >= min_area
 
 
+def _drawn(blocks):
+    """What a block shows: its rectangle, and the files, lines and hits it stands for."""
+    out = []
+    for b in blocks:
+        nodes = [b.node] if b.folded is None else b.folded
+        sums = (sum(n.files for n in nodes), sum(n.lines for n in nodes), sum(n.hits for n in nodes))
+        out.append((b.x0, b.y0, b.x1, b.y1, *sums))
+    return sorted(out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(records(), sizes, sizes, st.integers(0, 80))
+def test_summing_what_is_too_small_changes_nothing_drawn(files, width, height, k):
+    full = build_hierarchy(files)
+    # Halfway between two whole weights, so that float rounding cannot tip a file or folder.
+    min_share = (k + 0.5) / max(full.weight, 1)
+    min_area = min_share * width * height
+    summed = build_hierarchy(files, min_share=min_share)
+    drawn = _drawn(squarified_treemap(summed, width, height, min_area=min_area))
+    assert drawn == _drawn(squarified_treemap(full, width, height, min_area=min_area))
+    slices = icicle(summed, width, height, min_width=min_share * width)
+    assert _drawn(slices) == _drawn(icicle(full, width, height, min_width=min_share * width))
+
+
 def test_treemap_iterator_yields_the_same_blocks():
     root = build_hierarchy([(f"d{i % 3}/f{i}", i * 7 % 50, 1) for i in range(60)])
     assert list(iter_squarified_treemap(root, 90, 60, min_area=9)) == squarified_treemap(root, 90, 60, min_area=9)

@@ -77,6 +77,8 @@ def test_any_names_give_well_formed_safe_svg(files, render, prefix):
     assert not any(name.startswith("on") for el in root.iter() for name in el.attrib)
     shapes = _shapes(root)
     assert shapes
+    # Every link opens as the page itself, also from inside an <object> or <iframe>.
+    assert all(a.get("target") == "_top" for a in root.iter(NS + "a"))
     file_paths = {_clean(p) for p, _, _ in files}
     for _, title, href in shapes:
         assert title
@@ -139,6 +141,11 @@ def test_tiny_files_fold_into_their_folder_block():
     assert "src/big.py 100.00%" in titles
     assert "src/ 200 files 0.00%" in titles
     assert not any("tiny" in t for t in titles)
+    # One small file alone (a 1 px strip, under 12 x 12 px): "1 file".
+    lone = render_tree_svg(
+        [("src/big.py", 20000, 20000), ("src/tiny.py", 200, 0)], width=100, height=100, min_block_size=12
+    )
+    assert "src/ 1 file 0.00%" in [t for _, t, _ in _shapes(ET.fromstring(lone))]
 
 
 def test_icicle_has_project_folders_and_files():
