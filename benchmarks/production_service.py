@@ -126,7 +126,11 @@ class Gunicorn:
                     stdout=log,
                     stderr=log,
                 )  # fmt: skip
-        self.wait_ready()
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc_info: object) -> None:
