@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
 import uuid
@@ -12,6 +13,8 @@ from flask import Response
 
 from .models import AccessToken, Membership, Owner, Repository, utcnow
 from .state import get_session
+
+LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
 
 
 def generate_token() -> str:
@@ -25,7 +28,10 @@ def hash_token(token: str) -> str:
 
 
 def default_verify_token(token: str) -> Optional[Owner]:
-    """Find the user an access token belongs to, and record that the token was used."""
+    """Find the user an access token belongs to, and record that the token was used.
+
+    ``last_used`` is kept to the minute: a token used again within a minute costs no write.
+    """
     if not token or len(token) > 200:
         return None
     digest = hash_token(token)
@@ -34,8 +40,10 @@ def default_verify_token(token: str) -> Optional[Owner]:
     # The lookup is by hash; comparing the digests again in constant time keeps timing flat.
     if row is None or not hmac.compare_digest(row.token_hash, digest):
         return None
-    session.execute(sa.update(AccessToken).where(AccessToken.id == row.id).values(last_used=utcnow()))
-    session.commit()
+    now = utcnow()
+    if row.last_used is None or now - row.last_used >= LAST_USED_RESOLUTION:
+        session.execute(sa.update(AccessToken).where(AccessToken.id == row.id).values(last_used=now))
+        session.commit()
     return row.owner
 
 
