@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 #: Color at or below the low end of the range (also for NaN).
 LOW_COLOR = "#e05d44"
 #: Color at or above the high end of the range.
@@ -51,3 +53,27 @@ def coverage_color(percent: float, low: float = 70, high: float = 100) -> str:
         return HIGH_COLOR
     step = int((percent - low) / (high - low) * STEPS)
     return PALETTE[min(step, STEPS - 1)]
+
+
+@functools.lru_cache(maxsize=64)
+def coverage_steps(low: float = 70, high: float = 100) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The scale ``low..high`` by hundredths of a percent: ``(bounds, colors)``.
+
+    For a whole number ``q`` of hundredths (0 to 10000), ``colors[bisect_right(bounds, q)]`` is
+    ``coverage_color(q / 100, low, high)``: a writer colors thousands of blocks with one bisection
+    each instead of a call.
+    """
+    bounds: list[int] = []
+    colors = [coverage_color(0.0, low, high)]
+    while coverage_color(100.0, low, high) != colors[-1]:
+        # The scale never goes back to a color it left: bisect for the next change.
+        same, other = bounds[-1] if bounds else 0, 10000
+        while other - same > 1:
+            middle = (same + other) // 2
+            if coverage_color(middle / 100, low, high) == colors[-1]:
+                same = middle
+            else:
+                other = middle
+        bounds.append(other)
+        colors.append(coverage_color(other / 100, low, high))
+    return tuple(bounds), tuple(colors)

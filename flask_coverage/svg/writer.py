@@ -9,9 +9,10 @@ script or style sheet at all.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from typing import Callable, Iterable, Optional, Sequence, Tuple
 
-from .color import NO_DATA_COLOR, coverage_color
+from .color import NO_DATA_COLOR, coverage_steps
 from .escape import link_prefix_attr, url_path, url_safe, xml_escape
 from .hierarchy import FileRecord, Node, build_hierarchy
 from .params import GRAPH_DEFAULTS, validate_graph_params
@@ -64,30 +65,24 @@ class _Drawing:
         self.height = params.height
         self.border_size = params.border_size
         self.border_color = xml_escape(border_color)
-        self.low, self.high = color_range
         self.prefix = None if link_prefix is None else link_prefix_attr(link_prefix)
         self.suffix = xml_escape(link_suffix)
         #: Smallest block side, in pixels, drawn on its own; it always shows
         #: at least one pixel of its color inside its border.
         self.min_size = max(min_block_size, self.border_size + 1)
-        self._groups: dict[str, list[str]] = {}
-        # Coverage in hundredths of a percent (-1: no lines) -> (text, group):
-        # many files share a value, so each is formatted and colored once.
-        self._styles: dict[int, tuple[str, list[str]]] = {}
+        # The shapes of each color, in the order of the scale (grey, for no lines, last).
+        bounds, colors = coverage_steps(*color_range)
+        self._bounds = bounds
+        self._groups: dict[str, list[str]] = {color: [] for color in (*colors, NO_DATA_COLOR)}
+        self._by_step = [self._groups[color] for color in colors]
 
     def _style(self, hits: int, lines: int) -> tuple[str, list[str]]:
-        q = hits * 10000 // lines if lines > 0 else -1
-        style = self._styles.get(q)
-        if style is None:
-            if q < 0:
-                text, color = "n/a", NO_DATA_COLOR
-            else:
-                # The color follows the shown (rounded down) value, so a title
-                # reading 69.99% is never colored as 70%.
-                text = f"{q // 100}.{q % 100:02d}%"
-                color = coverage_color(q / 100, self.low, self.high)
-            style = self._styles[q] = (text, self._groups.setdefault(color, []))
-        return style
+        """The coverage text of a title and the group of its color."""
+        if lines <= 0:
+            return "n/a", self._groups[NO_DATA_COLOR]
+        # The color follows the shown (rounded down) value, so a title reading 69.99% is never
+        # colored as 70%.
+        return format_percent(hits, lines), self._by_step[bisect_right(self._bounds, hits * 10000 // lines)]
 
     def _add_file(self, tag: str, attrs: str, node: Node) -> None:
         path = node.path
@@ -95,10 +90,7 @@ class _Drawing:
             label, url = xml_escape(path), url_path(path)
         else:
             label = url = path
-        lines = node.lines
-        # The common case inline: this runs once per drawn file.
-        style = self._styles.get(node.hits * 10000 // lines if lines > 0 else -1)
-        text, group = style if style is not None else self._style(node.hits, lines)
+        text, group = self._style(node.hits, node.lines)
         if self.prefix is None:
             group.append(f"<{tag} {attrs}><title>{label} {text}</title></{tag}>")
         else:
@@ -128,35 +120,16 @@ class _Drawing:
         group.append(f"<{tag} {attrs}><title>{folder} {files} {noun} {text}</title></{tag}>")
 
     def add_rects(self, blocks: Iterable[Block]) -> None:
-        """Add the non-empty ``blocks`` as rectangles (``<path>``).
-
-        The same output as :meth:`add`, with file blocks written inline: this
-        loop runs once per drawn file.
-        """
-        add, style_of, styles = self.add, self._style, self._styles
-        prefix, suffix = self.prefix, self.suffix
+        """Add the non-empty ``blocks`` as rectangles (``<path>``)."""
+        add, add_file = self.add, self._add_file
         for x0, y0, x1, y1, node, folded in blocks:
-            if x1 <= x0 or y1 <= y0:
-                continue
-            # h-width rather than H{x0}: never longer.
-            d = f"M{x0} {y0}h{x1 - x0}v{y1 - y0}h{x0 - x1}z"
-            if folded is not None or node.children is not None:
-                add("path", f'd="{d}"', node, folded)
-                continue
-            path = node.path
-            if url_safe(path) is None:
-                label, url = xml_escape(path), url_path(path)
-            else:
-                label = url = path
-            lines = node.lines
-            style = styles.get(node.hits * 10000 // lines if lines > 0 else -1)
-            text, group = style if style is not None else style_of(node.hits, lines)
-            if prefix is None:
-                group.append(f'<path d="{d}"><title>{label} {text}</title></path>')
-            else:
-                group.append(
-                    f'<a href="{prefix}{url}{suffix}" target="_top"><title>{label} {text}</title><path d="{d}"/></a>'
-                )
+            if x1 > x0 and y1 > y0:
+                # h-width rather than H{x0}: never longer.
+                attrs = f'd="M{x0} {y0}h{x1 - x0}v{y1 - y0}h{x0 - x1}z"'
+                if folded is None and node.children is None:
+                    add_file("path", attrs, node)
+                else:
+                    add("path", attrs, node, folded)
 
     def document(self) -> str:
         w, h = self.width, self.height

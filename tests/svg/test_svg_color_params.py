@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import colorsys
 import math
+from bisect import bisect_right
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flask_coverage.svg import GRAPH_DEFAULTS, coverage_color, validate_graph_params
-from flask_coverage.svg.color import HIGH_COLOR, LOW_COLOR, PALETTE
+from flask_coverage.svg.color import HIGH_COLOR, LOW_COLOR, PALETTE, coverage_steps
 from flask_coverage.svg.params import (
     BORDER_SIZE_RANGE,
     SIZE_RANGE,
@@ -135,3 +136,14 @@ def test_border_color_validator_alone():
     assert validate_border_color("Navy") == "navy"
     with pytest.raises(ValueError):
         validate_border_color("#12")
+
+
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [(70, 100), (0, 100), (50, 80), (70.5, 99.9), (100, 100), (0, 0), (90, 80), (-5, 200), (99.99, 100)],
+)
+def test_steps_give_the_color_of_every_hundredth(low, high):
+    bounds, colors = coverage_steps(low, high)
+    assert list(bounds) == sorted(set(bounds))
+    for q in range(10001):
+        assert colors[bisect_right(bounds, q)] == coverage_color(q / 100, low, high), q
