@@ -13,10 +13,11 @@ requests ``/gh/acme/synthetic/graphs/{kind}.svg``:
 - cold: the render cache emptied first, so the request reads the files from the database and lays
   them out (``db ms`` is that read alone, ``layout ms`` the render alone, both inside ``cold ms``);
 - warm: the same request again (a cache hit), and with ``If-None-Match`` (a 304);
-- the bytes of the document, the files drawn as a block of their own (each is a link), the bytes
-  of the document per drawn file (folded blocks of small files included), the mean size of one
-  file's block (its ``<a>`` element), and the peak memory of one cold request (tracemalloc, in a
-  run of its own).
+- the bytes of the document, the files drawn as a block of their own (each is a link), the other
+  blocks (folded blocks of small files; folders in an icicle or sunburst), the bytes of the
+  document per drawn file (other blocks included), the mean size of one file's block (its ``<a>``
+  element) and of one other block, and the peak memory of one cold request (tracemalloc, in a run
+  of its own).
 
 Times are medians of ``--repeat`` runs, in milliseconds of app time (the WSGI app is called with a
 ready environ: no network, no server, no test client), as "wall / CPU of this process". Requests send
@@ -140,9 +141,11 @@ def bench_kind(app: Flask, commit: Any, kind: str, repeat: int) -> dict[str, Any
     get(plain)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    # Each file drawn as a block of its own is a link; the rest are folded blocks of small files.
+    # Each file drawn as a block of its own is a link; the other blocks (folded blocks of small
+    # files; the folders of an icicle or sunburst) are a shape with a title.
     file_blocks = re.findall(rb"<a .*?</a>", body)
     drawn = len(file_blocks)
+    others = re.findall(rb"<(?:path|circle) [^>]*[^/]><title>[^<]*</title></(?:path|circle)>", body)
     return {
         "kind": kind,
         "cold": cold,
@@ -154,6 +157,8 @@ def bench_kind(app: Flask, commit: Any, kind: str, repeat: int) -> dict[str, Any
         "kib": len(body) / 1024,
         "per_file": f"{len(body) / drawn:.0f}" if drawn else "-",
         "per_block": f"{sum(map(len, file_blocks)) / drawn:.0f}" if drawn else "-",
+        "others": len(others),
+        "per_other": f"{sum(map(len, others)) / len(others):.0f}" if others else "-",
         "gzip_kib": len(packed) / 1024,
         "gzip_per_file": f"{len(packed) / drawn:.0f}" if drawn else "-",
         "peak": peak / 2**20,
@@ -182,8 +187,9 @@ def bench_size(files: int, lines: int, repeat: int, postgresql: Optional[str]) -
 
 
 HEADER = (
-    "| files | kind | cold ms | (db read ms) | (layout ms) | warm ms | 304 ms | files drawn "
-    "| SVG KiB | B / drawn file | (B / file block) | gzip KiB | gzip B / drawn file | peak MiB |"
+    "| files | kind | cold ms | (db read ms) | (layout ms) | warm ms | 304 ms | files drawn | other blocks "
+    "| SVG KiB | B / drawn file | (B / file block) | (B / other block) | gzip KiB | gzip B / drawn file "
+    "| peak MiB |"
 )
 
 
@@ -201,12 +207,13 @@ def main() -> None:
         rows.extend(bench_size(files, files * args.lines_per_file, args.repeat, args.postgresql))
     print()
     print(HEADER)
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         print(
             f"| {row['files']:,} | {row['kind']} | {row['cold']} | {row['db']} | {row['layout']} "
-            f"| {row['warm']} | {row['304']} | {row['drawn']:,} | {row['kib']:.0f} | {row['per_file']} "
-            f"| {row['per_block']} | {row['gzip_kib']:.0f} | {row['gzip_per_file']} | {row['peak']:.1f} |"
+            f"| {row['warm']} | {row['304']} | {row['drawn']:,} | {row['others']:,} | {row['kib']:.0f} "
+            f"| {row['per_file']} | {row['per_block']} | {row['per_other']} | {row['gzip_kib']:.0f} "
+            f"| {row['gzip_per_file']} | {row['peak']:.1f} |"
         )
 
 
