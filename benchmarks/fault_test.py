@@ -102,18 +102,24 @@ def statuses(load: Load, since: float = 0.0) -> Counter[int]:
     return Counter(status for samples in load.samples.values() for start, _, status in samples if start >= since)
 
 
-def under_load(load: Load, clients: int) -> threading.Thread:
-    """Start ``load`` in the background, until its deadline is moved."""
+@contextlib.contextmanager
+def under_load(load: Load, clients: int) -> Iterator[None]:
+    """``load`` runs in the background while the block runs, and stops with it.
+
+    Its clients finish the uploads they are retrying; if the block failed, they stop at once.
+    """
     thread = threading.Thread(target=load.run, args=(clients, 3600))
     thread.start()
     while not load.deadline:
         time.sleep(0.01)
-    return thread
-
-
-def stop(load: Load, thread: threading.Thread) -> None:
-    load.deadline = time.monotonic()
-    thread.join()
+    try:
+        yield
+    except BaseException:
+        load.retry = False
+        raise
+    finally:
+        load.deadline = time.monotonic()
+        thread.join()
 
 
 def busy_worker(server: Gunicorn) -> int:
@@ -140,15 +146,12 @@ def postgresql_restart(
     load = Load(server.port, seeded, weights={"upload": 0.5, "graph": 0.3, "users": 0.2}, retry=True, numbers=numbers)
     workers = server.worker_pids()
     started = time.monotonic()
-    thread = under_load(load, args.clients)
-    time.sleep(args.before)
-    restarted = time.monotonic()
-    try:
+    with under_load(load, args.clients):
+        time.sleep(args.before)
+        restarted = time.monotonic()
         took = restart_cluster(*cluster)
         back = time.monotonic()
         time.sleep(args.after)
-    finally:
-        stop(load, thread)
     elapsed = time.monotonic() - started
     print_summary(f"PostgreSQL restarted ({took:.1f} s) during {elapsed:.0f} s of load", load.summary(elapsed))
     during = statuses(load, restarted) - statuses(load, back)
@@ -171,19 +174,15 @@ def postgresql_restart(
 
 def killed_workers(server: Gunicorn, seeded: dict[str, Any], numbers: Iterator[int], args: Any) -> Load:
     load = Load(server.port, seeded, weights={"upload": 1.0}, retry=True, upload_size=(5, 4000), numbers=numbers)
-    thread = under_load(load, 2 * args.workers)
     started = time.monotonic()
     kills = []
-    try:
+    with under_load(load, 2 * args.workers):
         for _ in range(args.kills):
             time.sleep(args.before)
-            victim = busy_worker(server)
-            os.kill(victim, signal.SIGKILL)
+            os.kill(busy_worker(server), signal.SIGKILL)
             kills.append(time.monotonic())
             server.wait_ready()  # gunicorn starts a new worker
         time.sleep(args.after)
-    finally:
-        stop(load, thread)
     elapsed = time.monotonic() - started
     print_summary(
         f"{args.kills} worker(s) killed with SIGKILL during {elapsed:.0f} s of uploads", load.summary(elapsed)
@@ -230,6 +229,8 @@ def main() -> int:
     args.kills = args.kills or (1 if args.short else 3)
     args.before, args.after = (2.0, 3.0) if args.short else (5.0, 10.0)
     cluster = find_cluster(args.database_url)
+    # A CI timeout sends SIGTERM: exit through the finally blocks, which start PostgreSQL again.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     service = production_service(args.database_url, args.redis_url, args.workers)
     with cluster_kept_running(*cluster), service as (server, seeded):
         try:
