@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import struct
-import zlib
 from collections.abc import Iterator
 from typing import Any, Callable
 
@@ -19,84 +17,25 @@ pytestmark = pytest.mark.browser
 GENERATED_FILES = 300
 
 
-def png_pixels(data: bytes) -> list[list[tuple[int, int, int]]]:
-    """The RGB rows of an 8-bit RGB or RGBA PNG (what Chromium's screenshots are)."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    position, chunks = 8, {}
-    idat = b""
-    while position < len(data):
-        (length,) = struct.unpack(">I", data[position : position + 4])
-        kind = data[position + 4 : position + 8]
-        body = data[position + 8 : position + 8 + length]
-        if kind == b"IDAT":
-            idat += body
-        chunks[kind] = body
-        position += 12 + length
-    width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
-    assert depth == 8 and color in (2, 6) and interlace == 0
-    channels = 3 if color == 2 else 4
-    stride = width * channels
-    raw = zlib.decompress(idat)
-    rows: list[list[tuple[int, int, int]]] = []
-    previous = bytearray(stride)
-    for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
-        for x in range(stride):
-            left = line[x - channels] if x >= channels else 0
-            up = previous[x]
-            corner = previous[x - channels] if x >= channels else 0
-            if kind == 1:
-                line[x] = (line[x] + left) & 0xFF
-            elif kind == 2:
-                line[x] = (line[x] + up) & 0xFF
-            elif kind == 3:
-                line[x] = (line[x] + (left + up) // 2) & 0xFF
-            elif kind == 4:
-                estimate = left + up - corner
-                a, b, c = abs(estimate - left), abs(estimate - up), abs(estimate - corner)
-                line[x] = (line[x] + (left if a <= b and a <= c else up if b <= c else corner)) & 0xFF
-        rows.append([tuple(line[x : x + 3]) for x in range(0, stride, channels)])  # type: ignore[misc]
-        previous = line
-    return rows
+@pytest.fixture
+def check_graph_images(png_pixels: Callable[[bytes], Any]) -> Callable[[Any, tuple[int, int, int]], int]:
+    """``check_graph_images(page, background)``: every ``img.graph`` of the page loaded and is mostly painted;
+    returns how many there are."""
 
+    def check(page: Any, background: tuple[int, int, int]) -> int:
+        page.wait_for_function("Array.from(document.images).every((image) => image.complete)")
+        images = page.locator("img.graph")
+        for index in range(images.count()):
+            image = images.nth(index)
+            assert image.evaluate("(image) => image.naturalWidth") > 0, image.get_attribute("src")
+            image.scroll_into_view_if_needed()
+            rows = png_pixels(image.screenshot())
+            painted = sum(pixel != background for row in rows for pixel in row)
+            # Not blank: a good part is painted (a sunburst leaves the corners and its outer rings' gaps white).
+            assert painted > 0.25 * len(rows) * len(rows[0]), (image.get_attribute("src"), painted)
+        return images.count()
 
-def watch_errors(page: Any) -> list[str]:
-    """Script errors, CSP violations and failed loads of the page (the favicon aside) end up in the list."""
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    # A failed load is reported by its response below, with its URL.
-    page.on(
-        "console",
-        lambda message: (
-            errors.append(message.text)
-            if message.type == "error" and not message.text.startswith("Failed to load resource")
-            else None
-        ),
-    )
-    page.on(
-        "response",
-        lambda response: (
-            errors.append(f"{response.status} {response.url}")
-            if response.status >= 400 and not response.url.endswith("/favicon.ico")
-            else None
-        ),
-    )
-    return errors
-
-
-def check_graph_images(page: Any, background: tuple[int, int, int]) -> int:
-    """Every ``img.graph`` of the page loaded and is mostly painted; returns how many there are."""
-    page.wait_for_function("Array.from(document.images).every((image) => image.complete)")
-    images = page.locator("img.graph")
-    for index in range(images.count()):
-        image = images.nth(index)
-        assert image.evaluate("(image) => image.naturalWidth") > 0, image.get_attribute("src")
-        image.scroll_into_view_if_needed()
-        rows = png_pixels(image.screenshot())
-        painted = sum(pixel != background for row in rows for pixel in row)
-        # Not blank: a good part is painted (a sunburst leaves the corners and its outer rings' gaps white).
-        assert painted > 0.25 * len(rows) * len(rows[0]), (image.get_attribute("src"), painted)
-    return images.count()
+    return check
 
 
 @pytest.fixture
@@ -120,11 +59,14 @@ def demo_app(make_database_url: Callable[[], str]) -> Iterator[Callable[[int], F
 
 
 def test_the_example_app_in_chromium(
-    demo_app: Callable[[int], Flask], browser_page: Any, live_server: Callable[[Any], str]
+    demo_app: Callable[[int], Flask],
+    browser_page: Any,
+    page_errors: list[str],
+    check_graph_images: Callable[[Any, tuple[int, int, int]], int],
+    live_server: Callable[[Any], str],
 ) -> None:
     base = live_server(demo_app(GENERATED_FILES))
     page = browser_page
-    errors = watch_errors(page)
 
     page.goto(f"{base}/")
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
@@ -169,7 +111,7 @@ def test_the_example_app_in_chromium(
     page.goto(f"{base}/")
     assert page.locator("#repo-acme-flask-sqlalchemy").count() == 1
     assert check_graph_images(page, (255, 255, 255)) == 12
-    assert errors == []
+    assert page_errors == []
 
 
 def test_a_block_of_an_embedded_graph_opens_the_file_view(

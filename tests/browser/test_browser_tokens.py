@@ -64,29 +64,10 @@ def settings_status(base: str, token: str) -> int:
 
 
 def test_create_use_and_revoke_a_token_in_chromium(
-    host_app: Flask, live_server: Callable[[Any], str], browser_page: Any
+    host_app: Flask, live_server: Callable[[Any], str], browser_page: Any, page_errors: list[str]
 ) -> None:
     base = live_server(host_app)
     page = browser_page
-    # Script errors, CSP violations and failed loads (but the host's missing favicon) fail the test.
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on(
-        "console",
-        lambda message: (
-            errors.append(message.text)
-            if message.type == "error" and not message.text.startswith("Failed to load resource")
-            else None
-        ),
-    )
-    page.on(
-        "response",
-        lambda response: (
-            errors.append(f"{response.status} {response.url}")
-            if response.status >= 400 and not response.url.endswith("/favicon.ico")
-            else None
-        ),
-    )
 
     # Not signed in: the host's auth error handler sends the browser to its sign-in page and back.
     page.goto(f"{base}/account/access")
@@ -119,4 +100,4 @@ def test_create_use_and_revoke_a_token_in_chromium(
     assert token not in page.content()
 
     assert settings_status(base, token) == 401
-    assert errors == []
+    assert page_errors == []
