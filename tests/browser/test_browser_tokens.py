@@ -87,7 +87,8 @@ def test_create_use_and_revoke_a_token_in_chromium(
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
     copy = page.locator("button[data-copy=coverage-new-token]")
     copy.click()
-    page.wait_for_function("document.querySelector('button[data-copy]').textContent === 'Copied'")
+    # A selector, not wait_for_function: Playwright evaluates that with eval, which the page's CSP forbids.
+    page.wait_for_selector("button[data-copy]:text-is('Copied')")
     assert page.evaluate("navigator.clipboard.readText()") == token
     assert page.locator("#coverage-tokens .coverage-token-name").all_text_contents() == ["laptop"]
 
