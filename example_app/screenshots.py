@@ -1,4 +1,4 @@
-"""Screenshots of the example app for the README, taken by a real Chromium.
+"""The README's pictures, taken by a real Chromium.
 
 Run from a clone, with the test extra installed (it brings Playwright)::
 
@@ -7,6 +7,9 @@ Run from a clone, with the test extra installed (it brings Playwright)::
 
 The app runs on a free local port with the demo data in a temporary SQLite database; the browser is
 Debian's Chromium (``CHROMIUM_PATH`` to use another), which loads nothing from the network.
+``home.png`` is the home page, signed in. The graph pictures are each graph kind of
+``globex/d3-hierarchy``, whose default branch ends at d3-hierarchy's real LCOV report as it is, drawn
+at its default size and twice the pixel density. The same inputs give the same pictures.
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ from typing import Any
 from werkzeug.serving import make_server
 
 from flask_coverage.demo import load_demo
+from flask_coverage.svg import GRAPH_DEFAULTS, GRAPH_KINDS
 
 from . import create_app
 
-#: What the test suite's browser fixture passes too: no sandbox (containers), no background traffic.
+#: No sandbox (containers), no background traffic; the test suite's browser is launched with these too.
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -37,11 +41,51 @@ CHROMIUM_ARGS = [
 SIGNED_IN_AS = "alice"
 #: The repository whose graphs ``--graphs`` shoots.
 GRAPH_REPOSITORY = "/gh/globex/d3-hierarchy"
+#: Device pixels per CSS pixel of the graph pictures.
+GRAPH_SCALE = 2
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Launch Debian's Chromium (or the one at ``CHROMIUM_PATH``) headless with :data:`CHROMIUM_ARGS`.
+
+    Raises :class:`FileNotFoundError`, saying what to do, when there is no Chromium at that path.
+    """
+    path = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no Chromium at {path}: install Debian's chromium or set CHROMIUM_PATH")
+    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
 
 
 def wait_for_images(page: Any) -> None:
     """Wait until every ``<img>`` of the page has loaded (or failed)."""
     page.wait_for_function("Array.from(document.images).every((image) => image.complete)")
+
+
+def shoot_home(browser: Any, base: str, out: Path) -> Path:
+    """The home page of the app at ``base``, signed in as :data:`SIGNED_IN_AS`, as ``out/home.png``."""
+    page = browser.new_page(viewport={"width": 1100, "height": 900}, device_scale_factor=1)
+    # Signed in as a member of acme: the private repository is on the page too.
+    page.goto(f"{base}/sign-in")
+    page.click(f"#sign-in-as-{SIGNED_IN_AS}")
+    page.wait_for_url(f"{base}/")
+    wait_for_images(page)
+    page.screenshot(path=str(out / "home.png"), full_page=False)
+    return out / "home.png"
+
+
+def shoot_graphs(browser: Any, base: str, out: Path) -> list[Path]:
+    """Each graph kind of :data:`GRAPH_REPOSITORY` at its default size and :data:`GRAPH_SCALE`, as
+    ``out/{kind}.png``."""
+    page = browser.new_page(device_scale_factor=GRAPH_SCALE)
+    written = []
+    for kind in GRAPH_KINDS:
+        response = page.goto(f"{base}{GRAPH_REPOSITORY}/graphs/{kind}.svg")
+        if response is None or not response.ok:
+            raise RuntimeError(f"the {kind} graph answered {response.status if response else 'nothing'}")
+        width, height = GRAPH_DEFAULTS[kind]
+        written.append(out / f"{kind}.png")
+        page.screenshot(path=str(written[-1]), clip={"x": 0, "y": 0, "width": width, "height": height})
+    return written
 
 
 def take_screenshots(out: Path, *, graphs: bool, generated_files: int) -> list[Path]:
@@ -61,21 +105,10 @@ def take_screenshots(out: Path, *, graphs: bool, generated_files: int) -> list[P
         base = f"http://127.0.0.1:{server.port}"
         try:
             with sync_playwright() as playwright:
-                executable = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-                browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-                page = browser.new_page(viewport={"width": 1100, "height": 900}, device_scale_factor=1)
-                # Signed in as a member of acme: the private repository is on the page too.
-                page.goto(f"{base}/sign-in")
-                page.click(f"#sign-in-as-{SIGNED_IN_AS}")
-                page.wait_for_url(f"{base}/")
-                wait_for_images(page)
-                written.append(out / "home.png")
-                page.screenshot(path=str(written[-1]), full_page=False)
+                browser = launch_chromium(playwright)
+                written.append(shoot_home(browser, base, out))
                 if graphs:
-                    for kind in ("tree", "icicle", "sunburst"):
-                        page.goto(f"{base}{GRAPH_REPOSITORY}/graphs/{kind}.svg")
-                        written.append(out / f"{kind}.png")
-                        page.locator("svg").screenshot(path=str(written[-1]))
+                    written.extend(shoot_graphs(browser, base, out))
                 browser.close()
         finally:
             server.shutdown()

@@ -180,14 +180,6 @@ def cli_runner(app: Flask) -> Any:
 
 # Live servers and a real browser, for the tests marked ``browser`` (and any test that needs real HTTP).
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
-
 
 @pytest.fixture
 def live_server() -> Iterator[Callable[[Any], str]]:
@@ -215,13 +207,15 @@ def live_server() -> Iterator[Callable[[Any], str]]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium (or ``CHROMIUM_PATH``) driven by Playwright, shared by the session's tests."""
+    """Debian's Chromium (or ``CHROMIUM_PATH``) driven by Playwright, shared by the session's tests.
+
+    Launched by ``example_app.screenshots.launch_chromium``, as for the README's pictures.
+    """
     sync_api = pytest.importorskip("playwright.sync_api")
-    path = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-    if not os.path.exists(path):
-        pytest.fail(f"no Chromium at {path}: install Debian's chromium or set CHROMIUM_PATH")
+    from example_app.screenshots import launch_chromium
+
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        chromium = launch_chromium(playwright)  # no Chromium: FileNotFoundError, saying what to do
         yield chromium
         chromium.close()
 
