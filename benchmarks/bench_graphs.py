@@ -35,13 +35,11 @@ import sys
 import tempfile
 import time
 import tracemalloc
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-import sqlalchemy as sa
 from flask import Flask
 from werkzeug.test import EnvironBuilder
 
@@ -49,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generate_reports import SyntheticProject  # noqa: E402
+from production_service import scratch_database  # noqa: E402
 
 from flask_coverage import CoverageService  # noqa: E402
 from flask_coverage.blueprints import graphs  # noqa: E402
@@ -66,16 +65,8 @@ def database(postgresql: Optional[str], folder: Path) -> Iterator[str]:
     if not postgresql:
         yield f"sqlite:///{folder}/bench.sqlite"
         return
-    admin = sa.create_engine(postgresql, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
-    name = f"bench_graphs_{uuid.uuid4().hex[:10]}"
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield sa.make_url(postgresql).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_database(postgresql) as url:
+        yield url
 
 
 def make_app(url: str) -> Flask:

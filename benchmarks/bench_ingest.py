@@ -25,6 +25,7 @@ the CPU seconds of the Python process (steadier on a busy machine; PostgreSQL's 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -34,11 +35,14 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+
+from production_service import scratch_database  # noqa: E402
 
 SHA = "5eed" * 10
 
@@ -125,19 +129,13 @@ def _reports(workdir: Path, files: int, lines: int) -> dict[str, Path]:
     return paths
 
 
-def _pg_database(server_url: str) -> tuple[str, Any]:
-    import sqlalchemy as sa
-
-    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
-    name = f"bench_ingest_{uuid.uuid4().hex[:10]}"
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-
-    def drop() -> None:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-    return sa.make_url(server_url).set(database=name).render_as_string(hide_password=False), drop
+@contextlib.contextmanager
+def _sqlite_database(workdir: Path) -> Iterator[str]:
+    path = workdir / f"bench-{uuid.uuid4().hex[:8]}.sqlite"
+    try:
+        yield f"sqlite:///{path}"
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def main() -> None:
@@ -171,17 +169,13 @@ def main() -> None:
 
     for fmt, path in reports.items():
         row(fmt, "parse", "-", _run({"kind": "parse", "report": str(path)}))
-        engines = [("SQLite", f"sqlite:///{args.workdir / f'bench-{uuid.uuid4().hex[:8]}.sqlite'}", None)]
+        # Each database is made when its job starts and removed when it ends.
+        databases = [("SQLite", _sqlite_database(args.workdir))]
         if args.postgresql:
-            engines.append(("PostgreSQL", *_pg_database(args.postgresql)))
-        for engine, url, drop in engines:
-            try:
+            databases.append(("PostgreSQL", scratch_database(args.postgresql)))
+        for engine, database in databases:
+            with database as url:
                 results = _run({"kind": "store", "report": str(path), "database": url})
-            finally:
-                if drop is not None:
-                    drop()
-                elif url.startswith("sqlite:///"):
-                    Path(url[len("sqlite:///") :]).unlink(missing_ok=True)
             row(fmt, "ingest", engine, results["ingest"])
             row(fmt, "merge (again)", engine, results["merge"])
         if fmt == "cobertura":

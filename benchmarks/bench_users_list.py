@@ -31,7 +31,6 @@ import sys
 import tempfile
 import time
 import tracemalloc
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
@@ -41,6 +40,9 @@ import sqlalchemy as sa
 from flask import Flask
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from production_service import scratch_database  # noqa: E402
 
 from flask_coverage import CoverageService  # noqa: E402
 from flask_coverage.auth import generate_token, hash_token  # noqa: E402
@@ -222,21 +224,6 @@ def bench_database(label: str, url: str, members: int, repeat: int) -> list[str]
     return lines
 
 
-@contextlib.contextmanager
-def postgresql_database(server_url: str) -> Iterator[str]:
-    """A new database on the server of ``server_url``, dropped afterwards."""
-    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
-    name = f"bench_users_list_{uuid.uuid4().hex[:8]}"
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield sa.make_url(server_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--members", type=int, default=100_000)
@@ -256,7 +243,7 @@ def main() -> None:
     print(f"load average at the start: {os.getloadavg()[0]:.1f}", file=sys.stderr)
     with contextlib.ExitStack() as stack:
         try:
-            url = stack.enter_context(postgresql_database(args.postgresql))
+            url = stack.enter_context(scratch_database(args.postgresql))
         except sa.exc.OperationalError as error:
             print(f"PostgreSQL skipped: {error.orig}", file=sys.stderr)
             return
