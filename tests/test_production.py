@@ -7,9 +7,12 @@ is tested with two gunicorn workers and Redis (benchmarks/production_service.py 
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
+import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -247,8 +250,15 @@ def redis_or_skip() -> Any:
 
 def answer_of(server: Gunicorn, path: str, worker: Callable[[int], bool]) -> tuple[int, bytes, Any]:
     """``(pid, body, headers)`` of ``GET path`` answered by a worker ``worker(pid)`` accepts."""
-    for _ in range(300):  # the workers take turns at random: one of them answers soon enough
-        status, body, headers = fetch(server.port, "GET", path)
+    for attempt in range(100):
+        # The kernel often hands every connection to the same waiting worker. Every other attempt, an
+        # unfinished request keeps the worker that accepts it busy, so that another one answers.
+        with contextlib.ExitStack() as stack:
+            if attempt % 2:
+                blocker = stack.enter_context(socket.create_connection(("127.0.0.1", server.port)))
+                blocker.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n")
+                time.sleep(0.05)
+            status, body, headers = fetch(server.port, "GET", path)
         assert status == 200, body
         pid = int(headers["X-Worker-Pid"])
         if worker(pid):
