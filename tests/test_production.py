@@ -14,7 +14,7 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 import sqlalchemy as sa
@@ -238,14 +238,17 @@ def test_an_answer_that_was_ready_when_the_server_went_away_is_sent(members) -> 
 # Two gunicorn workers sharing the graph cache in Redis.
 
 
-def redis_or_skip() -> Any:
+@pytest.fixture
+def redis_client() -> Iterator[Any]:
     redis = pytest.importorskip("redis")
     client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
     try:
         client.ping()
     except redis.RedisError:
+        client.close()
         pytest.skip(f"no Redis at {REDIS_URL}")
-    return client
+    yield client
+    client.close()
 
 
 def answer_of(server: Gunicorn, path: str, worker: Callable[[int], bool]) -> tuple[int, bytes, Any]:
@@ -266,8 +269,10 @@ def answer_of(server: Gunicorn, path: str, worker: Callable[[int], bool]) -> tup
     raise AssertionError("no answer from the worker asked for")
 
 
-def test_workers_share_the_graph_cache_and_all_see_a_new_upload(make_app, make_database_url, tmp_path) -> None:
-    redis = redis_or_skip()
+def test_workers_share_the_graph_cache_and_all_see_a_new_upload(
+    make_app, make_database_url, tmp_path, redis_client
+) -> None:
+    redis = redis_client
     url = make_database_url()
     with make_app(url).app_context():
         operations.add_org("github", "acme")
@@ -289,6 +294,7 @@ def test_workers_share_the_graph_cache_and_all_see_a_new_upload(make_app, make_d
                                              "CACHE_KEY_PREFIX": prefix})  # fmt: skip
             with cache_app.app_context():
                 cache.set(key.decode()[len(prefix) :], gzip.compress(marker))
+            cache.cache._write_client.close()  # the RedisCache's own client: no socket left for the GC
             _, other, _ = answer_of(server, path, lambda pid: pid != first_pid)
             assert other == marker
             # A new upload, to whichever worker: every worker draws the new tip, none serves the old.
