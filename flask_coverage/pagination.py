@@ -1,16 +1,28 @@
 """Page-number pagination of a SQL query: one ``COUNT`` and one ``LIMIT``/``OFFSET`` query per page.
 
-Used by every paginated list of the API; it never loads more than one page of rows.
+The SQL half of every paginated list: it never reads the request and never loads more than one page
+of rows. Its HTTP half, :func:`flask_coverage.blueprints.api.paginated`, reads ``page`` and
+``page_size``, links the neighbour pages and dumps the envelope. A list is a query in a total order::
+
+    query = sa.select(Upload.key, Upload.created_at).where(...).order_by(Upload.created_at, Upload.id)
+    page = paginate(query, page=2, page_size=20, max_page_size=100)
+
+A list of wide or joined rows pages its keys instead (a *deferred join*): ``query`` selects only
+what one narrow index holds, and ``rows`` turns the page of keys (a subquery) into the rows to show,
+so the rows skipped on the way to a far page are never read::
+
+    def rows(keys: sa.Subquery) -> sa.Select:
+        return sa.select(Owner.username, keys.c.is_admin).join(keys, keys.c.user_id == Owner.id).order_by(...)
+
+    page = paginate(query, page=2, page_size=20, max_page_size=100, rows=rows)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
-from urllib.parse import parse_qsl, quote, urlencode
+from typing import Any, Callable, Optional
 
 import sqlalchemy as sa
-from flask import request
 
 from .errors import NotFound
 from .state import get_session
@@ -50,11 +62,20 @@ class Page:
         return self.number - 1 if self.number > 1 else None
 
 
-def paginate(query: sa.Select, *, page: int, page_size: int, max_page_size: int) -> Page:
+def paginate(
+    query: sa.Select,
+    *,
+    page: int,
+    page_size: int,
+    max_page_size: int,
+    rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
+) -> Page:
     """Run page ``page`` of ``query`` (which must have a total ``ORDER BY``).
 
-    ``page_size`` is clamped to ``max_page_size``. Raises :class:`InvalidPage` for a page past the
-    last one (page 1 always exists). Always runs exactly two queries.
+    ``page_size`` is clamped to ``max_page_size``. With ``rows``, the page of ``query`` becomes a
+    subquery and the items are the rows of ``rows(subquery)``, which must keep the page's order.
+    Raises :class:`InvalidPage` for a page past the last one (page 1 always exists). Always runs
+    exactly two queries.
     """
     size = max(1, min(page_size, max_page_size))
     session = get_session()
@@ -63,22 +84,8 @@ def paginate(query: sa.Select, *, page: int, page_size: int, max_page_size: int)
     # Checked before the page query, so a huge page number never reaches the database as an OFFSET.
     if page > _page_count(count, size):
         raise InvalidPage()
-    items = list(session.execute(query.limit(size).offset((page - 1) * size)).all())
+    page_query = query.limit(size).offset((page - 1) * size)
+    if rows is not None:
+        page_query = rows(page_query.subquery())
+    items = list(session.execute(page_query).all())
     return Page(items=items, number=page, size=size, count=count)
-
-
-def page_url(number: Optional[int]) -> Optional[str]:
-    """The absolute URL of the current request with its ``page`` argument set to ``number``.
-
-    Every other query argument is kept as it was; ``None`` stays ``None`` (no such page).
-    """
-    if number is None:
-        return None
-    pairs = parse_qsl(request.query_string.decode("utf-8", "replace"), keep_blank_values=True)
-    # Replaced in place, so neighbour links differ from the request in one spot only.
-    args = [(key, str(number) if key == "page" else value) for key, value in pairs]
-    if all(key != "page" for key, _ in pairs):
-        args.append(("page", str(number)))
-    # Werkzeug's base_url holds the decoded path; a URI needs it encoded again (names may hold "%" or "é").
-    path = quote(request.script_root + request.path, safe="/!$&'()*+,;=:@~")
-    return f"{request.host_url.rstrip('/')}{path}?{urlencode(args)}"

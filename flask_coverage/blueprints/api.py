@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from typing import Any, Callable, Optional, TypeVar
+from urllib.parse import parse_qsl, quote, urlencode
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -24,7 +25,7 @@ from ..models import Membership, Owner
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
 from ..operations import get_owner
 from ..outage import handle_database_outage
-from ..pagination import InvalidPage, page_url, paginate
+from ..pagination import InvalidPage, paginate
 from ..schemas import (
     CommitReportSchema,
     FileReportSchema,
@@ -171,6 +172,54 @@ def load_query(schema: Schema) -> dict[str, Any]:
         raise ApiError(400, "Invalid query parameters.", errors=messages) from None
 
 
+def paginated(
+    schema: Schema, query: sa.Select, args: dict[str, Any], rows: Optional[Callable[[sa.Subquery], sa.Select]] = None
+) -> dict[str, Any]:
+    """The page ``args["page"]`` (of ``args["page_size"]`` rows) of ``query``, dumped by ``schema``.
+
+    ``args`` are the request's arguments loaded by a ``PaginationQuerySchema``; ``schema`` is a
+    ``PaginatedSchema`` whose ``results`` dump the rows; ``query`` and ``rows`` are as for
+    :func:`flask_coverage.pagination.paginate`. The envelope holds ``count``, ``total_pages`` and the
+    absolute links of the neighbour pages. A page past the last is a 404 :class:`ApiError`.
+    """
+    try:
+        page = paginate(
+            query,
+            page=args["page"],
+            page_size=args["page_size"],
+            max_page_size=current_app.config["COVERAGE_MAX_PAGE_SIZE"],
+            rows=rows,
+        )
+    except InvalidPage as error:
+        raise ApiError(404, str(error)) from None
+    return schema.dump(
+        {
+            "count": page.count,
+            "next": _page_url(page.next_number),
+            "previous": _page_url(page.previous_number),
+            "total_pages": page.total_pages,
+            "results": page.items,
+        }
+    )
+
+
+def _page_url(number: Optional[int]) -> Optional[str]:
+    """The absolute URL of the current request with its ``page`` argument set to ``number``.
+
+    Every other query argument is kept as it was; ``None`` stays ``None`` (no such page).
+    """
+    if number is None:
+        return None
+    pairs = parse_qsl(request.query_string.decode("utf-8", "replace"), keep_blank_values=True)
+    # Replaced in place, so neighbour links differ from the request in one spot only.
+    args = [(key, str(number) if key == "page" else value) for key, value in pairs]
+    if all(key != "page" for key, _ in pairs):
+        args.append(("page", str(number)))
+    # Werkzeug's base_url holds the decoded path; a URI needs it encoded again (names may hold "%" or "é").
+    path = quote(request.script_root + request.path, safe="/!$&'()*+,;=:@~")
+    return f"{request.host_url.rstrip('/')}{path}?{urlencode(args)}"
+
+
 def owner_from_path(service: str, owner_username: str) -> Owner:
     """The owner a v2 path names, or a 404 :class:`ApiError` (unknown service, unknown owner)."""
     try:
@@ -235,26 +284,8 @@ def users_list(service: str, owner_username: str) -> Any:
     if not is_member(user, org):
         raise ApiError(404, NOT_FOUND)
     args = load_query(UserListQuerySchema())
-    filters = {name: args.get(name) for name in ("activated", "is_admin", "search")}
-    query = members_query(org, **filters)
-    try:
-        page = paginate(
-            query,
-            page=args["page"],
-            page_size=args["page_size"],
-            max_page_size=current_app.config["COVERAGE_MAX_PAGE_SIZE"],
-        )
-    except InvalidPage as error:
-        raise ApiError(404, str(error)) from None
-    return PaginatedUserListSchema().dump(
-        {
-            "count": page.count,
-            "next": page_url(page.next_number),
-            "previous": page_url(page.previous_number),
-            "total_pages": page.total_pages,
-            "results": page.items,
-        }
-    )
+    query = members_query(org, **{name: args.get(name) for name in ("activated", "is_admin", "search")})
+    return paginated(PaginatedUserListSchema(), query, args)
 
 
 @_route("/openapi.json")
