@@ -18,7 +18,6 @@ from __future__ import annotations
 import hmac
 import json
 import re
-import zlib
 from typing import Any, NoReturn, Optional
 from urllib.parse import urlencode
 
@@ -28,6 +27,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..commits import commit_web_path
 from ..errors import InvalidInput, NotFound, ReportTooLarge
+from ..inflate import GZIP_MAGIC, gunzip
 from ..ingest import check_sha, normalize_branch, normalize_pullid, upload_reports
 from ..lines import Totals
 from ..models import Repository
@@ -39,7 +39,6 @@ bp = Blueprint("coverage_upload", __name__)
 #: Upload tokens are UUIDs; anything much longer is not looked up.
 MAX_TOKEN_LENGTH = 100
 _READ_SIZE = 64 * 1024
-_GZIP_MAGIC = b"\x1f\x8b"
 # Envelope markers, each alone on its line.
 _MARKER = re.compile(rb"^<<<<<< (ENV|network|EOF)[ \t]*\r?$", re.MULTILINE)
 _BLANK = re.compile(rb"\s*")
@@ -98,8 +97,8 @@ def upload_v2() -> Response:
         sha, branch, pullid = check_sha(args["commit"]), normalize_branch(args.get("branch")), normalize_pullid(pr)
     except InvalidInput as error:
         _fail(400, f"Upload refused: {error}.")
-    body = _gunzip(_read_body(limit), limit)
     try:
+        body = _decompressed(_read_body(limit), limit)
         commit = upload_reports(
             repository, split_envelope(body), commit=sha, branch=branch, pullid=pullid, run_id=_run_id()
         )
@@ -180,33 +179,17 @@ def _read_body(limit: Optional[int]) -> bytes:
             _fail(413, f"Upload refused: the body is larger than the limit of {limit} bytes.")
 
 
-def _gunzip(body: bytes, limit: Optional[int]) -> bytes:
+def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:
     """``body`` decompressed if it is gzip (by header or by its magic bytes), never past ``limit``."""
     encoding = (request.headers.get("Content-Encoding") or request.headers.get("X-Content-Encoding") or "").strip()
     if encoding.lower() not in ("", "identity", "gzip", "x-gzip"):
         _fail(415, f"Upload refused: unsupported Content-Encoding {encoding[:40]!r} (send gzip or nothing).")
-    if "gzip" not in encoding.lower() and not body.startswith(_GZIP_MAGIC):
+    if "gzip" not in encoding.lower() and not body.startswith(GZIP_MAGIC):
         return body
-    out = bytearray()
-    data = body
-    while data:  # a gzip file may hold several members, one after the other
-        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        try:
-            while data and not inflater.eof:
-                # Never inflate more than one byte past the limit: a gzip bomb stops here.
-                out += inflater.decompress(data, 0 if limit is None else limit + 1 - len(out))
-                if limit is not None and len(out) > limit:
-                    _fail(413, f"Upload refused: the decompressed body is larger than the limit of {limit} bytes.")
-                data = inflater.unconsumed_tail
-        except zlib.error:
-            _fail(400, "Upload refused: the body is not valid gzip data.")
-        if not inflater.eof:
-            _fail(400, "Upload refused: the gzip data is truncated.")
-        data = inflater.unused_data
-    return bytes(out)
+    return gunzip(body, limit)
 
 
-def split_envelope(body: bytes) -> list[tuple[str, memoryview]]:
+def split_envelope(body: bytes | bytearray) -> list[tuple[str, memoryview]]:
     """The reports of an upload body: ``(name, content)`` pairs (a plain body is one unnamed report).
 
     In the uploaders' envelope, everything up to the last ``<<<<<< ENV`` or ``<<<<<< network``

@@ -189,6 +189,8 @@ UNCHANGED_ERRORS = [
     ({}, b'{"meta": {}, "files": {"\\udfff": {"executed_lines": [1], "missing_lines": []}}}', {}, 400, "surrogate"),
     ({}, b"\x1f\x8b\x08" + b"\x00" * 7 + b"\xff" * 50, {}, 400, "not valid gzip"),
     ({}, gzip.compress(XML)[:200], {}, 400, "truncated"),
+    ({}, gzip.compress(b"") * 50_000, {}, 400, "the body has more than 1000 gzip members"),
+    ({}, gzip.compress(XML) + b"\0" * 10, {"Content-Encoding": "gzip"}, 400, "not valid gzip"),
     ({}, XML, {"Content-Encoding": "br"}, 415, "unsupported Content-Encoding"),
     ({}, ENVELOPE % b"<coverage><packages>", {}, 400, "report 'coverage.xml': .*truncated"),
     ({}, b"<<<<<< network\n<<<<<< EOF\n", {}, 400, "no files"),
