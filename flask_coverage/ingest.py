@@ -20,7 +20,14 @@ engine configuration:
 An upload is merged once, so a client's retry (after a timeout, a broken connection, a 503) does
 not double its hits: its key, the SHA-256 of its reports and of what came with them (see
 :func:`upload_reports`), is recorded in ``coverage_upload`` right after the commit is locked, and
-an upload whose key the commit already has changes nothing.
+an upload whose key the commit already has changes nothing. An upload that comes with an
+``external_id`` (the id in a signed upload URL) may be retried, but that id cannot carry a second,
+different upload: that is an :class:`UploadConflict`.
+
+What the uploader says about an upload (:class:`UploadMeta`: flags, name, build, job, CI URL) is
+stored with its ``coverage_upload`` row, its flags as ``coverage_upload_flag`` rows. Its file list
+(``network``) places report paths (:func:`~flask_coverage.parsers.place_by_network`), and its
+``fixes`` take lines that are not code out of a file's coverage.
 """
 
 from __future__ import annotations
@@ -29,8 +36,10 @@ import hashlib
 import io
 import itertools
 import json
+import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Optional, Union, cast
 
 import sqlalchemy as sa
@@ -39,15 +48,19 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError
 
 from .commits import MAX_PULLID, normalize_sha, repository_by_slug
-from .errors import CoverageError, InvalidInput, NotFound, ReportError
+from .errors import AlreadyExists, CoverageError, InvalidInput, NotFound, ReportError
 from .lines import LineCoverage
-from .models import Branch, Commit, FileCoverage, Pull, Repository, Upload, utcnow
+from .models import Branch, Commit, FileCoverage, Pull, Repository, Upload, UploadFlag, utcnow
 from .operations import MAX_NAME_LENGTH, check_name
-from .parsers import ParsedFile, merge_by_path, parse_report
+from .parsers import ParsedFile, merge_by_path, parse_report, place_by_network
 from .state import get_engine, get_session
 
 __all__ = [
+    "FileFix",
     "ReportSource",
+    "UploadConflict",
+    "UploadMeta",
+    "check_flags",
     "check_sha",
     "normalize_branch",
     "normalize_pullid",
@@ -62,6 +75,13 @@ ProgressCallback = Callable[[int], None]
 
 #: What CI uploaders send as ``pr`` outside of a pull request build (Travis sends ``false``).
 NO_PULL_REQUEST = frozenset({"", "false", "null", "undefined", "none", "true"})
+#: A flag: 1 to 45 letters, digits, ``_``, ``.`` or ``-``.
+FLAG_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,45}")
+#: Flags one upload may carry.
+MAX_FLAGS = 100
+#: Lines an uploader marks as not code in one file, and its last line (``eof``), if known.
+FileFix = tuple[frozenset[int], Optional[int]]
+
 #: Attempts of a transaction that lost a lock race before the error is given up on.
 MAX_ATTEMPTS = 12
 
@@ -72,10 +92,74 @@ _INSERT: dict[str, Callable[[sa.Table], Any]] = {"postgresql": postgresql.insert
 _COMMITS = cast(sa.Table, Commit.__table__)
 _FILES = cast(sa.Table, FileCoverage.__table__)
 _UPLOADS = cast(sa.Table, Upload.__table__)
+_FLAGS = cast(sa.Table, UploadFlag.__table__)
 _TIPS = {"branch": cast(sa.Table, Branch.__table__), "pull": cast(sa.Table, Pull.__table__)}
 # SQLSTATE serialization_failure and deadlock_detected; SQLite's SQLITE_BUSY and SQLITE_LOCKED.
 _RETRY_SQLSTATES = frozenset({"40001", "40P01"})
 _RETRY_SQLITE_CODES = frozenset({5, 6})
+
+
+class UploadConflict(AlreadyExists):
+    """An upload id (a signed upload URL) that already carried a different upload."""
+
+
+@dataclass(frozen=True)
+class UploadMeta:
+    """What an uploader says about an upload beyond its reports; stored with the upload record.
+
+    Build it with :meth:`create`, which checks each value.
+    """
+
+    flags: tuple[str, ...] = ()
+    name: Optional[str] = None
+    build: Optional[str] = None
+    job: Optional[str] = None
+    build_url: Optional[str] = None
+    provider: Optional[str] = None
+    external_id: Optional[str] = field(default=None, compare=False)
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        flags: Union[str, Iterable[str], None] = None,
+        external_id: Optional[str] = None,
+        **values: Any,
+    ) -> UploadMeta:
+        """The meta with ``flags`` checked (:func:`check_flags`) and each other value a clean name.
+
+        ``values`` are ``name``, ``build``, ``job``, ``build_url`` and ``provider``: blank means
+        none; longer than its column or holding control characters is an InvalidInput.
+        """
+        checked: dict[str, Optional[str]] = {}
+        for key, value in values.items():
+            length: int = Upload.__table__.c[key].type.length  # type: ignore[attr-defined]
+            text = "" if value is None else str(value).strip()
+            what = {"build_url": "CI URL", "provider": "CI service"}.get(key, key)
+            checked[key] = check_name(text, what, max_length=length, single_word=False) if text else None
+        return cls(flags=check_flags(flags), external_id=external_id, **checked)
+
+
+def check_flags(value: Union[str, Iterable[str], None]) -> tuple[str, ...]:
+    """Flags from comma-separated text or a list of them: unique, sorted.
+
+    Each flag is 1 to 45 letters, digits, ``_``, ``.`` or ``-`` (blank items are skipped); anything
+    else, or more than :data:`MAX_FLAGS` flags, is an InvalidInput naming it.
+    """
+    items = value.split(",") if isinstance(value, str) else list(value or ())
+    flags: set[str] = set()
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidInput(f"a flag must be text, not {type(item).__name__}")
+        flag = item.strip()
+        if not flag:
+            continue
+        if not FLAG_PATTERN.fullmatch(flag):
+            raise InvalidInput(f"flag {flag[:60]!r} must be 1 to 45 letters, digits, '_', '.' or '-'")
+        flags.add(flag)
+        if len(flags) > MAX_FLAGS:
+            raise InvalidInput(f"an upload may carry at most {MAX_FLAGS} flags")
+    return tuple(sorted(flags))
 
 
 def normalize_branch(value: Optional[str]) -> Optional[str]:
@@ -134,6 +218,7 @@ def upload_report(
     format: str = "auto",
     progress: Optional[ProgressCallback] = None,
     run_id: Optional[str] = None,
+    meta: Optional[UploadMeta] = None,
 ) -> Commit:
     """Merge one coverage report into a commit of ``repository``; see :func:`upload_reports`."""
     return upload_reports(
@@ -146,6 +231,7 @@ def upload_report(
         format=format,
         progress=progress,
         run_id=run_id,
+        meta=meta,
     )
 
 
@@ -160,6 +246,9 @@ def upload_reports(
     format: str = "auto",
     progress: Optional[ProgressCallback] = None,
     run_id: Optional[str] = None,
+    meta: Optional[UploadMeta] = None,
+    network: Sequence[str] = (),
+    fixes: Optional[Mapping[str, FileFix]] = None,
 ) -> Commit:
     """Merge coverage reports into the commit ``commit`` of ``repository``, in one transaction.
 
@@ -175,10 +264,18 @@ def upload_reports(
     nothing, not even ``version``. ``run_id`` names what produced the reports (the CI build and
     job, say): two runs with identical reports both count only if their ``run_id`` differ.
 
+    ``meta`` (flags, name, build, job, CI URL) is stored with the upload record and is part of its
+    key too. ``network`` is the uploader's list of the repository's files, which places report
+    paths (:func:`~flask_coverage.parsers.place_by_network`); ``fixes`` maps a path to the lines
+    that are not code in it and its last line (:data:`FileFix`): those lines, and any past the
+    last one, leave that file's coverage. With ``meta.external_id``, a different upload under an
+    id already used raises :class:`UploadConflict` (and changes nothing).
+
     Returns the commit, committed. Raises :class:`~flask_coverage.errors.InvalidInput` for a bad
     sha, branch or pull request number, :class:`~flask_coverage.errors.ReportError` (or its
     ``ReportTooLarge``) for a report that cannot be used, :class:`~flask_coverage.errors.NotFound`
-    for an unknown repository; then nothing was changed.
+    for an unknown repository, :class:`UploadConflict` for a second upload under one
+    ``meta.external_id``; then nothing was changed.
     """
     if isinstance(repository, str):
         repository = repository_by_slug(repository)
@@ -192,10 +289,24 @@ def upload_reports(
     digests: list[str] = []
     parsed = _parse_all(reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests)
     files = merge_by_path(parsed)
+    meta = meta or UploadMeta()
+    if network:
+        for old, new in place_by_network(files, network).items():
+            _check_storable(new)
+            lines = files.pop(old)
+            files[new] = lines if new not in files else files[new].merge(lines)
+    for path, (not_code, eof) in (fixes or {}).items():
+        if path in files:
+            kept = [e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof)]
+            files[path] = LineCoverage(kept)
+            if not kept:
+                del files[path]
     if not files:
         raise ReportError("the upload has no files with coverage")
-    key = hashlib.sha256(json.dumps([run_id, branch, pull, root, format, digests]).encode()).hexdigest()
-    commit_id = _store_with_retries(repository_id, sha, branch, pull, files, key)
+    shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
+    about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
+    key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
+    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta))
     return get_session().execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
@@ -254,20 +365,14 @@ def _check_storable(path: str) -> None:
         raise ReportError(f"path {path[:120]!r} is not valid Unicode (it holds a lone surrogate)") from None
 
 
-def _store_with_retries(
-    repository_id: int,
-    sha: str,
-    branch: Optional[str],
-    pullid: Optional[int],
-    files: dict[str, LineCoverage],
-    upload_key: str,
-) -> int:
+def _with_retries(work: Callable[[], int]) -> int:
+    """``work()`` in a transaction, committed; run again while it loses a lock race."""
     session = get_session()
     for attempt in itertools.count(1):
         try:
-            commit_id = _store(repository_id, sha, branch, pullid, files, upload_key)
+            result = work()
             session.commit()
-            return commit_id
+            return result
         except OperationalError as error:
             session.rollback()
             if attempt >= MAX_ATTEMPTS or not _lost_lock_race(error):
@@ -297,6 +402,7 @@ def _store(
     pullid: Optional[int],
     files: dict[str, LineCoverage],
     upload_key: str,
+    meta: UploadMeta,
 ) -> int:
     session = get_session()
     dialect = get_engine().dialect.name
@@ -315,10 +421,22 @@ def _store(
     # Under the commit's lock: a concurrent repeat waits for it, then finds its key and stops.
     repeat = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id, uploads.c.key == upload_key)
     if version == 0:  # created just now, maybe with a deleted commit's id, whose uploads SQLite kept
+        kept = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id).scalar_subquery()
+        session.execute(sa.delete(_FLAGS).where(_FLAGS.c.upload_id.in_(kept)))
         session.execute(sa.delete(uploads).where(uploads.c.commit_id == commit_id))
     elif session.execute(repeat).first():
         return int(commit_id)  # a repeat of an upload already merged: nothing changes
-    session.execute(sa.insert(uploads).values(commit_id=commit_id, key=upload_key, created_at=utcnow()))
+    if meta.external_id is not None:
+        used = sa.select(uploads.c.id).where(
+            uploads.c.commit_id == commit_id, uploads.c.external_id == meta.external_id
+        )
+        if session.execute(used).first():
+            raise UploadConflict("this upload URL was already used for a different upload")
+    about = {key: getattr(meta, key) for key in ("external_id", "name", "build", "job", "build_url", "provider")}
+    row = sa.insert(uploads).values(commit_id=commit_id, key=upload_key, created_at=utcnow(), **about)
+    upload_id = cast(Any, session.execute(row)).inserted_primary_key[0]
+    if meta.flags:
+        session.execute(sa.insert(_FLAGS), [{"upload_id": upload_id, "flag": flag} for flag in meta.flags])
 
     existing = dict(session.execute(sa.select(stored.c.path, stored.c.id).where(stored.c.commit_id == commit_id)).all())
     merged = dict(files)  # a copy: a retried transaction starts again from the parsed files

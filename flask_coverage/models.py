@@ -180,6 +180,8 @@ class Commit(Base):
     sha: Mapped[str] = mapped_column(sa.String(64))
     branch: Mapped[Optional[str]] = mapped_column(sa.String(255))
     pullid: Mapped[Optional[int]]
+    # The parent commit's sha, as codecov-cli's create-commit sends it.
+    parent_sha: Mapped[Optional[str]] = mapped_column(sa.String(64))
     timestamp: Mapped[dt.datetime] = mapped_column(default=utcnow)
     version: Mapped[int] = mapped_column(default=0)
     files: Mapped[int] = mapped_column(default=0)
@@ -242,19 +244,38 @@ class FileCoverage(Base):
 
 
 class Upload(Base):
-    """An upload merged into a commit, by its key, so that a client's retry is not merged again.
+    """An upload merged into a commit, with what its uploader said about it.
 
     ``key`` is the hex SHA-256 of the upload's reports and where they came from (see
-    :func:`flask_coverage.ingest.upload_reports`); a commit has one row per key.
+    :func:`flask_coverage.ingest.upload_reports`); a commit has one row per key, so a client's retry
+    is not merged again. ``external_id`` is the id a client was given for the upload (the signed
+    upload URLs carry it). ``name``, ``build``, ``job``, ``build_url`` and ``provider`` (the CI
+    service) are the uploader's; its flags are :class:`UploadFlag` rows.
     """
 
     __tablename__ = "coverage_upload"
-    __table_args__ = (sa.UniqueConstraint("commit_id", "key"),)
+    __table_args__ = (sa.UniqueConstraint("commit_id", "key"), sa.Index(None, "commit_id", "external_id"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
     key: Mapped[str] = mapped_column(sa.String(64))
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    external_id: Mapped[Optional[str]] = mapped_column(sa.String(36))
+    name: Mapped[Optional[str]] = mapped_column(sa.String(100))
+    build: Mapped[Optional[str]] = mapped_column(sa.String(100))
+    job: Mapped[Optional[str]] = mapped_column(sa.String(100))
+    build_url: Mapped[Optional[str]] = mapped_column(sa.String(500))
+    provider: Mapped[Optional[str]] = mapped_column(sa.String(50))
+
+
+class UploadFlag(Base):
+    """One flag of an upload (``-F unit``): one row per (upload, flag), indexed by flag."""
+
+    __tablename__ = "coverage_upload_flag"
+    __table_args__ = (sa.Index(None, "flag", "upload_id"),)
+
+    upload_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_upload.id", ondelete="CASCADE"), primary_key=True)
+    flag: Mapped[str] = mapped_column(sa.String(45), primary_key=True)
 
 
 class AccessToken(Base):

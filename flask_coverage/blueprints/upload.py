@@ -28,7 +28,7 @@ from werkzeug.exceptions import HTTPException
 from ..commits import commit_web_path
 from ..errors import InvalidInput, NotFound, ReportTooLarge
 from ..inflate import GZIP_MAGIC, gunzip
-from ..ingest import check_sha, normalize_branch, normalize_pullid, upload_reports
+from ..ingest import UploadMeta, check_sha, normalize_branch, normalize_pullid, upload_reports
 from ..lines import Totals
 from ..models import Repository
 from ..outage import handle_database_outage
@@ -95,12 +95,20 @@ def upload_v2() -> Response:
     pr = args.get("pr") or args.get("pull_request")
     try:
         sha, branch, pullid = check_sha(args["commit"]), normalize_branch(args.get("branch")), normalize_pullid(pr)
+        meta = upload_meta(args)
     except InvalidInput as error:
         _fail(400, f"Upload refused: {error}.")
     try:
         body = _decompressed(_read_body(limit), limit)
         commit = upload_reports(
-            repository, split_envelope(body), commit=sha, branch=branch, pullid=pullid, run_id=_run_id()
+            repository,
+            split_envelope(body),
+            commit=sha,
+            branch=branch,
+            pullid=pullid,
+            run_id=_run_id(),
+            meta=meta,
+            network=envelope_network(body),
         )
     except ReportTooLarge as error:
         _fail(413, f"Upload refused: {error}.")
@@ -128,6 +136,19 @@ def upload_v2() -> Response:
 def upload_newer() -> Any:
     """Not spoken here: the 404 makes uploaders fall back to ``/upload/v2``."""
     _fail(404, "Not found: this server speaks the v2 upload protocol only (POST /upload/v2).")
+
+
+def upload_meta(args: Any, external_id: Optional[str] = None) -> UploadMeta:
+    """The :class:`UploadMeta` of the uploaders' query arguments (``flags``, ``name``, ``build``, ...)."""
+    return UploadMeta.create(
+        flags=args.get("flags"),
+        name=args.get("name"),
+        build=args.get("build"),
+        job=args.get("job"),
+        build_url=args.get("build_url"),
+        provider=args.get("service"),
+        external_id=external_id,
+    )
 
 
 def _run_id() -> str:
@@ -187,6 +208,16 @@ def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:
     if "gzip" not in encoding.lower() and not body.startswith(GZIP_MAGIC):
         return body
     return gunzip(body, limit)
+
+
+def envelope_network(body: bytes | bytearray) -> list[str]:
+    """The file list of an upload body: the lines before its ``<<<<<< network`` line (after any env)."""
+    network = [m for m in _MARKER.finditer(body) if m.group(1) == b"network"]
+    if not network:
+        return []
+    end = network[-1].start()
+    start = max((m.end() for m in _MARKER.finditer(body, 0, end) if m.group(1) == b"ENV"), default=0)
+    return [line.strip() for line in body[start:end].decode("utf-8", "replace").splitlines() if line.strip()]
 
 
 def split_envelope(body: bytes | bytearray) -> list[tuple[str, memoryview]]:

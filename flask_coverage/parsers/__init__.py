@@ -12,6 +12,7 @@ from ..errors import ReportError
 from ..lines import LineCoverage
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._input import ReportInput, ReportSource, strip_bom
+from ._paths import place_by_network
 from .cobertura import parse_cobertura
 from .coveragepy import parse_coveragepy
 from .lcov import parse_lcov
@@ -23,6 +24,7 @@ __all__ = [
     "detect_format",
     "merge_by_path",
     "parse_report",
+    "place_by_network",
 ]
 
 #: The values ``parse_report(format=...)`` accepts besides ``"auto"``.

@@ -11,13 +11,15 @@ Rules (documented in docs/parsing.md):
   is lost silently and the uploader can see which ``root`` to pass.
 - A name that is empty, climbs out (``..`` after collapsing), is absurdly long or holds control
   characters is refused with a ReportError.
+- With the uploader's file list (``network``), :func:`place_by_network` moves a path that is not
+  in it to the one listed file it is the end of (or that is the end of it).
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from typing import Sequence
+from typing import Iterable, Optional, Sequence
 
 from ..errors import ReportError
 from ._common import quote
@@ -127,3 +129,37 @@ def _common_ancestor(paths: Sequence[str]) -> str:
 
 def _depth(prefix: str) -> int:
     return 0 if not prefix else prefix.count("/") + 1
+
+
+def place_by_network(paths: Iterable[str], network: Iterable[str]) -> dict[str, str]:
+    """Where each of ``paths`` belongs according to the uploader's file list ``network``.
+
+    ``network`` lists the repository's files, relative to its root. A path that is in it stays; one
+    that is not moves to the one network file that ends with ``/path`` (a report written relative to
+    an inner source folder), else to the longest network file that ``path`` ends with (a report
+    that kept a build directory in front). A path that matches no file, or several equally, stays.
+    Returns ``{path: new path}`` for the paths that move.
+    """
+    # Only names that could be report paths: relative, inside the repository, plain text.
+    files = {_normalise(name) for name in network if name.strip() and len(name) <= MAX_PATH_LENGTH}
+    files = {name for name in files if not (_is_absolute(name) or name.startswith("..") or _CONTROL.search(name))}
+    if not files:
+        return {}
+    endings: dict[str, Optional[str]] = {}
+    for name in files:
+        parts = name.split("/")
+        for start in range(1, len(parts)):
+            ending = "/".join(parts[start:])
+            # Two files with this ending: it places nothing.
+            endings[ending] = name if ending not in endings else None
+    moves: dict[str, str] = {}
+    for path in paths:
+        if path in files:
+            continue
+        target = endings.get(path)
+        if target is None:
+            parts = path.split("/")
+            target = next(("/".join(parts[i:]) for i in range(1, len(parts)) if "/".join(parts[i:]) in files), None)
+        if target is not None:
+            moves[path] = target
+    return moves
