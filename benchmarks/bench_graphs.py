@@ -126,7 +126,8 @@ def bench_kind(app: Flask, commit: Any, kind: str, repeat: int) -> dict[str, Any
     with app.app_context(), graphs.gc_paused():
         db = median_ms(lambda: graphs.graph_records(commit), repeat)
         records = graphs.graph_records(commit)
-        layout = median_ms(lambda: graphs.render_graph_svg(kind, records, link_prefix="../blob/"), repeat)
+        options = graphs.validate_graph_params(kind, link_prefix="../blob/")
+        layout = median_ms(lambda: graphs.render_graph_svg(records, options), repeat)
     clear()
     tracemalloc.start()
     get(plain)

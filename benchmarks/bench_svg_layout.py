@@ -5,7 +5,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_svg_layout.py [--files 20000 100000] [--repeat 15]
 
 For each repository size and graph kind it prints the render time (CPU time
-of the whole ``render_*_svg`` call: hierarchy, layout and SVG writing;
+of the whole ``render_graph_svg`` call: hierarchy, layout and SVG writing;
 fastest and median of ``--repeat`` runs), the number of files drawn as a block of their own, all
 blocks drawn (files, folders and folded small files), the document size, bytes per block, and
 bytes per drawn file without and with links, and the peak memory of one
@@ -22,15 +22,11 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from flask_coverage.svg import (  # noqa: E402
-    render_icicle_svg,
-    render_sunburst_svg,
-    render_tree_svg,
-)
+from flask_coverage.svg import GRAPH_KINDS, render_graph_svg, validate_graph_params  # noqa: E402
 
 # The file-view prefix relative to a commit's graph URL (.../commit/{sha}/graphs/tree.svg),
 # and a root-relative one with the full sha.
@@ -38,11 +34,11 @@ SHORT_PREFIX = "../blob/"
 LONG_PREFIX = "/gh/acme/widgets/commit/8f2a6c1d9e0b7a4f3c5d2e1b0a9f8e7d6c5b4a39/blob/"
 SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
 EXTENSIONS = [".py", ".py", ".py", ".js", ".ts", ".go", ".c", ".h"]
-RENDER: dict[str, Callable[..., str]] = {
-    "tree": render_tree_svg,
-    "icicle": render_icicle_svg,
-    "sunburst": render_sunburst_svg,
-}
+
+
+def render(kind: str, files: list[tuple[str, int, int]], **options: Any) -> str:
+    """The graph ``kind`` of ``files`` with the writer's defaults but for ``options``."""
+    return render_graph_svg(files, validate_graph_params(kind, **options))
 
 
 def _word(rng: random.Random) -> str:
@@ -123,14 +119,14 @@ def main() -> None:
     print("-" * len(header))
     for n in args.files:
         files = generate_repo(n)
-        for kind, render in RENDER.items():
-            render(files)  # warm-up
-            fastest, median = _times_ms(lambda render=render, files=files: render(files), args.repeat)
-            plain = len(render(files).encode())
-            short = render(files, link_prefix=SHORT_PREFIX)
-            long = len(render(files, link_prefix=LONG_PREFIX).encode())
+        for kind in GRAPH_KINDS:
+            render(kind, files)  # warm-up
+            fastest, median = _times_ms(lambda kind=kind, files=files: render(kind, files), args.repeat)
+            plain = len(render(kind, files).encode())
+            short = render(kind, files, link_prefix=SHORT_PREFIX)
+            long = len(render(kind, files, link_prefix=LONG_PREFIX).encode())
             drawn, blocks = _counts(short)
-            peak = _peak_mb(lambda render=render, files=files: render(files, link_prefix=LONG_PREFIX))
+            peak = _peak_mb(lambda kind=kind, files=files: render(kind, files, link_prefix=LONG_PREFIX))
             per_file = [f"{size / drawn:.0f}" if drawn else "-" for size in (plain, len(short.encode()), long)]
             print(
                 f"{n:>7} {kind:<9} {fastest:>7.1f} {median:>7.1f} {drawn:>6} {blocks:>6} {plain / 1024:>6.0f} "
@@ -148,9 +144,9 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     for size in (2, 3, 4, 5, 6, 8):
-        fastest, median = _times_ms(lambda size=size: render_tree_svg(files, min_block_size=size), args.repeat)
-        plain = len(render_tree_svg(files, min_block_size=size).encode())
-        linked = render_tree_svg(files, min_block_size=size, link_prefix=SHORT_PREFIX)
+        fastest, median = _times_ms(lambda size=size: render("tree", files, min_block_size=size), args.repeat)
+        plain = len(render("tree", files, min_block_size=size).encode())
+        linked = render("tree", files, min_block_size=size, link_prefix=SHORT_PREFIX)
         drawn, blocks = _counts(linked)
         print(
             f"{size:>6} {fastest:>7.1f} {median:>7.1f} {drawn:>6} {blocks:>6} {plain / 1024:>6.0f} "

@@ -44,7 +44,7 @@ from ..commits import file_lines, find_target
 from ..models import SERVICE_BY_SHORT, Commit, FileCoverage, Repository
 from ..outage import handle_database_outage
 from ..state import call_hook, get_cache, get_session, get_state
-from ..svg import GRAPH_KINDS, GraphParams, render_graph_svg, validate_graph_params
+from ..svg import GRAPH_KINDS, GraphOptions, render_graph_svg, validate_graph_params
 from ..svg.writer import format_percent
 
 bp = Blueprint("coverage_graphs", __name__, template_folder="../templates")
@@ -246,7 +246,7 @@ def gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def _compressed_svg(key: str, params: GraphParams, commit: Commit, options: dict[str, Any]) -> bytes:
+def _compressed_svg(key: str, options: GraphOptions, commit: Commit) -> bytes:
     """The graph, gzip-compressed: from the cache, or drawn from the database and stored."""
     cache = get_cache()
     try:
@@ -257,15 +257,7 @@ def _compressed_svg(key: str, params: GraphParams, commit: Commit, options: dict
     if isinstance(body, bytes):
         return body
     with gc_paused():
-        svg = render_graph_svg(
-            params.kind,
-            graph_records(commit),
-            width=params.width,
-            height=params.height,
-            border_size=params.border_size,
-            border_color=params.border_color,
-            **options,
-        )
+        svg = render_graph_svg(graph_records(commit), options)
     # Level 1: most of the gain of level 9 (SVG repeats itself) at a fraction of the time.
     body = gzip.compress(svg.encode(), compresslevel=1, mtime=0)
     try:
@@ -303,12 +295,12 @@ def graph(
         return _graph_not_found()
     repository, commit = found
     link_prefix, link_suffix = _link_target(repository, commit)
-    options = {"color_range": _color_range(repository), "link_prefix": link_prefix, "link_suffix": link_suffix}
-    etag = _etag("graph", *_commit_identity(commit), *params, *options.values())
+    options = params._replace(color_range=_color_range(repository), link_prefix=link_prefix, link_suffix=link_suffix)
+    etag = _etag("graph", *_commit_identity(commit), *options)
     if _not_modified(etag):
         response = _svg_response(b"", 304)
     else:
-        body = _compressed_svg(f"coverage-graph:{etag}", params, commit, options)
+        body = _compressed_svg(f"coverage-graph:{etag}", options, commit)
         if request.accept_encodings["gzip"]:
             response = _svg_response(body)
             response.headers["Content-Encoding"] = "gzip"

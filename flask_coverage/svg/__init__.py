@@ -1,4 +1,4 @@
-"""Coverage graphs as SVG: layouts, color scale and writers (no Flask here)."""
+"""Coverage graphs as SVG: layouts, color scale and writers (no Flask here); see docs/svg.md."""
 
 from __future__ import annotations
 
@@ -7,23 +7,20 @@ from .hierarchy import Node, build_hierarchy
 from .params import (
     GRAPH_DEFAULTS,
     GRAPH_KINDS,
-    GraphParams,
+    GraphOptions,
     validate_border_color,
     validate_graph_params,
 )
-from .writer import render_graph_svg, render_icicle_svg, render_sunburst_svg, render_tree_svg
+from .writer import render_graph_svg
 
 __all__ = [
     "GRAPH_DEFAULTS",
     "GRAPH_KINDS",
-    "GraphParams",
+    "GraphOptions",
     "Node",
     "build_hierarchy",
     "coverage_color",
     "render_graph_svg",
-    "render_icicle_svg",
-    "render_sunburst_svg",
-    "render_tree_svg",
     "validate_border_color",
     "validate_graph_params",
 ]

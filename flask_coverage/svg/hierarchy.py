@@ -10,7 +10,7 @@ spends its time on what ends up on screen.
 from __future__ import annotations
 
 from operator import attrgetter, itemgetter, le
-from typing import Any, Iterable, List, Optional, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 #: Layout weight of a file with no tracked lines: the weight of a one-line file,
 #: so such a file still gets a block of its own (its coverage is "n/a").
@@ -140,11 +140,11 @@ def build_hierarchy(files: Iterable[FileRecord], *, min_share: float = 0.0) -> N
         if normal:
             folder = _normal_dir(folder)
         weight = lines or EMPTY_FILE_WEIGHT
-        entry = folders[folder]
-        entry[4] += lines
-        entry[5] += hits
-        entry[6] += weight
-        entry[7] += 1
+        sums = folders[folder]
+        sums.kept_lines += lines
+        sums.kept_hits += hits
+        sums.kept_weight += weight
+        sums.kept_files += 1
         node = Node(path, lines, hits, weight, 1, None)
         siblings = kids.get(folder)
         if siblings is None:
@@ -154,66 +154,84 @@ def build_hierarchy(files: Iterable[FileRecord], *, min_share: float = 0.0) -> N
     return _folder_nodes(folders, kids, min_weight)
 
 
-# A folder's entry while the tree is built: [lines, hits, weight, files] of its subtree (at first
-# of its own files), the same of what in it gets a node of its own, and its parent's entry.
-_Entry = List[Any]
+class _FolderSums:
+    """A folder while the tree is built: the sums of its subtree (at first of its own files), the
+    same of what in it gets a node of its own (``kept_*``), and its parent's sums."""
+
+    __slots__ = (
+        "lines",
+        "hits",
+        "weight",
+        "files",
+        "kept_lines",
+        "kept_hits",
+        "kept_weight",
+        "kept_files",
+        "parent",
+    )
+
+    def __init__(self, lines: int = 0, hits: int = 0, weight: int = 0, files: int = 0) -> None:
+        self.lines = lines
+        self.hits = hits
+        self.weight = weight
+        self.files = files
+        self.kept_lines = self.kept_hits = self.kept_weight = self.kept_files = 0
+        self.parent: Optional[_FolderSums] = None
 
 
-def _entry(lines: int = 0, hits: int = 0, weight: int = 0, files: int = 0) -> _Entry:
-    return [lines, hits, weight, files, 0, 0, 0, 0, None]
-
-
-def _sum_by_directory(records: list[FileRecord]) -> dict[str, _Entry]:
-    """An entry per directory as spelled in the paths, with the sums of its files: the one pass
+def _sum_by_directory(records: list[FileRecord]) -> dict[str, _FolderSums]:
+    """The sums of each directory's files, directories as spelled in the paths: the one pass
     over every record, hence the plain loop."""
-    folders: dict[str, _Entry] = {}
+    folders: dict[str, _FolderSums] = {}
     get = folders.get
     for path, lines, hits in records:
         raw_dir = path.rpartition("/")[0]
-        entry = get(raw_dir)
-        if entry is None:
-            folders[raw_dir] = [lines, hits, lines or EMPTY_FILE_WEIGHT, 1, 0, 0, 0, 0, None]
+        sums = get(raw_dir)
+        if sums is None:
+            folders[raw_dir] = _FolderSums(lines, hits, lines or EMPTY_FILE_WEIGHT, 1)
         else:
-            entry[0] += lines
-            entry[1] += hits
-            entry[2] += lines or EMPTY_FILE_WEIGHT
-            entry[3] += 1
+            sums.lines += lines
+            sums.hits += hits
+            sums.weight += lines or EMPTY_FILE_WEIGHT
+            sums.files += 1
     return folders
 
 
-def _link_parents(folders: dict[str, _Entry]) -> bool:
-    """Point each entry to its parent's, adding the root and the folders that hold only folders.
+def _link_parents(folders: dict[str, _FolderSums]) -> bool:
+    """Point each folder's sums to its parent's, adding the root and the folders that hold only folders.
 
     Returns ``False`` (the links are then unusable) if a directory is spelled with an empty or
     ``"."`` segment (``"/a"``, ``"a//b"``, ``"a/"``, ``"./a"``): each segment is checked once,
     when its folder is linked.
     """
-    folders.setdefault("", _entry())
-    for path, entry in list(folders.items()):
+    folders.setdefault("", _FolderSums())
+    for path, sums in list(folders.items()):
         while path:
             path, slash, name = path.rpartition("/")
             if not name or name == "." or (slash and not path):
                 return False
             parent = folders.get(path)
             if parent is not None:
-                entry[8] = parent
+                sums.parent = parent
                 break
-            parent = folders[path] = _entry()
-            entry[8] = parent
-            entry = parent
+            parent = folders[path] = _FolderSums()
+            sums.parent = parent
+            sums = parent
     return True
 
 
-def _merge_spellings(folders: dict[str, _Entry]) -> dict[str, _Entry]:
-    merged: dict[str, _Entry] = {}
-    for path, entry in folders.items():
-        into = merged.setdefault(_normal_dir(path), _entry())
-        for i in range(4):
-            into[i] += entry[i]
+def _merge_spellings(folders: dict[str, _FolderSums]) -> dict[str, _FolderSums]:
+    merged: dict[str, _FolderSums] = {}
+    for path, sums in folders.items():
+        into = merged.setdefault(_normal_dir(path), _FolderSums())
+        into.lines += sums.lines
+        into.hits += sums.hits
+        into.weight += sums.weight
+        into.files += sums.files
     return merged
 
 
-def _folder_nodes(folders: dict[str, _Entry], kids: dict[str, list[Node]], min_weight: float) -> Node:
+def _folder_nodes(folders: dict[str, _FolderSums], kids: dict[str, list[Node]], min_weight: float) -> Node:
     """Sum every folder into its parent and make the folders that get a node; returns the root.
 
     ``kids`` holds the file nodes of each folder; folder nodes are added as they are made.
@@ -222,24 +240,31 @@ def _folder_nodes(folders: dict[str, _Entry], kids: dict[str, list[Node]], min_w
     # complete before it is added to its parent, and the root ("") comes last.
     node = Node("", 0, 0, 0, 0, [], "")  # replaced by the root
     for path in sorted(folders, reverse=True):
-        lines, hits, weight, count, own_lines, own_hits, own_weight, own_count, parent = folders[path]
+        sums = folders[path]
+        lines, hits, weight, count, parent = sums.lines, sums.hits, sums.weight, sums.files, sums.parent
         if parent is not None:
-            parent[0] += lines
-            parent[1] += hits
-            parent[2] += weight
-            parent[3] += count
+            parent.lines += lines
+            parent.hits += hits
+            parent.weight += weight
+            parent.files += count
             if weight < min_weight:
                 continue
-            parent[4] += lines
-            parent[5] += hits
-            parent[6] += weight
-            parent[7] += count
+            parent.kept_lines += lines
+            parent.kept_hits += hits
+            parent.kept_weight += weight
+            parent.kept_files += count
         folder, _, name = path.rpartition("/")
         children = kids.pop(path, [])
         node = Node(path, lines, hits, weight, count, children, name)
-        if own_count < count:
+        if sums.kept_files < count:
             node.small = SmallFiles(
-                path, lines - own_lines, hits - own_hits, weight - own_weight, count - own_count, [], ""
+                path,
+                lines - sums.kept_lines,
+                hits - sums.kept_hits,
+                weight - sums.kept_weight,
+                count - sums.kept_files,
+                [],
+                "",
             )
         if len(children) > 1:
             _sort_and_fold(children)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Optional, Sequence
 
+from .block import Block, folded_node
 from .hierarchy import Node
-from .treemap import Block
 
 
 class Slice(NamedTuple):
@@ -75,11 +75,7 @@ def partition(root: Node, extent: int, *, min_extent: float = 1.0) -> list[Slice
         if small is not None:
             rest.append(small)
         if rest:
-            tail = (int(x + 0.5), int(x1 + 0.5), depth)
-            if len(rest) == 1 and rest[0].children is None:
-                slices.append(Slice(*tail, rest[0], None))
-            else:
-                slices.append(Slice(*tail, node, rest))
+            slices.append(Slice(int(x + 0.5), int(x1 + 0.5), depth, *folded_node(node, rest)))
     return slices
 
 

@@ -10,25 +10,17 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from typing import Callable, Iterable, Optional, Sequence, Tuple
+from typing import Callable, Iterable, Optional, Sequence
 
+from .block import Block
 from .color import NO_DATA_COLOR, coverage_steps
 from .escape import link_prefix_attr, url_path, url_safe, xml_escape
 from .hierarchy import FileRecord, Node, build_hierarchy
-from .params import GRAPH_DEFAULTS, validate_graph_params
+from .params import GraphOptions
 from .partition import icicle, sunburst, sunburst_ticks
-from .treemap import Block, iter_squarified_treemap
+from .treemap import squarified_treemap
 
 SVG_NS = "http://www.w3.org/2000/svg"
-
-#: Default smallest block (tree: side of a square of the same area; icicle:
-#: width; sunburst: outer rim length), in pixels, drawn on its own; smaller
-#: trailing blocks of a folder are folded into one block.  With the default
-#: 1 px border a 6 px block shows a 5 px square of its color: enough to read
-#: the color and to point at for the tooltip.  Smaller blocks only appear in
-#: crowded graphs, where they are mostly border: noise on screen, and most of
-#: the render time and bytes (docs/svg.md has the measurements).
-MIN_BLOCK_SIZE = 6
 
 
 def format_percent(hits: int, lines: int) -> str:
@@ -48,30 +40,19 @@ def _num(value: float) -> str:
 class _Drawing:
     """Collects shapes grouped by fill color, then writes the document."""
 
-    def __init__(
-        self,
-        kind: str,
-        width: int,
-        height: int,
-        border_size: int,
-        border_color: str,
-        color_range: Tuple[float, float],
-        link_prefix: Optional[str],
-        link_suffix: str,
-        min_block_size: int,
-    ) -> None:
-        params = validate_graph_params(kind, width, height, border_size)
-        self.width = params.width
-        self.height = params.height
-        self.border_size = params.border_size
-        self.border_color = xml_escape(border_color)
+    def __init__(self, options: GraphOptions) -> None:
+        self.width = options.width
+        self.height = options.height
+        self.border_size = options.border_size
+        self.border_color = xml_escape(options.border_color)
+        link_prefix = options.link_prefix
         self.prefix = None if link_prefix is None else link_prefix_attr(link_prefix)
-        self.suffix = xml_escape(link_suffix)
+        self.suffix = xml_escape(options.link_suffix)
         #: Smallest block side, in pixels, drawn on its own; it always shows
         #: at least one pixel of its color inside its border.
-        self.min_size = max(min_block_size, self.border_size + 1)
+        self.min_size = max(options.min_block_size, self.border_size + 1)
         # The shapes of each color, in the order of the scale (grey, for no lines, last).
-        bounds, colors = coverage_steps(*color_range)
+        bounds, colors = coverage_steps(*options.color_range)
         self._bounds = bounds
         self._groups: dict[str, list[str]] = {color: [] for color in (*colors, NO_DATA_COLOR)}
         self._by_step = [self._groups[color] for color in colors]
@@ -147,86 +128,45 @@ class _Drawing:
         return "".join(parts)
 
 
-def render_tree_svg(
-    files: Iterable[FileRecord],
-    *,
-    width: int = GRAPH_DEFAULTS["tree"][0],
-    height: int = GRAPH_DEFAULTS["tree"][1],
-    border_size: int = 1,
-    border_color: str = "white",
-    color_range: Tuple[float, float] = (70, 100),
-    link_prefix: Optional[str] = None,
-    link_suffix: str = "",
-    min_block_size: int = MIN_BLOCK_SIZE,
-) -> str:
-    """The squarified treemap of ``files`` (``(path, lines, hits)`` records) as
-    a standalone SVG document.
+def render_graph_svg(files: Iterable[FileRecord], options: GraphOptions) -> str:
+    """The graph ``options.kind`` of ``files`` (``(path, lines, hits)`` records) as a standalone
+    SVG document, drawn as ``options`` (from :func:`~flask_coverage.svg.params.validate_graph_params`) say.
 
-    Each file is a block with area proportional to its tracked lines, colored
-    by its coverage on ``color_range``, with a ``<title>`` "path coverage%";
-    with ``link_prefix`` it is wrapped in ``<a href="{link_prefix}{quoted
-    path}{link_suffix}">`` (the suffix, e.g. a ``?token=`` query, is used as
-    given, escaped; only the path is quoted).  With ``m = max(min_block_size, border_size + 1)``, a
-    folder's trailing blocks smaller than ``m²`` px² are folded into one
-    block titled "folder/ (N small files) coverage%".  Raises ``ValueError``
-    for sizes out of range or a ``link_prefix`` with a non-http(s) scheme.
+    * ``tree``: the squarified treemap; each file is a block with area proportional to its
+      tracked lines.
+    * ``icicle``: the project on the top row, each folder level below, files last; widths
+      proportional to summed tracked lines.
+    * ``sunburst``: the icicle in polar form, centered, with the project as the center disc and
+      one ring per level; angles proportional to summed tracked lines.
+
+    Each block is colored by its coverage on ``color_range``, with a ``<title>`` "path
+    coverage%"; with ``link_prefix`` each file block is wrapped in ``<a href="{link_prefix}{quoted
+    path}{link_suffix}">`` (the suffix, e.g. a ``?token=`` query, is used as given, escaped; only
+    the path is quoted).  With ``m = max(min_block_size, border_size + 1)``, a folder's trailing
+    blocks smaller than ``m`` pixels (tree: ``m²`` px²; icicle: width; sunburst: outer rim) are
+    folded into one block titled "folder/ N files coverage%".  Raises ``ValueError`` for an
+    unknown kind or a ``link_prefix`` with a non-http(s) scheme.
     """
-    drawing = _Drawing(
-        "tree", width, height, border_size, border_color, color_range, link_prefix, link_suffix, min_block_size
-    )
+    draw = _DRAWERS.get(options.kind)
+    if draw is None:
+        raise ValueError("the graph kind must be one of: tree, icicle, sunburst")
+    drawing = _Drawing(options)
+    draw(drawing, files)
+    return drawing.document()
+
+
+def _draw_tree(drawing: _Drawing, files: Iterable[FileRecord]) -> None:
     min_area = drawing.min_size**2
     root = build_hierarchy(files, min_share=min_area / (drawing.width * drawing.height))
-    drawing.add_rects(iter_squarified_treemap(root, drawing.width, drawing.height, min_area=min_area))
-    return drawing.document()
+    drawing.add_rects(squarified_treemap(root, drawing.width, drawing.height, min_area=min_area))
 
 
-def render_icicle_svg(
-    files: Iterable[FileRecord],
-    *,
-    width: int = GRAPH_DEFAULTS["icicle"][0],
-    height: int = GRAPH_DEFAULTS["icicle"][1],
-    border_size: int = 1,
-    border_color: str = "white",
-    color_range: Tuple[float, float] = (70, 100),
-    link_prefix: Optional[str] = None,
-    link_suffix: str = "",
-    min_block_size: int = MIN_BLOCK_SIZE,
-) -> str:
-    """The icicle of ``files``: the project on the top row, each folder level
-    below, files last; widths proportional to summed tracked lines, colors
-    from each slice's coverage.  Slices narrower than ``m`` pixels are
-    folded into one slice per folder.  Titles, links, ``m`` and errors as for
-    :func:`render_tree_svg` (only file slices link).
-    """
-    drawing = _Drawing(
-        "icicle", width, height, border_size, border_color, color_range, link_prefix, link_suffix, min_block_size
-    )
+def _draw_icicle(drawing: _Drawing, files: Iterable[FileRecord]) -> None:
     root = build_hierarchy(files, min_share=drawing.min_size / drawing.width)
     drawing.add_rects(icicle(root, drawing.width, drawing.height, min_width=drawing.min_size))
-    return drawing.document()
 
 
-def render_sunburst_svg(
-    files: Iterable[FileRecord],
-    *,
-    width: int = GRAPH_DEFAULTS["sunburst"][0],
-    height: int = GRAPH_DEFAULTS["sunburst"][1],
-    border_size: int = 1,
-    border_color: str = "white",
-    color_range: Tuple[float, float] = (70, 100),
-    link_prefix: Optional[str] = None,
-    link_suffix: str = "",
-    min_block_size: int = MIN_BLOCK_SIZE,
-) -> str:
-    """The sunburst of ``files``: the icicle in polar form, centered, with
-    the project as the center disc and one ring per level; angles
-    proportional to summed tracked lines.  Segments with an outer rim under
-    ``m`` pixels are folded into one segment per folder.  Titles, links,
-    ``m`` and errors as for :func:`render_tree_svg`.
-    """
-    drawing = _Drawing(
-        "sunburst", width, height, border_size, border_color, color_range, link_prefix, link_suffix, min_block_size
-    )
+def _draw_sunburst(drawing: _Drawing, files: Iterable[FileRecord]) -> None:
     cx = drawing.width / 2
     cy = drawing.height / 2
     radius = min(cx, cy)
@@ -258,20 +198,11 @@ def render_sunburst_svg(
                 f"L{point(a1, r0)}A{i} {i} 0 {large} 0 {point(a0, r0)}z"
             )
         drawing.add("path", f'd="{d}"', node, folded)
-    return drawing.document()
 
 
-#: The writer of each graph kind.
-RENDERERS: dict[str, Callable[..., str]] = {
-    "tree": render_tree_svg,
-    "icicle": render_icicle_svg,
-    "sunburst": render_sunburst_svg,
+# The drawing of each graph kind.
+_DRAWERS: dict[str, Callable[[_Drawing, Iterable[FileRecord]], None]] = {
+    "tree": _draw_tree,
+    "icicle": _draw_icicle,
+    "sunburst": _draw_sunburst,
 }
-
-
-def render_graph_svg(kind: str, files: Iterable[FileRecord], **options: object) -> str:
-    """Render the graph ``kind`` (see :data:`RENDERERS`) with keyword ``options``
-    as accepted by its ``render_*_svg`` function."""
-    if kind not in RENDERERS:
-        raise ValueError("the graph kind must be one of: tree, icicle, sunburst")
-    return RENDERERS[kind](files, **options)

@@ -19,7 +19,7 @@ from flask_coverage.blueprints import graphs
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Repository
 from flask_coverage.state import get_cache, get_session
-from flask_coverage.svg import coverage_color
+from flask_coverage.svg import GraphOptions, coverage_color
 
 SHA = "c0ffee" + "0" * 34
 URL = "/gh/acme/widgets/graphs/tree.svg"
@@ -46,9 +46,9 @@ def render_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     real = graphs.render_graph_svg
 
-    def counting(kind: str, *args: Any, **kwargs: Any) -> str:
-        calls.append(kind)
-        return real(kind, *args, **kwargs)
+    def counting(files: Any, options: GraphOptions) -> str:
+        calls.append(options.kind)
+        return real(files, options)
 
     monkeypatch.setattr(graphs, "render_graph_svg", counting)
     return calls

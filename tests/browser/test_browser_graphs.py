@@ -20,9 +20,9 @@ from flask_coverage.blueprints.graphs import graph_records
 from flask_coverage.ingest import upload_report
 from flask_coverage.svg import GRAPH_DEFAULTS, coverage_color
 from flask_coverage.svg.hierarchy import build_hierarchy
+from flask_coverage.svg.params import MIN_BLOCK_SIZE
 from flask_coverage.svg.partition import icicle, sunburst
 from flask_coverage.svg.treemap import squarified_treemap
-from flask_coverage.svg.writer import MIN_BLOCK_SIZE
 
 pytestmark = pytest.mark.browser
 

@@ -13,7 +13,7 @@ from flask_coverage.svg.color import HIGH_COLOR, LOW_COLOR, PALETTE, coverage_st
 from flask_coverage.svg.params import (
     BORDER_SIZE_RANGE,
     SIZE_RANGE,
-    GraphParams,
+    GraphOptions,
     validate_border_color,
 )
 
@@ -65,7 +65,7 @@ def test_hue_never_decreases(a, b):
 @pytest.mark.parametrize("kind", ["tree", "icicle", "sunburst"])
 def test_defaults_per_kind(kind):
     params = validate_graph_params(kind)
-    assert params == GraphParams(kind, *GRAPH_DEFAULTS[kind], 1, "white")
+    assert params == GraphOptions(kind, *GRAPH_DEFAULTS[kind], 1, "white")
 
 
 def test_defaults_are_the_documented_ones():
@@ -74,7 +74,7 @@ def test_defaults_are_the_documented_ones():
 
 def test_accepts_query_strings_and_ints():
     params = validate_graph_params("tree", "16", 4000, "0", "#ABC")
-    assert params == GraphParams("tree", 16, 4000, 0, "#abc")
+    assert params == GraphOptions("tree", 16, 4000, 0, "#abc")
     assert validate_graph_params("icicle", border_size=20, border_color="RebeccaPurple").border_color == "rebeccapurple"
     assert validate_graph_params("icicle", border_color="#0a0B0c").border_color == "#0a0b0c"
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from flask_coverage.svg.hierarchy import SmallFiles, build_hierarchy, iter_nodes
 from flask_coverage.svg.partition import icicle, partition, sunburst, sunburst_ticks
-from flask_coverage.svg.treemap import iter_squarified_treemap, squarified_treemap
+from flask_coverage.svg.treemap import squarified_treemap
 
 # Heavy-tailed sizes: mostly small files, a few large ones, some empty.
 line_counts = st.one_of(st.just(0), st.integers(1, 20), st.integers(1, 5000))
@@ -121,11 +121,6 @@ def test_summing_what_is_too_small_changes_nothing_drawn(files, width, height, k
     assert drawn == _drawn(squarified_treemap(full, width, height, min_area=min_area))
     slices = icicle(summed, width, height, min_width=min_share * width)
     assert _drawn(slices) == _drawn(icicle(full, width, height, min_width=min_share * width))
-
-
-def test_treemap_iterator_yields_the_same_blocks():
-    root = build_hierarchy([(f"d{i % 3}/f{i}", i * 7 % 50, 1) for i in range(60)])
-    assert list(iter_squarified_treemap(root, 90, 60, min_area=9)) == squarified_treemap(root, 90, 60, min_area=9)
 
 
 def test_treemap_zero_line_file_is_visible():

@@ -10,17 +10,21 @@ from defusedxml import ElementTree as ET
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flask_coverage.svg import (
-    GRAPH_DEFAULTS,
-    render_graph_svg,
-    render_icicle_svg,
-    render_sunburst_svg,
-    render_tree_svg,
-)
+from flask_coverage.svg import GRAPH_DEFAULTS, GraphOptions, render_graph_svg, validate_graph_params
 from flask_coverage.svg.writer import format_percent
 
 NS = "{http://www.w3.org/2000/svg}"
-RENDERERS = [render_tree_svg, render_icicle_svg, render_sunburst_svg]
+
+
+def _renderer(kind):
+    def render(files, **options):
+        return render_graph_svg(files, validate_graph_params(kind, **options))
+
+    render.__name__ = f"render_{kind}"
+    return render
+
+
+RENDERERS = [render_tree, render_icicle, render_sunburst] = [_renderer(kind) for kind in ("tree", "icicle", "sunburst")]
 
 # Any code point, surrogates included, with the troublemakers made frequent.
 any_char = st.one_of(
@@ -106,7 +110,7 @@ def test_links_round_trip_to_the_path(paths):
 
 
 def test_tree_block_has_title_link_and_color():
-    svg = render_tree_svg([("src/app.py", 7, 6), ("src/ok.py", 10, 10), ("bad.py", 10, 0)], link_prefix="/blob/")
+    svg = render_tree([("src/app.py", 7, 6), ("src/ok.py", 10, 10), ("bad.py", 10, 0)], link_prefix="/blob/")
     root = ET.fromstring(svg)
     assert (root.get("width"), root.get("height"), root.get("viewBox")) == ("500", "500", "0 0 500 500")
     shapes = {title: (shape, href) for shape, title, href in _shapes(root)}
@@ -121,13 +125,13 @@ def test_tree_block_has_title_link_and_color():
 
 
 def test_tree_blocks_are_proportional():
-    svg = render_tree_svg([("a.py", 300, 0), ("b.py", 100, 0)], width=400, height=100, border_size=0)
+    svg = render_tree([("a.py", 300, 0), ("b.py", 100, 0)], width=400, height=100, border_size=0)
     d = sorted(re.findall(r'd="M(\d+) (\d+)h(\d+)v(\d+)', svg))
     assert d == [("0", "0", "300", "100"), ("300", "0", "100", "100")]
 
 
 def test_zero_line_file_is_drawn_grey():
-    svg = render_tree_svg([("big.py", 200, 150), ("pkg/__init__.py", 0, 0), ("x.py", 30, 3)])
+    svg = render_tree([("big.py", 200, 150), ("pkg/__init__.py", 0, 0), ("x.py", 30, 3)])
     titles = [t for _, t, _ in _shapes(ET.fromstring(svg))]
     assert "pkg/__init__.py n/a" in titles
     assert 'fill="#9f9f9f"' in svg
@@ -136,13 +140,13 @@ def test_zero_line_file_is_drawn_grey():
 def test_tiny_files_fold_into_their_folder_block():
     # Each tiny file would get half a pixel; together they get about 100.
     files = [("src/big.py", 20000, 20000)] + [(f"src/tiny{i}.py", 1, 0) for i in range(200)]
-    svg = render_tree_svg(files, width=100, height=100)
+    svg = render_tree(files, width=100, height=100)
     titles = [t for _, t, _ in _shapes(ET.fromstring(svg))]
     assert "src/big.py 100.00%" in titles
     assert "src/ 200 files 0.00%" in titles
     assert not any("tiny" in t for t in titles)
     # One small file alone (a 1 px strip, under 12 x 12 px): "1 file".
-    lone = render_tree_svg(
+    lone = render_tree(
         [("src/big.py", 20000, 20000), ("src/tiny.py", 200, 0)], width=100, height=100, min_block_size=12
     )
     assert "src/ 1 file 0.00%" in [t for _, t, _ in _shapes(ET.fromstring(lone))]
@@ -150,7 +154,7 @@ def test_tiny_files_fold_into_their_folder_block():
 
 def test_icicle_has_project_folders_and_files():
     files = [("src/a/x.py", 10, 10), ("src/a/y.py", 10, 5), ("src/b.py", 20, 0), ("setup.py", 5, 5)]
-    titles = [t for _, t, _ in _shapes(ET.fromstring(render_icicle_svg(files)))]
+    titles = [t for _, t, _ in _shapes(ET.fromstring(render_icicle(files)))]
     assert titles[0] == "/ 4 files 44.44%"
     assert set(titles) == {
         "/ 4 files 44.44%",
@@ -165,14 +169,14 @@ def test_icicle_has_project_folders_and_files():
 
 def test_sunburst_has_center_disc_and_rings():
     files = [("src/a.py", 10, 10), ("src/b.py", 30, 0), ("c.py", 40, 20)]
-    root = ET.fromstring(render_sunburst_svg(files))
+    root = ET.fromstring(render_sunburst(files))
     (disc,) = root.iter(NS + "circle")
     assert (disc.get("cx"), disc.get("cy")) == ("150", "150")
     assert len(list(root.iter(NS + "path"))) == 4
 
 
 def test_sunburst_full_ring_for_a_single_top_folder():
-    svg = render_sunburst_svg([("src/a.py", 10, 10), ("src/b.py", 30, 0)])
+    svg = render_sunburst([("src/a.py", 10, 10), ("src/b.py", 30, 0)])
     titles = [t for _, t, _ in _shapes(ET.fromstring(svg))]
     assert "src/ 2 files 25.00%" in titles
     ET.fromstring(svg)
@@ -186,48 +190,49 @@ def test_nothing_to_draw_is_still_a_document(render):
 
 @pytest.mark.parametrize("kind", ["tree", "icicle", "sunburst"])
 def test_default_size_per_kind(kind):
-    root = ET.fromstring(render_graph_svg(kind, [("a.py", 1, 1)]))
+    root = ET.fromstring(render_graph_svg([("a.py", 1, 1)], validate_graph_params(kind)))
     width, height = GRAPH_DEFAULTS[kind]
     assert root.get("viewBox") == f"0 0 {width} {height}"
 
 
 def test_border_is_set_once_and_escaped():
-    svg = render_tree_svg([("a.py", 1, 1)], border_size=3, border_color='red"/><script>x</script>')
+    # A color from code is taken as given (GraphOptions is not validated again), and escaped.
+    svg = render_graph_svg([("a.py", 1, 1)], GraphOptions("tree", 500, 500, 3, 'red"/><script>x</script>'))
     root = ET.fromstring(svg)
     assert not root.findall(f".//{NS}script")
     stroke_groups = [g for g in root.iter(NS + "g") if g.get("stroke")]
     assert len(stroke_groups) == 1 and stroke_groups[0].get("stroke-width") == "3"
-    assert "stroke" not in render_tree_svg([("a.py", 1, 1)], border_size=0)
+    assert "stroke" not in render_tree([("a.py", 1, 1)], border_size=0)
 
 
 @pytest.mark.parametrize("prefix", ["javascript:alert(1)//", " JaVaScRiPt:x/", "java\tscript:x/", "data:text/html,x/"])
 def test_script_link_prefixes_are_refused(prefix):
     with pytest.raises(ValueError) as info:
-        render_tree_svg([("a.py", 1, 1)], link_prefix=prefix)
+        render_tree([("a.py", 1, 1)], link_prefix=prefix)
     assert "script" not in str(info.value)
 
 
 def test_link_suffix_follows_the_quoted_path():
-    svg = render_icicle_svg([("a b.py", 3, 2)], link_prefix="../blob/", link_suffix="?token=x&y=<1>")
+    svg = render_icicle([("a b.py", 3, 2)], link_prefix="../blob/", link_suffix="?token=x&y=<1>")
     assert 'href="../blob/a%20b.py?token=x&amp;y=&lt;1&gt;"' in svg
     (_, _, href), *_ = (s for s in _shapes(ET.fromstring(svg)) if s[2])
     assert href == "../blob/a%20b.py?token=x&y=<1>"
 
 
 def test_paths_cannot_become_schemes():
-    svg = render_tree_svg([("javascript:alert(1)", 1, 1)], link_prefix="")
+    svg = render_tree([("javascript:alert(1)", 1, 1)], link_prefix="")
     assert 'href="javascript%3Aalert%281%29"' in svg
 
 
 @pytest.mark.parametrize("kwargs", [{"width": 15}, {"height": 4001}, {"border_size": 21}, {"width": "wide"}])
 def test_sizes_out_of_range_are_refused(kwargs):
     with pytest.raises(ValueError):
-        render_tree_svg([("a.py", 1, 1)], **kwargs)
+        render_tree([("a.py", 1, 1)], **kwargs)
 
 
 def test_unknown_kind():
     with pytest.raises(ValueError):
-        render_graph_svg("pie", [])
+        render_graph_svg([], GraphOptions("pie", 500, 500))
 
 
 @settings(max_examples=25, deadline=None)
@@ -258,7 +263,7 @@ def test_format_percent_rounds_down():
 def test_large_repository_is_compact():
     rng = random.Random(5)
     files = [(f"pkg{i % 40}/mod{i % 7}/file{i}.py", int(rng.lognormvariate(4, 1.2)), 0) for i in range(3000)]
-    svg = render_tree_svg(files, link_prefix="/b/")
+    svg = render_tree(files, link_prefix="/b/")
     drawn = svg.count("<a ")
     assert drawn > 500
     assert len(svg.encode()) / drawn < 150
