@@ -45,6 +45,7 @@ from werkzeug.test import EnvironBuilder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # production_service, a test-support module
 
 from generate_reports import SyntheticProject  # noqa: E402
 from production_service import scratch_database  # noqa: E402

@@ -7,7 +7,7 @@ Run from the repository root, as root (it restarts PostgreSQL), with PostgreSQL 
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test]
         [--redis-url redis://127.0.0.1:6379/0]
 
-One service (production_service.py: a scratch database, gunicorn, graphs cached in Redis) goes
+One service (tests/production_service.py: a scratch database, gunicorn, graphs cached in Redis) goes
 through two faults, each under the request mix of load_test.py; the clients retry an upload that
 was answered 503 or whose connection was cut, as CI uploaders do:
 

@@ -35,8 +35,10 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Optional
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # production_service, a test-support module
 from production_service import DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, MEMBERS, ORG, fetch, production_service
 
 UPLOADS_PER_COMMIT = 10

@@ -152,6 +152,7 @@ with app.app_context():
 """
 
 
+@pytest.mark.production
 def test_the_gunicorn_access_log_shows_redacted_tokens(tmp_path: Any) -> None:
     pytest.importorskip("gunicorn")
     (tmp_path / "host_app.py").write_text(

@@ -2,7 +2,7 @@
 
 The outages are real: a database that cannot be reached (a closed port, a missing directory), and
 on PostgreSQL, server connections terminated before, during and after a request. The shared cache
-is tested with two gunicorn workers and Redis (benchmarks/production_service.py starts them).
+is tested with two gunicorn workers and Redis (tests/production_service.py starts them).
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ import contextlib
 import gzip
 import os
 import socket
-import sys
 import time
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -22,15 +20,13 @@ import webtest
 from flask import Flask
 from flask_caching import Cache
 from flask_sqlalchemy import SQLAlchemy
+from production_service import ROOT, Gunicorn, fetch, redis_prefix
 
 from flask_coverage import CoverageService, operations
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Owner
 from flask_coverage.outage import OUTAGE_MESSAGE, is_database_outage
 from flask_coverage.state import get_session
-
-sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
-from production_service import ROOT, Gunicorn, fetch, redis_prefix  # noqa: E402
 
 SERVER_URL = os.environ.get("COVERAGE_TEST_DATABASE_URL", "")
 SHA = "c" * 40
@@ -150,9 +146,8 @@ def test_a_host_that_brings_its_own_sqlalchemy_keeps_its_settings(tmp_path) -> N
         app.extensions["sqlalchemy"].engine.dispose()
 
 
-# PostgreSQL: server connections terminated around a request (what a restart does to them).
-
-postgresql_only = pytest.mark.skipif(not SERVER_URL, reason="needs COVERAGE_TEST_DATABASE_URL (PostgreSQL)")
+# PostgreSQL (tests marked postgresql): server connections terminated around a request (what a restart
+# does to them).
 
 
 def terminate(app: Flask, pid: Any = None) -> None:
@@ -186,7 +181,7 @@ def members(make_app, make_database_url) -> Callable[..., tuple[Flask, webtest.T
 USERS = "/api/v2/github/acme/users/"
 
 
-@postgresql_only
+@pytest.mark.postgresql
 def test_after_a_restart_the_next_request_succeeds(members) -> None:
     app, client, auth = members()
     assert client.get(USERS, headers=auth).json["count"] == 1
@@ -194,7 +189,7 @@ def test_after_a_restart_the_next_request_succeeds(members) -> None:
     assert client.get(USERS, headers=auth).json["count"] == 1  # pre-ping found the dead connection
 
 
-@postgresql_only
+@pytest.mark.postgresql
 def test_without_pre_ping_one_request_gets_a_503_and_the_next_succeeds(members) -> None:
     app, client, auth = members(SQLALCHEMY_ENGINE_OPTIONS={"pool_pre_ping": False})
     client.get(USERS, headers=auth, status=200)
@@ -219,14 +214,14 @@ def terminate_own_connection(app: Flask) -> Callable[[], None]:
     return lambda: terminate(app, get_session().execute(sa.select(sa.func.pg_backend_pid())).scalar())
 
 
-@postgresql_only
+@pytest.mark.postgresql
 def test_a_request_that_loses_its_connection_midway_is_a_503(members) -> None:
     app, client, auth = members()
     wrap_view(app, "coverage_api.users_list", before=terminate_own_connection(app), after=lambda: None)
     assert client.get(USERS, headers=auth, status=503).json == {"detail": OUTAGE_MESSAGE}
 
 
-@postgresql_only
+@pytest.mark.postgresql
 def test_an_answer_that_was_ready_when_the_server_went_away_is_sent(members) -> None:
     """The transaction's ROLLBACK at teardown fails on the dead connection: that is not a 500."""
     app, client, auth = members()
@@ -269,6 +264,8 @@ def answer_of(server: Gunicorn, path: str, worker: Callable[[int], bool]) -> tup
     raise AssertionError("no answer from the worker asked for")
 
 
+@pytest.mark.production
+@pytest.mark.redis
 def test_workers_share_the_graph_cache_and_all_see_a_new_upload(
     make_app, make_database_url, tmp_path, redis_client
 ) -> None:
@@ -282,7 +279,7 @@ def test_workers_share_the_graph_cache_and_all_see_a_new_upload(
     path = "/gh/acme/widgets/graphs/tree.svg"
     with redis_prefix(REDIS_URL) as prefix:
         env = {"LOAD_TEST_DATABASE_URL": url, "LOAD_TEST_REDIS_URL": REDIS_URL, "LOAD_TEST_CACHE_PREFIX": prefix}
-        with Gunicorn("production_service:create_app()", workers=2, env=env, chdir=ROOT / "benchmarks",
+        with Gunicorn("production_service:create_app()", workers=2, env=env, chdir=ROOT / "tests",
                       log_dir=str(tmp_path)) as server:  # fmt: skip
             first_pid, first, headers = answer_of(server, path, lambda pid: True)
             assert b"a.py" in first

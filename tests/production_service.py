@@ -1,4 +1,5 @@
-"""The production setup of docs/deployment.md, started for the load and fault tests (and tests/).
+"""The production setup of docs/deployment.md, started for tests/test_production.py and the load and fault
+tests in benchmarks/ (a test-support module: tests import it directly, benchmarks put tests/ on ``sys.path``).
 
 :func:`production_service` seeds a scratch PostgreSQL database (an organization of 200 members, an
 access token, 4 repositories with a first report), takes a Redis key prefix of its own for the
@@ -117,7 +118,7 @@ class Gunicorn:
             self.port = listener.getsockname()[1]
             # gunicorn's error log, and whatever the workers write (tracebacks, warnings), in one file.
             with open(self.log_path, "ab") as log:
-                self.process = subprocess.Popen(
+                self.process = subprocess.Popen(  # noqa: S603 - a fixed argv of our own
                     [sys.executable, "-m", "gunicorn", "--bind", f"fd://{listener.fileno()}",
                      "--workers", str(self.workers), "--timeout", "60", "--graceful-timeout", "10",
                      "--chdir", str(self.chdir), self.app],
@@ -219,7 +220,7 @@ def production_service(database_url: str, redis_url: str, workers: int) -> Itera
         with (
             tempfile.TemporaryDirectory() as logs,
             Gunicorn(
-                "production_service:create_app()", workers=workers, env=env, chdir=ROOT / "benchmarks", log_dir=logs
+                "production_service:create_app()", workers=workers, env=env, chdir=ROOT / "tests", log_dir=logs
             ) as server,
         ):
             yield server, seeded
