@@ -3,13 +3,13 @@
 Run from a clone, with the test extra installed (it brings Playwright)::
 
     .venv/bin/python -m example_app.screenshots            # docs/images/home.png
-    .venv/bin/python -m example_app.screenshots --graphs   # and docs/images/{tree,icicle,sunburst}.png
+    .venv/bin/python -m example_app.screenshots --graphs   # and docs/images/{tree,icicle,sunburst,badge}.png
 
 The app runs on a free local port with the demo data in a temporary SQLite database; the browser is
 Debian's Chromium (``CHROMIUM_PATH`` to use another), which loads nothing from the network.
 ``home.png`` is the home page, signed in. The graph pictures are each graph kind of
 ``globex/d3-hierarchy``, whose default branch ends at d3-hierarchy's real LCOV report as it is, drawn
-at its default size and twice the pixel density. The same inputs give the same pictures.
+at its default size and twice the pixel density, and so is its badge. The same inputs give the same pictures.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def shoot_home(browser: Any, base: str, out: Path) -> Path:
 
 def shoot_graphs(browser: Any, base: str, out: Path) -> list[Path]:
     """Each graph kind of :data:`GRAPH_REPOSITORY` at its default size and :data:`GRAPH_SCALE`, as
-    ``out/{kind}.png``."""
+    ``out/{kind}.png``, and its badge as ``out/badge.png``."""
     page = browser.new_page(device_scale_factor=GRAPH_SCALE)
     written = []
     for kind in GRAPH_KINDS:
@@ -85,6 +85,12 @@ def shoot_graphs(browser: Any, base: str, out: Path) -> list[Path]:
         width, height = GRAPH_DEFAULTS[kind]
         written.append(out / f"{kind}.png")
         page.screenshot(path=str(written[-1]), clip={"x": 0, "y": 0, "width": width, "height": height})
+    response = page.goto(f"{base}{GRAPH_REPOSITORY}/graph/badge.svg")
+    if response is None or not response.ok:
+        raise RuntimeError(f"the badge answered {response.status if response else 'nothing'}")
+    width = int(page.evaluate("document.documentElement.getAttribute('width')"))
+    written.append(out / "badge.png")
+    page.screenshot(path=str(written[-1]), clip={"x": 0, "y": 0, "width": width, "height": 20})
     return written
 
 

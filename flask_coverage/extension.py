@@ -26,6 +26,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_PAGE_SIZE": 20,
     "COVERAGE_MAX_PAGE_SIZE": 100,
     "COVERAGE_COLOR_RANGE": (70, 100),
+    "COVERAGE_BADGE_LABEL": "coverage",
     "COVERAGE_MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
     "COVERAGE_BIND_KEY": None,
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
@@ -70,7 +71,8 @@ class CoverageService:
         ``COVERAGE_HEALTH_URL_PREFIX`` (``"/_coverage"``: the health check is ``GET /_coverage/health``;
         ``None`` does not mount it),
         ``COVERAGE_PAGE_SIZE`` (20), ``COVERAGE_MAX_PAGE_SIZE`` (100), ``COVERAGE_COLOR_RANGE``
-        (``(70, 100)``), ``COVERAGE_MAX_UPLOAD_BYTES`` (50 MiB), ``COVERAGE_BIND_KEY`` (``None``:
+        (``(70, 100)``), ``COVERAGE_BADGE_LABEL`` (``"coverage"``: the left part of the badges),
+        ``COVERAGE_MAX_UPLOAD_BYTES`` (50 MiB), ``COVERAGE_BIND_KEY`` (``None``:
         the tables live in the app's default database; a key of ``SQLALCHEMY_BINDS`` puts them in
         that database instead) and ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the
         rendered-graph cache; default an in-process ``SimpleCache`` of 200 entries, e.g.

@@ -243,6 +243,22 @@ def snapshot(db: Any) -> Callable[[], dict[str, list[tuple]]]:
 
 
 @pytest.fixture
+def statements(app: Flask) -> Iterator[list[str]]:
+    """The SQL statements the app runs (BEGIN/ROLLBACK are not statements here)."""
+    from flask_coverage.state import get_engine
+
+    seen: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        seen.append(statement)
+
+    engine = get_engine()
+    sa.event.listen(engine, "before_cursor_execute", record)
+    yield seen
+    sa.event.remove(engine, "before_cursor_execute", record)
+
+
+@pytest.fixture
 def widgets(app: Flask) -> Any:
     """The public repository github/acme/widgets of the organization acme (default branch main)."""
     from flask_coverage import operations

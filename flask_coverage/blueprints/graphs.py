@@ -3,8 +3,9 @@
 Every URL names a repository and a target, the commit it shows: ``/{prov}/{owner}/{repo}`` then
 nothing (the tip of the default branch), ``/branch/{branch}`` (a branch tip; the name may contain
 ``/``), ``/pull/{id}`` (a pull request tip) or ``/commit/{sha}`` (a full sha or a unique prefix of
-at least 7 hex digits). Below it, ``/graphs/{kind}.svg`` is a graph and ``/blob/{path}`` the file
-view of that commit. See docs/graphs.md.
+at least 7 hex digits). Below it, ``/graphs/{kind}.svg`` is a graph, ``/graphs/badge.svg`` and
+``.txt`` the coverage badge (``graph/`` works as ``graphs/``, as on Codecov) and ``/blob/{path}`` the
+file view of that commit. See docs/graphs.md.
 
 - Private repositories need ``?token=<graph token>`` (the ``verify_graph_token`` hook); public ones
   ignore it. Every failure - unknown provider, owner, repository, branch, pull, commit or file, a
@@ -32,7 +33,7 @@ import logging
 import threading
 from collections.abc import Iterator, Sequence
 from importlib import metadata
-from typing import Any, Optional, cast
+from typing import Any, Callable, Optional, TypeVar, cast
 from urllib.parse import quote
 
 import sqlalchemy as sa
@@ -44,13 +45,15 @@ from ..commits import file_lines, find_target
 from ..models import SERVICE_BY_SHORT, Commit, FileCoverage, Repository
 from ..outage import handle_database_outage
 from ..state import call_hook, get_cache, get_session, get_state
-from ..svg import GRAPH_KINDS, GraphOptions, render_graph_svg, validate_graph_params
+from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
+from ..svg.badge import PRECISIONS, UNKNOWN, UNKNOWN_COLOR, format_coverage, render_badge_svg
 from ..svg.writer import format_percent
 
 bp = Blueprint("coverage_graphs", __name__, template_folder="../templates")
 handle_database_outage(bp)
 
 log = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: Graph tokens are 10 characters; a much longer one is refused without asking the hook.
 MAX_TOKEN_LENGTH = 200
@@ -77,6 +80,7 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
+BADGE_MIMETYPES = {"svg": "image/svg+xml", "txt": "text/plain"}
 NOT_FOUND_HINT = "Private repositories need ?token=<graph token>."
 #: The one answer to every graph that cannot be shown (an image, so an <img> shows the hint).
 NOT_FOUND_SVG = (
@@ -267,10 +271,65 @@ def _compressed_svg(key: str, options: GraphOptions, commit: Commit) -> bytes:
     return body
 
 
-@bp.get("/<prov>/<owner>/<repo>/graphs/<kind>.svg")
-@bp.get("/<prov>/<owner>/<repo>/branch/<path:branch>/graphs/<kind>.svg")
-@bp.get("/<prov>/<owner>/<repo>/pull/<pullid>/graphs/<kind>.svg")
-@bp.get("/<prov>/<owner>/<repo>/commit/<sha>/graphs/<kind>.svg")
+#: What follows the repository in a URL to name its target commit (see the module docstring).
+TARGETS = ("", "/branch/<path:branch>", "/pull/<pullid>", "/commit/<sha>")
+
+
+def _image_routes(name: str) -> Callable[[F], F]:
+    """Register a view at ``{target}/graphs/{name}`` and, as Codecov answers both,
+    ``{target}/graph/{name}`` for every target (``graphs/`` first: ``url_for`` builds that one)."""
+
+    def register(view: F) -> F:
+        for folder in ("graphs", "graph"):
+            for target in TARGETS:
+                bp.add_url_rule(f"/<prov>/<owner>/<repo>{target}/{folder}/{name}", view_func=view, methods=["GET"])
+        return view
+
+    return register
+
+
+@_image_routes("badge.<ext>")
+def badge(
+    prov: str,
+    owner: str,
+    repo: str,
+    ext: str,
+    branch: Optional[str] = None,
+    pullid: Optional[str] = None,
+    sha: Optional[str] = None,
+) -> Response:
+    """The coverage badge of the commit the URL's target names: ``badge.svg`` (an image) or
+    ``badge.txt`` (the number alone); the one ``unknown`` badge when there is nothing to show."""
+    if ext not in BADGE_MIMETYPES:
+        return _graph_not_found()
+    precision = request.args.get("precision", "0")
+    if precision not in PRECISIONS:
+        return _bad_request("precision must be 0, 1 or 2")
+    label = current_app.config["COVERAGE_BADGE_LABEL"]
+    found = _readable_target(prov, owner, repo, branch, pullid, sha)
+    if found is None or found[1].lines <= 0:
+        repository, value, color = None, UNKNOWN, UNKNOWN_COLOR
+        # The same answer, ETag included, whatever was not found.
+        etag = _etag("badge", ext, label)
+    else:
+        repository, commit = found
+        low, high = _color_range(repository)
+        value = format_coverage(commit.hits, commit.lines, int(precision))
+        color = coverage_color(commit.hits * 100 / commit.lines, low, high)
+        etag = _etag("badge", ext, label, precision, low, high, *_commit_identity(commit))
+    if _not_modified(etag):
+        body = b""
+        status = 304
+    else:
+        body = render_badge_svg(label, f"{value}%" if repository else value, color) if ext == "svg" else value.encode()
+        status = 200
+    response = Response(body, status=status, mimetype=BADGE_MIMETYPES[ext])
+    response.headers.update(SVG_HEADERS)
+    response.set_etag(etag)
+    return response if repository is None else _private_headers(response, repository)
+
+
+@_image_routes("<kind>.svg")
 def graph(
     prov: str,
     owner: str,

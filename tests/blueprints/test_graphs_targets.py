@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 import pytest
-import sqlalchemy as sa
 import webtest
-from flask import Flask
 
 from flask_coverage import operations
 from flask_coverage.commits import find_repository, find_target, resolve_commit
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Repository
-from flask_coverage.state import get_engine
 
 # Two shas that share their first 8 hex digits, and a third one.
 SHA_A = "abcdef01" + "1" * 32
@@ -97,20 +94,6 @@ def test_find_target_loads_the_owner_with_the_repository(history: dict[str, Any]
     assert found is not None
     repository, commit = found
     assert (repository.owner.username, repository.name, commit.sha) == ("acme", "widgets", SHA_B)
-
-
-@pytest.fixture
-def statements(app: Flask) -> Iterator[list[str]]:
-    """The SQL statements the app runs (BEGIN/ROLLBACK are not statements here)."""
-    seen: list[str] = []
-
-    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        seen.append(statement)
-
-    engine = get_engine()
-    sa.event.listen(engine, "before_cursor_execute", record)
-    yield seen
-    sa.event.remove(engine, "before_cursor_execute", record)
 
 
 @pytest.mark.parametrize(
