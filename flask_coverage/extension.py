@@ -28,6 +28,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_COLOR_RANGE": (70, 100),
     "COVERAGE_BADGE_LABEL": "coverage",
     "COVERAGE_MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
+    "COVERAGE_UPLOAD_URL_MAX_AGE": 3600,
     "COVERAGE_BIND_KEY": None,
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
     # threshold and timeout only bound the memory of the in-process default.
@@ -72,7 +73,8 @@ class CoverageService:
         ``None`` does not mount it),
         ``COVERAGE_PAGE_SIZE`` (20), ``COVERAGE_MAX_PAGE_SIZE`` (100), ``COVERAGE_COLOR_RANGE``
         (``(70, 100)``), ``COVERAGE_BADGE_LABEL`` (``"coverage"``: the left part of the badges),
-        ``COVERAGE_MAX_UPLOAD_BYTES`` (50 MiB), ``COVERAGE_BIND_KEY`` (``None``:
+        ``COVERAGE_MAX_UPLOAD_BYTES`` (50 MiB), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (3600: the seconds a
+        signed upload URL of ``/upload/v4`` and codecov-cli stays valid), ``COVERAGE_BIND_KEY`` (``None``:
         the tables live in the app's default database; a key of ``SQLALCHEMY_BINDS`` puts them in
         that database instead) and ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the
         rendered-graph cache; default an in-process ``SimpleCache`` of 200 entries, e.g.

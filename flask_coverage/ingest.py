@@ -56,6 +56,7 @@ from .parsers import ParsedFile, merge_by_path, parse_report, place_by_network
 from .state import get_engine, get_session
 
 __all__ = [
+    "META_FIELDS",
     "FileFix",
     "ReportSource",
     "UploadConflict",
@@ -64,6 +65,7 @@ __all__ = [
     "check_sha",
     "normalize_branch",
     "normalize_pullid",
+    "record_commit",
     "upload_report",
     "upload_reports",
 ]
@@ -82,6 +84,8 @@ MAX_FLAGS = 100
 #: Lines an uploader marks as not code in one file, and its last line (``eof``), if known.
 FileFix = tuple[frozenset[int], Optional[int]]
 
+#: The fields of :class:`UploadMeta` besides ``flags`` and ``external_id``, as stored on the upload.
+META_FIELDS = ("name", "build", "job", "build_url", "provider")
 #: Attempts of a transaction that lost a lock race before the error is given up on.
 MAX_ATTEMPTS = 12
 
@@ -310,6 +314,39 @@ def upload_reports(
     return get_session().execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
+def record_commit(
+    repository: Repository,
+    commit: str,
+    *,
+    branch: Optional[str] = None,
+    pullid: Union[int, str, None] = None,
+    parent: Optional[str] = None,
+) -> Commit:
+    """The commit ``commit`` of ``repository``, created if new, with the branch, pull request and
+    parent sha given stored on it (what codecov-cli's ``create-commit`` says before it uploads).
+
+    Nothing else changes: the coverage, the version and the tips move with uploads. Raises
+    InvalidInput for a bad sha, branch, pull request number or parent sha.
+    """
+    sha = check_sha(commit)
+    values: dict[str, Any] = {"branch": normalize_branch(branch), "pullid": normalize_pullid(pullid)}
+    values["parent_sha"] = check_sha(parent) if parent else None
+    given = {key: value for key, value in values.items() if value is not None}
+    insert = _insert()
+    this = sa.and_(_COMMITS.c.repository_id == repository.id, _COMMITS.c.sha == sha)
+
+    def store() -> int:
+        session = get_session()
+        row = {"repository_id": repository.id, "sha": sha, "timestamp": utcnow()}
+        session.execute(insert(_COMMITS).values(**row).on_conflict_do_nothing(index_elements=["repository_id", "sha"]))
+        if given:
+            session.execute(sa.update(_COMMITS).where(this).values(**given))
+        return int(session.execute(sa.select(_COMMITS.c.id).where(this)).scalar_one())
+
+    commit_id = _with_retries(store)
+    return get_session().execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
+
+
 class _HashingReader:
     """A binary file object over ``source`` that hashes what is read and reports its size to ``progress``."""
 
@@ -405,10 +442,7 @@ def _store(
     meta: UploadMeta,
 ) -> int:
     session = get_session()
-    dialect = get_engine().dialect.name
-    if dialect not in _INSERT:
-        raise CoverageError(f"uploads need SQLite or PostgreSQL, not {dialect}")
-    insert = _INSERT[dialect]
+    insert = _insert()
     commits, stored, uploads = _COMMITS, _FILES, _UPLOADS
     # First statement, and a write: on SQLite it takes the write lock before anything is read.
     session.execute(
@@ -432,7 +466,7 @@ def _store(
         )
         if session.execute(used).first():
             raise UploadConflict("this upload URL was already used for a different upload")
-    about = {key: getattr(meta, key) for key in ("external_id", "name", "build", "job", "build_url", "provider")}
+    about = {key: getattr(meta, key) for key in ("external_id", *META_FIELDS)}
     row = sa.insert(uploads).values(commit_id=commit_id, key=upload_key, created_at=utcnow(), **about)
     upload_id = cast(Any, session.execute(row)).inserted_primary_key[0]
     if meta.flags:
@@ -497,6 +531,13 @@ def _store(
             )
         )
     return int(commit_id)
+
+
+def _insert() -> Callable[[sa.Table], Any]:
+    dialect = get_engine().dialect.name
+    if dialect not in _INSERT:
+        raise CoverageError(f"uploads need SQLite or PostgreSQL, not {dialect}")
+    return _INSERT[dialect]
 
 
 def _columns(lines: LineCoverage) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Keep tokens out of request logs.
 
 Clients may send secrets in the query string: ``?access_token=`` (older public API), ``?token=``
-(graphs, file views, ``/upload/v2``). Request logs are written by the server, not by the app:
-werkzeug's development server logs each request line to the ``werkzeug`` logger, and gunicorn
+(graphs, file views, ``/upload/v2``), ``?signature=`` (the signed upload URLs of ``/upload/v4``
+and codecov-cli, see :mod:`flask_coverage.upload_urls`). Request logs are written by the server,
+not by the app: werkzeug's development server logs each request line to the ``werkzeug`` logger, and gunicorn
 writes its access log (request line and ``Referer``, both with the raw query) to the
 ``gunicorn.access`` logger. :class:`RedactTokensFilter` rewrites such records so the value reads
 ``[redacted]``; :func:`install_log_filter` puts it on those loggers and on the extension's own
@@ -18,7 +19,7 @@ from collections.abc import Iterable
 from urllib.parse import unquote_plus
 
 #: Query parameters whose values are secrets.
-SECRET_PARAMETERS = frozenset({"access_token", "token"})
+SECRET_PARAMETERS = frozenset({"access_token", "token", "signature"})
 
 #: The loggers :func:`install_log_filter` protects.
 PROTECTED_LOGGERS = ("werkzeug", "gunicorn.access", "gunicorn.error", "flask_coverage")

@@ -9,8 +9,10 @@ with the report as the body, as the Codecov uploaders send it (see docs/upload.m
   by ``<<<<<< network``, then reports, each starting with ``# path=<name>``, separated by
   ``<<<<<< EOF`` lines. Every report in it is merged, all in one transaction.
 
-``/upload/v4`` (and ``/upload/v3``) answer 404: that is how uploaders learn to fall back to v2.
-Every answer is ``text/plain``.
+``POST /upload/v4`` takes v2's query and answers with the commit's URL and a signed URL to ``PUT``
+the body to (:mod:`flask_coverage.upload_urls`); that ``PUT`` and the codecov-cli protocol are in
+:mod:`.upload_cli`, on this same blueprint. Every answer here is ``text/plain``; anything else under
+``/upload/`` is a short text 404, never the host app's error page.
 """
 
 from __future__ import annotations
@@ -18,21 +20,31 @@ from __future__ import annotations
 import hmac
 import json
 import re
+import uuid
 from typing import Any, NoReturn, Optional
 from urllib.parse import urlencode
 
 import sqlalchemy as sa
-from flask import Blueprint, Response, current_app, request
-from werkzeug.exceptions import HTTPException
+from flask import Blueprint, Response, current_app, jsonify, request, url_for
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from ..commits import commit_web_path
 from ..errors import InvalidInput, NotFound, ReportTooLarge
 from ..inflate import GZIP_MAGIC, gunzip
-from ..ingest import UploadMeta, check_sha, normalize_branch, normalize_pullid, upload_reports
+from ..ingest import (
+    META_FIELDS,
+    UploadConflict,
+    UploadMeta,
+    check_sha,
+    normalize_branch,
+    normalize_pullid,
+    upload_reports,
+)
 from ..lines import Totals
-from ..models import Repository
+from ..models import Commit, Repository
 from ..outage import handle_database_outage
 from ..state import get_session
+from ..upload_urls import sign_upload
 
 bp = Blueprint("coverage_upload", __name__)
 
@@ -65,59 +77,146 @@ def _text(status: int, body: str) -> Response:
     return response
 
 
+#: Views whose errors are JSON (``{"detail": message}``): the codecov-cli protocol's.
+JSON_ENDPOINTS: set[str] = set()
+
+
+def _error(status: int, message: str) -> Response:
+    if request.endpoint in JSON_ENDPOINTS:
+        response = jsonify(detail=message)
+        response.status_code = status
+        return response
+    # The npm uploader splits v4's answer on "\n" and PUTs to the second part if there are two:
+    # an error there has no line break.
+    return _text(status, message if request.endpoint == "coverage_upload.upload_v4" else message + "\n")
+
+
 @bp.errorhandler(UploadError)
 def _upload_error(error: UploadError) -> Response:
-    return _text(error.status, error.message + "\n")
+    return _error(error.status, error.message)
 
 
 @bp.errorhandler(HTTPException)
 def _http_error(error: HTTPException) -> Response:
-    return _text(error.code or 500, f"{error.name}: {error.description}\n")
+    response = _error(error.code or 500, f"{error.name}: {error.description}")
+    if isinstance(error, MethodNotAllowed) and error.valid_methods:
+        response.headers["Allow"] = ", ".join(error.valid_methods)
+    return response
 
 
-handle_database_outage(bp, lambda message: _text(503, message + "\n"))
+handle_database_outage(bp, lambda message: _error(503, message))
 
 
-def _fail(status: int, message: str) -> NoReturn:
+def fail(status: int, message: str) -> NoReturn:
     raise UploadError(status, message)
 
 
 @bp.route("/upload/v2", methods=["POST"])
 def upload_v2() -> Response:
     """Merge the reports of the request body into a commit; answer with the commit's URL."""
+    limit = check_length()
+    repository = repository_for_token(upload_token())
+    sha, branch, pullid, meta = _v2_arguments()
+    commit = merge_v2_body(repository, limit, commit=sha, branch=branch, pullid=pullid, run_id=_run_id(), meta=meta)
+    return v2_answer(repository, commit)
+
+
+@bp.route("/upload/v4", methods=["POST"])
+def upload_v4() -> Response:
+    """Check the upload as v2 does; answer with the commit's URL and a signed URL to ``PUT`` the body to.
+
+    Every refusal is a 400: the only 4xx on which the legacy uploaders stop instead of retrying.
+    """
+    try:
+        repository = repository_for_token(upload_token())
+        sha, branch, pullid, meta = _v2_arguments()
+    except UploadError as error:
+        raise UploadError(400, error.message) from None
+    claims = {
+        "kind": "v2",
+        "id": str(uuid.uuid4()),
+        "commit": sha,
+        "branch": branch,
+        "pullid": pullid,
+        "run": _run_id(),
+        "meta": meta_claims(meta),
+    }
+    url = request.url_root.rstrip("/") + commit_web_path(repository, sha)
+    return _text(200, f"{url}\n{put_url(repository, claims)}")
+
+
+@bp.route("/upload/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+def upload_unknown(rest: str) -> Any:
+    """Anything else under ``/upload/``: a short text 405 or 404, never the host app's error page."""
+    adapter = current_app.url_map.bind_to_environ(request.environ)
+    for method in ("POST", "PUT"):  # every upload endpoint takes one of them
+        endpoint, _ = adapter.match(method=method)
+        if method != request.method and endpoint != request.endpoint:
+            raise MethodNotAllowed(valid_methods=[method])
+    fail(404, "Not found: no upload endpoint here (see POST /upload/v2, /upload/v4 and the codecov-cli protocol).")
+
+
+def put_url(repository: Repository, claims: dict[str, Any]) -> str:
+    """The absolute signed URL to ``PUT`` an upload to ``repository`` as ``claims`` say.
+
+    ``claims`` hold ``kind`` (``"v2"``: a v2 body, ``"json"``: codecov-cli's), ``id`` (the upload's
+    external id), ``commit``, ``branch``, ``pullid``, ``meta`` (:func:`meta_claims`) and, for v2, ``run``.
+    """
+    signature = sign_upload(repository, claims)
+    return url_for("coverage_upload.upload_put", signature=signature, _external=True)
+
+
+def meta_claims(meta: UploadMeta) -> dict[str, Any]:
+    """``meta`` as JSON data for :func:`put_url`'s claims."""
+    return {"flags": list(meta.flags), **{key: getattr(meta, key) for key in META_FIELDS}}
+
+
+def merge_v2_body(repository: Repository, limit: Optional[int], **arguments: Any) -> Commit:
+    """Merge the reports of a v2 request body (plain or gzip, maybe the uploaders' envelope)."""
+    try:
+        body = _decompressed(read_body(limit), limit)
+        return upload_reports(repository, split_envelope(body), network=envelope_network(body), **arguments)
+    except ReportTooLarge as error:
+        fail(413, f"Upload refused: {error}.")
+    except UploadConflict as error:
+        fail(409, f"Upload refused: {error}.")
+    except NotFound as error:
+        fail(404, f"Upload refused: {error}.")
+    except InvalidInput as error:
+        fail(400, f"Upload refused: {error}.")
+
+
+def check_length() -> Optional[int]:
+    """``COVERAGE_MAX_UPLOAD_BYTES``; a 413 at once for a ``Content-Length`` over it."""
     limit: Optional[int] = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
     if limit is not None and request.content_length is not None and request.content_length > limit:
-        _fail(413, f"Upload refused: the body is larger than the limit of {limit} bytes.")
-    repository = _repository_for_token(_upload_token())
+        fail(413, f"Upload refused: the body is larger than the limit of {limit} bytes.")
+    return limit
+
+
+def _v2_arguments() -> tuple[str, Optional[str], Optional[int], UploadMeta]:
+    """The commit, branch, pull request and :class:`UploadMeta` of a v2 query; a 400 for a bad one."""
     args = request.args
     if not args.get("commit"):
-        _fail(400, "Upload refused: the commit sha is missing (?commit=<sha>).")
+        fail(400, "Upload refused: the commit sha is missing (?commit=<sha>).")
     pr = args.get("pr") or args.get("pull_request")
     try:
-        sha, branch, pullid = check_sha(args["commit"]), normalize_branch(args.get("branch")), normalize_pullid(pr)
-        meta = upload_meta(args)
+        return check_sha(args["commit"]), normalize_branch(args.get("branch")), normalize_pullid(pr), upload_meta(args)
     except InvalidInput as error:
-        _fail(400, f"Upload refused: {error}.")
-    try:
-        body = _decompressed(_read_body(limit), limit)
-        commit = upload_reports(
-            repository,
-            split_envelope(body),
-            commit=sha,
-            branch=branch,
-            pullid=pullid,
-            run_id=_run_id(),
-            meta=meta,
-            network=envelope_network(body),
-        )
-    except ReportTooLarge as error:
-        _fail(413, f"Upload refused: {error}.")
-    except NotFound as error:
-        _fail(404, f"Upload refused: {error}.")
-    except InvalidInput as error:
-        _fail(400, f"Upload refused: {error}.")
+        fail(400, f"Upload refused: {error}.")
+
+
+def v2_answer(repository: Repository, commit: Commit) -> Response:
+    summary = upload_summary(repository, commit)
+    # Line 1 empty and line 2 the URL: every Codecov bash uploader then reports success and prints
+    # the URL; the last ones also look for '"uploaded": true', which line 3 carries.
+    return _text(200, f"\n{summary['url']}\n{json.dumps(summary)}\n")
+
+
+def upload_summary(repository: Repository, commit: Commit) -> dict[str, Any]:
+    """What an upload answers about the commit it went into: its URL, version, files and totals."""
     url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
-    summary = {
+    return {
         "uploaded": True,
         "url": url,
         "commit": commit.sha,
@@ -126,19 +225,9 @@ def upload_v2() -> Response:
         "lines": commit.lines,
         "coverage": Totals(commit.lines, commit.hits, commit.misses, commit.partials).coverage,
     }
-    # Line 1 empty and line 2 the URL: every Codecov bash uploader then reports success and prints
-    # the URL; the last ones also look for '"uploaded": true', which line 3 carries.
-    return _text(200, f"\n{url}\n{json.dumps(summary)}\n")
 
 
-@bp.route("/upload/v3", methods=["GET", "POST", "PUT"])
-@bp.route("/upload/v4", methods=["GET", "POST", "PUT"])
-def upload_newer() -> Any:
-    """Not spoken here: the 404 makes uploaders fall back to ``/upload/v2``."""
-    _fail(404, "Not found: this server speaks the v2 upload protocol only (POST /upload/v2).")
-
-
-def upload_meta(args: Any, external_id: Optional[str] = None) -> UploadMeta:
+def upload_meta(args: Any) -> UploadMeta:
     """The :class:`UploadMeta` of the uploaders' query arguments (``flags``, ``name``, ``build``, ...)."""
     return UploadMeta.create(
         flags=args.get("flags"),
@@ -147,7 +236,6 @@ def upload_meta(args: Any, external_id: Optional[str] = None) -> UploadMeta:
         job=args.get("job"),
         build_url=args.get("build_url"),
         provider=args.get("service"),
-        external_id=external_id,
     )
 
 
@@ -161,7 +249,7 @@ def _run_id() -> str:
     return urlencode(sorted(item for item in request.args.items(multi=True) if item[0] not in _NOT_RUN_ARGS))
 
 
-def _upload_token() -> str:
+def upload_token() -> str:
     token = request.args.get("token")
     if not token:
         scheme, _, credentials = request.headers.get("Authorization", "").strip().partition(" ")
@@ -170,24 +258,24 @@ def _upload_token() -> str:
     if not token:
         token = request.headers.get("X-Upload-Token", "").strip()
     if not token:
-        _fail(401, "Upload refused: the upload token is missing (?token=<upload token>).")
+        fail(401, "Upload refused: the upload token is missing (?token=<upload token>).")
     return token
 
 
-def _repository_for_token(token: str) -> Repository:
+def repository_for_token(token: str) -> Repository:
     """The repository whose upload token is ``token``, compared in constant time; else a 401."""
     invalid = "Upload refused: the upload token is not valid."
     # Only printable ASCII reaches the database (PostgreSQL refuses NUL bytes in text).
     if len(token) > MAX_TOKEN_LENGTH or not (token.isascii() and token.isprintable()):
-        _fail(401, invalid)
+        fail(401, invalid)
     query = sa.select(Repository).where(Repository.upload_token == token)
     repository = get_session().execute(query).scalar_one_or_none()
     if repository is None or not hmac.compare_digest(repository.upload_token.encode(), token.encode()):
-        _fail(401, invalid)
+        fail(401, invalid)
     return repository
 
 
-def _read_body(limit: Optional[int]) -> bytes:
+def read_body(limit: Optional[int]) -> bytes:
     """The request body, read in chunks; a 413 as soon as it passes ``limit`` bytes."""
     body = bytearray()
     stream = request.stream
@@ -197,14 +285,14 @@ def _read_body(limit: Optional[int]) -> bytes:
             return bytes(body)
         body += chunk
         if limit is not None and len(body) > limit:
-            _fail(413, f"Upload refused: the body is larger than the limit of {limit} bytes.")
+            fail(413, f"Upload refused: the body is larger than the limit of {limit} bytes.")
 
 
 def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:
     """``body`` decompressed if it is gzip (by header or by its magic bytes), never past ``limit``."""
     encoding = (request.headers.get("Content-Encoding") or request.headers.get("X-Content-Encoding") or "").strip()
     if encoding.lower() not in ("", "identity", "gzip", "x-gzip"):
-        _fail(415, f"Upload refused: unsupported Content-Encoding {encoding[:40]!r} (send gzip or nothing).")
+        fail(415, f"Upload refused: unsupported Content-Encoding {encoding[:40]!r} (send gzip or nothing).")
     if "gzip" not in encoding.lower() and not body.startswith(GZIP_MAGIC):
         return body
     return gunzip(body, limit)

@@ -153,12 +153,13 @@ def test_split_envelope() -> None:
     assert split_envelope(b"<<<<<< network\n<<<<<< EOF\n") == []
 
 
-def test_newer_protocols_answer_404_so_uploaders_fall_back(testapp, widgets) -> None:
-    for version in ("v4", "v3"):
-        response = testapp.post(f"/upload/{version}?token={widgets.upload_token}&commit={SHA}", status=404)
-        assert response.content_type == "text/plain"
-        assert "/upload/v2" in response.text and "HTTP " not in response.text
-    testapp.get("/upload/v4", status=404)
+def test_unknown_upload_paths_answer_a_text_404(testapp) -> None:
+    for path in ("/upload/v3", "/upload/v5", "/upload/github/a/b/c/d/e/f", "/upload/put/x"):
+        for method in (testapp.post, testapp.get):
+            response = method(path, status=404)
+            assert response.content_type == "text/plain"
+            assert response.text.startswith("Not found: no upload endpoint here")
+            assert "<" not in response.text
 
 
 def test_get_is_not_allowed(testapp) -> None:

@@ -1,0 +1,354 @@
+"""The codecov-cli upload protocol, and the ``PUT`` to a signed upload URL (DESIGN section 10).
+
+Views on the upload blueprint (:mod:`.upload`), under ``{COVERAGE_UPLOAD_URL_PREFIX}/upload/``, as
+codecov-cli 11 (what the Codecov GitHub Action runs) calls them; see docs/upload.md:
+
+- ``POST {service}/{slug}/commits``: the commit, with its branch, pull request and parent (201);
+- ``POST {service}/{slug}/commits/{sha}/reports``: a report (Codecov's unit of uploads) (201);
+- ``POST {service}/{slug}/commits/{sha}/reports/{code}/uploads`` and ``POST {service}/{slug}/upload-coverage``:
+  an upload, answered with ``raw_upload_location``, a signed URL to ``PUT`` the files to (201);
+- ``POST {service}/{slug}/commits/{sha}/empty-upload`` and ``.../upload-complete`` (200);
+- ``PUT put?signature=...``: the body of a v4 upload (a v2 body) or of a codecov-cli one (JSON).
+
+``service`` is a :class:`~flask_coverage.models.ServiceEnum` value or ``github-actions``; ``slug`` is
+``owner::::repo`` (GitLab subgroups ``group:::sub::::repo``). The upload token comes as
+``Authorization: token <upload token>`` and must be the token of the repository the path names.
+Every answer is JSON; every refusal ``{"detail": message}`` with its 4xx.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import uuid
+from typing import Any, Optional
+
+import sqlalchemy as sa
+from flask import Response, jsonify, request
+
+from ..commits import commit_web_path
+from ..errors import InvalidInput, ReportError, ReportTooLarge
+from ..inflate import inflate
+from ..ingest import FileFix, UploadConflict, UploadMeta, check_sha, record_commit, upload_reports
+from ..models import Commit, Repository, Upload, utcnow
+from ..operations import MAX_NAME_LENGTH, check_name, parse_service
+from ..state import get_session
+from ..upload_urls import InvalidUploadUrl, load_upload
+from .upload import (
+    JSON_ENDPOINTS,
+    bp,
+    check_length,
+    fail,
+    merge_v2_body,
+    meta_claims,
+    put_url,
+    read_body,
+    repository_for_token,
+    upload_summary,
+    upload_token,
+    v2_answer,
+)
+
+#: The JSON of a codecov-cli call (not the upload itself) is small: arguments and CI environment.
+MAX_CALL_BYTES = 1024 * 1024
+_SLUG = re.compile(r"([^:\s]+(?::::[^:\s]+)*)::::([^:\s]+)")
+_BASE = "/upload/<service>/<slug>"
+
+
+def _cli_route(rule: str, **options: Any) -> Any:
+    def register(view: Any) -> Any:
+        JSON_ENDPOINTS.add(f"{bp.name}.{view.__name__}")
+        return bp.route(_BASE + rule, methods=["POST"], **options)(view)
+
+    return register
+
+
+def _json(status: int, body: dict[str, Any]) -> Response:
+    response = jsonify(body)
+    response.status_code = status
+    return response
+
+
+def _repository(service: str, slug: str) -> Repository:
+    """The repository the path names, if the request's upload token is its token; else a 4xx."""
+    try:
+        wanted = parse_service("github" if service == "github-actions" else service)
+    except InvalidInput as error:
+        fail(400, f"Upload refused: {error}.")
+    match = _SLUG.fullmatch(slug)
+    if match is None:
+        fail(400, f"Upload refused: the slug {slug[:80]!r} is not 'owner::::repo' (or 'group:::subgroup::::repo').")
+    owner, name = match.group(1).replace(":::", "/"), match.group(2)
+    repository = repository_for_token(upload_token())
+    named = (repository.owner.service, repository.owner.username.lower(), repository.name.lower())
+    if named != (wanted, owner.lower(), name.lower()):
+        fail(401, f"Upload refused: the upload token is not the token of {service}/{owner}/{name}.")
+    if repository.deleted:
+        fail(404, "Upload refused: the repository was deleted.")
+    return repository
+
+
+def _call_body() -> dict[str, Any]:
+    """The JSON object a codecov-cli call sends (may be empty); a 400 for anything else."""
+    raw = read_body(MAX_CALL_BYTES)
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        fail(400, "Upload refused: the body is not JSON.")
+    if not isinstance(body, dict):
+        fail(400, "Upload refused: the body must be a JSON object.")
+    return body
+
+
+def _text_field(body: dict[str, Any], key: str) -> Optional[str]:
+    value = body.get(key)
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        fail(400, f"Upload refused: {key} must be text, not {type(value).__name__}.")
+    return str(value)
+
+
+def _sha(value: str) -> str:
+    try:
+        return check_sha(value)
+    except InvalidInput as error:
+        fail(400, f"Upload refused: {error}.")
+
+
+def _record(repository: Repository, sha: str, body: dict[str, Any]) -> Commit:
+    try:
+        return record_commit(
+            repository,
+            sha,
+            branch=_text_field(body, "branch"),
+            pullid=_text_field(body, "pullid"),
+            parent=_text_field(body, "parent_commit_id"),
+        )
+    except InvalidInput as error:
+        fail(400, f"Upload refused: {error}.")
+
+
+def _stored_commit(repository: Repository, sha: str) -> Optional[Commit]:
+    query = sa.select(Commit).where(Commit.repository_id == repository.id, Commit.sha == sha)
+    return get_session().execute(query).scalar_one_or_none()
+
+
+def _time(value: Any) -> str:
+    return value.isoformat() + "Z"
+
+
+@_cli_route("/commits")
+def cli_create_commit(service: str, slug: str) -> Response:
+    """``create-commit``: store the commit's branch, pull request and parent for its uploads."""
+    repository = _repository(service, slug)
+    body = _call_body()
+    commit = _record(repository, _sha(_text_field(body, "commitid") or ""), body)
+    return _json(201, _commit_body(repository, commit))
+
+
+def _commit_body(repository: Repository, commit: Commit) -> dict[str, Any]:
+    return {
+        "commitid": commit.sha,
+        "parent_commit_id": commit.parent_sha,
+        "pullid": commit.pullid,
+        "branch": commit.branch,
+        "timestamp": _time(commit.timestamp),
+        "repository": {
+            "service": repository.owner.service.value,
+            "owner": repository.owner.username,
+            "name": repository.name,
+        },
+    }
+
+
+@_cli_route("/commits/<sha>/reports")
+def cli_create_report(service: str, slug: str, sha: str) -> Response:
+    """``create-report``: every upload of a commit goes to its one report here, whatever its code."""
+    repository = _repository(service, slug)
+    sha = _sha(sha)
+    code = _code(_text_field(_call_body(), "code"))
+    external_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{repository.id}/{sha}/{code}")
+    return _json(201, {"code": code, "external_id": str(external_id), "created_at": _time(utcnow())})
+
+
+def _code(value: Optional[str]) -> str:
+    try:
+        return check_name(value or "default", "report code", max_length=100)
+    except InvalidInput as error:
+        fail(400, f"Upload refused: {error}.")
+
+
+@_cli_route("/commits/<sha>/reports/<code>/uploads")
+def cli_create_upload(service: str, slug: str, sha: str, code: str) -> Response:
+    """``do-upload``: an upload of the commit, with the branch and pull request ``create-commit`` stored."""
+    repository = _repository(service, slug)
+    sha, body = _sha(sha), _call_body()
+    _code(code)
+    commit = _stored_commit(repository, sha)
+    return _upload_answer(repository, sha, commit.branch if commit else None, commit.pullid if commit else None, body)
+
+
+@_cli_route("/upload-coverage")
+def cli_upload_coverage(service: str, slug: str) -> Response:
+    """``upload-coverage``: ``create-commit``, ``create-report`` and ``do-upload`` in one call."""
+    repository = _repository(service, slug)
+    body = _call_body()
+    _code(_text_field(body, "code"))
+    commit = _record(repository, _sha(_text_field(body, "commitid") or ""), body)
+    return _upload_answer(repository, commit.sha, commit.branch, commit.pullid, body)
+
+
+def _upload_answer(
+    repository: Repository, sha: str, branch: Optional[str], pullid: Optional[int], body: dict[str, Any]
+) -> Response:
+    cli_args: dict[str, Any] = body["cli_args"] if isinstance(body.get("cli_args"), dict) else {}
+    flags = body.get("flags")
+    if flags is not None and not (isinstance(flags, list) and all(isinstance(flag, str) for flag in flags)):
+        fail(400, "Upload refused: flags must be a list of names.")
+    try:
+        meta = UploadMeta.create(
+            flags=flags,
+            name=_text_field(body, "name"),
+            build=_text_field(cli_args, "build_code"),  # the upload call itself does not carry it
+            job=_text_field(body, "job_code"),
+            build_url=_text_field(body, "ci_url"),
+            provider=_text_field(body, "ci_service"),
+        )
+    except InvalidInput as error:
+        fail(400, f"Upload refused: {error}.")
+    external_id = str(uuid.uuid4())
+    claims = {"kind": "json", "id": external_id, "commit": sha, "branch": branch, "pullid": pullid}
+    location = put_url(repository, {**claims, "meta": meta_claims(meta)})
+    url = request.url_root.rstrip("/") + commit_web_path(repository, sha)
+    answer = {"external_id": external_id, "created_at": _time(utcnow()), "raw_upload_location": location, "url": url}
+    return _json(201, answer)
+
+
+@_cli_route("/commits/<sha>/empty-upload")
+def cli_empty_upload(service: str, slug: str, sha: str) -> Response:
+    """``empty-upload``: nothing to merge; the commit keeps what it has."""
+    _repository(service, slug)
+    _sha(sha)
+    _call_body()
+    result = "Nothing uploaded: this server keeps the commit's coverage as it is and sends no notifications."
+    return _json(200, {"result": result, "non_ignored_files": []})
+
+
+@_cli_route("/commits/<sha>/upload-complete")
+def cli_upload_complete(service: str, slug: str, sha: str) -> Response:
+    """``send-notifications``: every upload is merged when its ``PUT`` is answered, so all are done."""
+    repository = _repository(service, slug)
+    sha = _sha(sha)
+    _call_body()
+    commit = _stored_commit(repository, sha)
+    count = 0
+    if commit is not None:
+        count = (
+            get_session().execute(sa.select(sa.func.count(Upload.id)).where(Upload.commit_id == commit.id)).scalar_one()
+        )
+    result = f"{count} upload(s) of this commit merged; this server sends no notifications."
+    body = {"result": result, "uploads_total": count, "uploads_success": count, "uploads_processing": 0}
+    return _json(200, {**body, "uploads_error": 0})
+
+
+@bp.route("/upload/put", methods=["PUT"])
+def upload_put() -> Response:
+    """``PUT`` to a signed upload URL: merge the body as the URL's claims say, once."""
+    try:
+        repository, claims = load_upload(request.args.get("signature", ""))
+    except InvalidUploadUrl as error:
+        fail(403, f"Upload refused: {error}.")
+    limit = check_length()
+    meta = UploadMeta.create(**claims["meta"], external_id=claims["id"])
+    arguments = {"commit": claims["commit"], "branch": claims["branch"], "pullid": claims["pullid"], "meta": meta}
+    if claims["kind"] == "v2":
+        return v2_answer(repository, merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
+    reports, network, fixes = _cli_payload(read_body(limit), limit)
+    try:
+        commit = upload_reports(repository, reports, network=network, fixes=fixes, **arguments)
+    except ReportTooLarge as error:
+        fail(413, f"Upload refused: {error}.")
+    except UploadConflict as error:
+        fail(409, f"Upload refused: {error}.")
+    except InvalidInput as error:
+        fail(400, f"Upload refused: {error}.")
+    return _json(200, upload_summary(repository, commit))
+
+
+def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, bytes]], list[str], dict[str, FileFix]]:
+    """The reports, file list and fixes of codecov-cli's upload body; a 4xx for anything malformed.
+
+    Each coverage file's ``data`` is base64 of zlib data, inflated with what is left of ``limit``
+    (so all of them together stay under it: a bomb is a 413 before it costs more).
+    """
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        fail(400, "Upload refused: the body is not JSON.")
+    if not isinstance(payload, dict):
+        fail(400, "Upload refused: the body must be a JSON object.")
+    files = payload.get("coverage_files")
+    if not isinstance(files, list) or not files:
+        fail(400, "Upload refused: coverage_files must be a non-empty list.")
+    reports: list[tuple[str, bytes]] = []
+    left = limit
+    for index, item in enumerate(files):
+        if not isinstance(item, dict) or not isinstance(item.get("data"), str):
+            fail(400, f"Upload refused: coverage_files[{index}] must be an object with data.")
+        filename = item.get("filename")
+        name = filename[:200] if isinstance(filename, str) else f"#{index + 1}"
+        if item.get("format", "base64+compressed") != "base64+compressed":
+            fail(400, f"Upload refused: coverage file {name!r}: format must be 'base64+compressed'.")
+        try:
+            compressed = base64.b64decode(item["data"], validate=True)
+        except (binascii.Error, ValueError):
+            fail(400, f"Upload refused: coverage file {name!r}: data is not base64.")
+        try:
+            data = bytes(inflate(compressed, left, what=f"coverage file {name!r}"))
+        except ReportTooLarge as error:
+            fail(413, f"Upload refused: {error}.")
+        except ReportError as error:
+            fail(400, f"Upload refused: {error}.")
+        if left is not None:
+            left -= len(data)
+        reports.append((name, data))
+    return reports, _network(payload.get("network_files")), _fixes(payload.get("report_fixes"))
+
+
+def _network(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        fail(400, "Upload refused: network_files must be a list of paths.")
+    return value
+
+
+def _fixes(value: Any) -> dict[str, FileFix]:
+    """``report_fixes`` (``{"format": "legacy", "value": {path: {"eof": n, "lines": [...]}}}``) checked."""
+    if value is None:
+        return {}
+    fixes = value.get("value") if isinstance(value, dict) else None
+    if not isinstance(fixes, dict):
+        fail(400, "Upload refused: report_fixes must be {'format': 'legacy', 'value': {path: fixes}}.")
+    checked: dict[str, FileFix] = {}
+    for path, fix in fixes.items():  # JSON object keys are always text
+        eof = fix.get("eof") if isinstance(fix, dict) else None
+        lines = fix.get("lines", []) if isinstance(fix, dict) else None
+        if not (
+            isinstance(lines, list)
+            and all(_is_line(line) for line in lines)
+            and (eof is None or _is_line(eof))
+            and len(path) <= MAX_NAME_LENGTH * 4
+        ):
+            fail(400, f"Upload refused: report_fixes for {str(path)[:80]!r} must be {{'eof': n, 'lines': [n, ...]}}.")
+        checked[path] = (frozenset(lines), eof)
+    return checked
+
+
+def _is_line(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**32
