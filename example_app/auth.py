@@ -13,10 +13,10 @@ import sqlalchemy as sa
 from flask import Blueprint, g, redirect, render_template, request, session, url_for
 
 from flask_coverage.blueprints.account import csrf_valid
-from flask_coverage.commits import is_plain_name
 from flask_coverage.demo import DEMO_SERVICE
 from flask_coverage.demo_data import FEATURED_USERS
 from flask_coverage.models import Owner
+from flask_coverage.names import is_storable
 from flask_coverage.operations import get_owner
 from flask_coverage.state import get_session
 
@@ -85,7 +85,7 @@ def sign_in_post() -> Any:
     if not csrf_valid():
         return _page("The form was out of date. Please try again.", 400)
     username = request.form.get("username", "").strip()
-    user = get_owner(DEMO_SERVICE, username) if is_plain_name(username) else None
+    user = get_owner(DEMO_SERVICE, username) if is_storable(username) else None
     if user is None or user.is_org:
         return _page(f"There is no user {username!r} on {DEMO_SERVICE.value}.", 400)
     target = safe_next(request.args.get("next")) or url_for("example.home")

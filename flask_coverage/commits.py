@@ -20,7 +20,8 @@ from sqlalchemy.orm import contains_eager
 from .errors import InvalidInput, NotFound
 from .lines import LineCoverage, Totals
 from .models import Branch, Commit, FileCoverage, Owner, Pull, Repository, ServiceEnum
-from .operations import MAX_NAME_LENGTH, get_owner, get_repository, parse_service
+from .names import is_storable, refused_character
+from .operations import get_owner, get_repository, parse_service
 from .state import get_session
 
 #: The shortest sha prefix that names a commit (what ``git log --oneline`` shows).
@@ -31,7 +32,6 @@ FULL_SHA_LENGTHS = (40, 64)
 MAX_PULLID = 2**31 - 1
 
 _HEX = re.compile(r"[0-9a-f]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class FileTotals(NamedTuple):
@@ -49,20 +49,12 @@ class FileTotals(NamedTuple):
         return Totals(self.lines, self.hits, self.misses, self.partials)
 
 
-def is_plain_name(value: Optional[str], max_length: int = MAX_NAME_LENGTH) -> bool:
-    """Whether ``value`` could be a stored name: non-empty, not too long, no control characters.
-
-    Checked before a lookup so that hostile input (PostgreSQL refuses NUL bytes) never reaches SQL.
-    """
-    return bool(value) and len(value) <= max_length and not _CONTROL.search(value)  # type: ignore[arg-type]
-
-
 def find_repository(service: Union[str, ServiceEnum], owner: str, name: str) -> Optional[Repository]:
     """The repository ``owner/name`` on ``service`` (names case-insensitive), or ``None``.
 
     ``None`` too for an unknown service, a name that cannot exist, or a deleted repository.
     """
-    if not (is_plain_name(owner) and is_plain_name(name)):
+    if not (is_storable(owner) and is_storable(name)):
         return None
     try:
         owner_row = get_owner(service, owner)
@@ -125,7 +117,7 @@ def resolve_commit(
         query = query.where(Pull.repository_id == repository.id, Pull.pullid == pullid)
         return get_session().execute(query).scalar_one_or_none()
     name = repository.branch if branch is None else branch
-    if not is_plain_name(name):
+    if not is_storable(name):
         return None
     query = sa.select(Commit).join(Branch, Branch.head_commit_id == Commit.id)
     query = query.where(Branch.repository_id == repository.id, Branch.name == name)
@@ -196,7 +188,7 @@ def find_target(
     query (the repository's owner is loaded with it); graphs run it on every request, cache hits
     and 304s included.
     """
-    if not (is_plain_name(owner) and is_plain_name(name)):
+    if not (is_storable(owner) and is_storable(name)):
         return None
     try:
         params: dict[str, object] = {"service": parse_service(service), "owner": owner.lower(), "name": name.lower()}
@@ -215,7 +207,7 @@ def find_target(
             return None
         kind, params["pullid"] = "pull", pullid
     elif branch is not None:
-        if not is_plain_name(branch):
+        if not is_storable(branch):
             return None
         kind, params["branch"] = "branch", branch
     else:
@@ -232,8 +224,8 @@ def _files_query(commit: Commit, path_prefix: Optional[str]) -> Optional[sa.Sele
         FileCoverage.path, FileCoverage.lines, FileCoverage.hits, FileCoverage.misses, FileCoverage.partials
     ).where(FileCoverage.commit_id == commit.id)
     if path_prefix:
-        if _CONTROL.search(path_prefix):
-            return None  # no stored path holds control characters
+        if refused_character(path_prefix) is not None:
+            return None  # no stored path holds such characters
         # substr, not LIKE: exact and case-sensitive on every database, no wildcards to escape.
         query = query.where(sa.func.substr(FileCoverage.path, 1, len(path_prefix)) == path_prefix)
     return query.order_by(FileCoverage.path)
@@ -262,7 +254,7 @@ def iter_file_coverage(commit: Commit, path_prefix: Optional[str] = None) -> Ite
 
 def file_lines(commit: Commit, path: str) -> Optional[LineCoverage]:
     """The line coverage of the file ``path`` of ``commit``, or ``None`` if the commit has no such file."""
-    if not path or _CONTROL.search(path):
+    if not path or refused_character(path) is not None:
         return None
     query = sa.select(FileCoverage.data).where(FileCoverage.commit_id == commit.id, FileCoverage.path == path)
     data = get_session().execute(query).scalar_one_or_none()

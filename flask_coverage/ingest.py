@@ -51,7 +51,7 @@ from .commits import MAX_PULLID, normalize_sha, repository_by_slug
 from .errors import AlreadyExists, CoverageError, InvalidInput, NotFound, ReportError
 from .lines import LineCoverage
 from .models import Branch, Commit, FileCoverage, Pull, Repository, Upload, UploadFlag, utcnow
-from .operations import MAX_NAME_LENGTH, check_name
+from .names import MAX_NAME_LENGTH, check_name
 from .parsers import ParsedFile, merge_by_path, parse_report, place_by_network
 from .state import get_engine, get_session
 
@@ -392,14 +392,9 @@ def _parse_all(
 
 
 def _check_storable(path: str) -> None:
-    # What the path column can hold: a bounded length, and text that encodes (JSON reports can
-    # escape lone surrogates, "\ud800", which no database driver can write).
+    # What the path column can hold (the parsers already applied the name rule, flask_coverage.names).
     if len(path) > _MAX_PATH_LENGTH:
         raise ReportError(f"path {path[:80]!r}... is longer than {_MAX_PATH_LENGTH} characters")
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ReportError(f"path {path[:120]!r} is not valid Unicode (it holds a lone surrogate)") from None
 
 
 def _with_retries(work: Callable[[], int]) -> int:

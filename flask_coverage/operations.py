@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 import string
-import unicodedata
 from typing import Optional, Union
 
 import sqlalchemy as sa
@@ -18,10 +17,10 @@ from sqlalchemy.exc import IntegrityError
 from .auth import generate_token, hash_token
 from .errors import AlreadyExists, InvalidInput, NotFound
 from .models import AccessToken, Membership, Owner, Repository, ServiceEnum, metadata
+from .names import check_name, is_storable
 from .state import get_engine, get_session
 
 _IMAGE_TOKEN_ALPHABET = string.ascii_letters + string.digits
-MAX_NAME_LENGTH = 255
 MAX_TOKEN_NAME_LENGTH = 100
 
 
@@ -39,31 +38,9 @@ def parse_service(value: Union[str, ServiceEnum]) -> ServiceEnum:
         raise InvalidInput(f"unknown service {str(value)!r}: expected one of {choices}") from None
 
 
-def check_name(value: str, what: str, *, max_length: int = MAX_NAME_LENGTH, single_word: bool = True) -> str:
-    """``value`` stripped of surrounding blanks, or :class:`InvalidInput` if empty, too long or odd.
-
-    A ``single_word`` name (usernames, repository names) has no spaces and no ``/``.
-    """
-    value = (value or "").strip()
-    if not value:
-        raise InvalidInput(f"{what} must not be empty")
-    if len(value) > max_length:
-        raise InvalidInput(f"{what} is longer than {max_length} characters")
-    if any(unicodedata.category(char)[0] in "CZ" and char != " " for char in value):
-        raise InvalidInput(f"{what} must not contain control or separator characters")
-    if single_word and ("/" in value or " " in value):
-        raise InvalidInput(f"{what} must not contain '/' or spaces")
-    return value
-
-
-def _storable(name: str, max_length: int = MAX_NAME_LENGTH) -> bool:
-    # A name that could never have been stored is not looked up (PostgreSQL refuses NUL bytes).
-    return 0 < len(name) <= max_length and "\x00" not in name
-
-
 def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner]:
     """The user or organization ``username`` on ``service`` (case-insensitive), or ``None``."""
-    if not _storable(username):
+    if not is_storable(username):
         return None
     query = sa.select(Owner).where(
         Owner.service == parse_service(service), sa.func.lower(Owner.username) == username.lower()
@@ -73,7 +50,7 @@ def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner
 
 def get_repository(owner: Owner, name: str) -> Optional[Repository]:
     """The repository ``name`` of ``owner`` (case-insensitive), or ``None``."""
-    if not _storable(name):
+    if not is_storable(name):
         return None
     query = sa.select(Repository).where(Repository.owner_id == owner.id, sa.func.lower(Repository.name) == name.lower())
     return get_session().execute(query).scalar_one_or_none()
@@ -100,6 +77,7 @@ def _add(row: object, duplicate_message: str) -> None:
 def _add_owner(service: Union[str, ServiceEnum], username: str, *, is_org: bool, **fields: Optional[str]) -> Owner:
     service = parse_service(service)
     username = check_name(username, "username")
+    fields = {key: value and check_name(value, key, single_word=False) for key, value in fields.items()}
     if get_owner(service, username) is not None:
         raise AlreadyExists(f"{username!r} already exists on {service.value}")
     owner = Owner(service=service, username=username, is_org=is_org, **fields)
@@ -146,9 +124,7 @@ def add_repo(
     """Create a repository with a fresh upload token (UUID) and graph token (10 alphanumerics)."""
     owner_row = _require_owner(service, owner)
     name = check_name(name, "repository name")
-    branch = (branch or "").strip()
-    if not branch or len(branch) > MAX_NAME_LENGTH:
-        raise InvalidInput("branch must be 1 to 255 characters")
+    branch = check_name(branch, "branch", single_word=False)
     duplicate = f"repository {owner_row.username}/{name} already exists"
     if get_repository(owner_row, name) is not None:
         raise AlreadyExists(duplicate)
@@ -196,7 +172,7 @@ def revoke_token(service: Union[str, ServiceEnum], username: str, *, name: str) 
     user = _require_owner(service, username)
     session = get_session()
     query = sa.select(AccessToken).where(AccessToken.owner_id == user.id, AccessToken.name == name)
-    row = session.execute(query).scalar_one_or_none() if _storable(name, MAX_TOKEN_NAME_LENGTH) else None
+    row = session.execute(query).scalar_one_or_none() if is_storable(name, MAX_TOKEN_NAME_LENGTH) else None
     if row is None:
         raise NotFound(f"{user.username!r} has no token named {name!r}")
     session.delete(row)

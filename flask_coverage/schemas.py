@@ -17,6 +17,7 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
 from .errors import InvalidInput
 from .models import ServiceEnum
+from .names import refusal, refused_character
 from .operations import parse_service
 
 #: Integers in query strings saturate here; a page this far is past the end anyway.
@@ -27,10 +28,16 @@ MAX_SEARCH_LENGTH = 200
 _DECIMAL = re.compile(r"-?[0-9]+")
 
 
-def _no_nul(value: str) -> None:
-    # PostgreSQL cannot hold NUL in text, so it cannot be part of a match (or even a query argument).
-    if "\x00" in value:
-        raise ValidationError("Must not contain NUL characters.")
+def _name_rule(value: str) -> None:
+    # No stored name holds such a character, so it cannot be part of a match (PostgreSQL refuses NUL).
+    char = refused_character(value)
+    if char is not None:
+        raise ValidationError(refusal("A name", char) + ".")
+
+
+def _search_terms(value: str) -> None:
+    # Whitespace (tabs and newlines included) separates the terms; the terms follow the name rule.
+    _name_rule("".join(value.split()))
 
 
 class ServiceField(fields.Field):
@@ -113,11 +120,11 @@ class UserListQuerySchema(PaginationQuerySchema):
     activated = QueryBoolean(metadata={"description": "Only members whose membership is (not) activated."})
     is_admin = QueryBoolean(metadata={"description": "Only members who are (not) admins of the organization."})
     search = fields.String(
-        validate=[validate.Length(max=MAX_SEARCH_LENGTH), _no_nul],
+        validate=[validate.Length(max=MAX_SEARCH_LENGTH), _search_terms],
         metadata={
-            "pattern": "^[^\\u0000]*$",
             "description": "Whitespace-separated terms; a member matches when every term is a "
-            "case-insensitive substring of its username, name or email (% and _ match literally).",
+            "case-insensitive substring of its username, name or email (% and _ match literally). "
+            "Terms hold no control, format or line-separator characters.",
         },
     )
 
@@ -195,17 +202,17 @@ class ReportQuerySchema(Schema):
         },
     )
     branch = fields.String(
-        validate=[validate.Length(min=1, max=255), _no_nul],
+        validate=[validate.Length(min=1, max=255), _name_rule],
         metadata={
-            "pattern": "^[^\\u0000]*$",
-            "description": "The tip of this branch. Without sha and branch: the tip of the default branch.",
+            "description": "The tip of this branch. Without sha and branch: the tip of the default branch. "
+            "No control, format or line-separator characters.",
         },
     )
     path = fields.String(
-        validate=[validate.Length(max=1024), _no_nul],
+        validate=[validate.Length(max=1024), _name_rule],
         metadata={
-            "pattern": "^[^\\u0000]*$",
-            "description": "Only the files whose path starts with this text (literally, case-sensitive).",
+            "description": "Only the files whose path starts with this text (literally, case-sensitive). "
+            "No control, format or line-separator characters.",
         },
     )
 

@@ -155,3 +155,19 @@ def test_commands_before_init_db_say_what_to_do(make_app, make_database_url, mak
     result = make_runner(app).invoke(args=["coverage", "add-user", "github", "alice"])
     assert result.exit_code == 1
     assert "init-db" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("add-org", "github", "ac\u202eme"),
+        ("add-user", "github", "bob", "--name", "B\u2066ob"),
+        ("add-repo", "github", "acme", "w\u200bx"),
+        ("add-repo", "github", "acme", "wx", "--branch", "a\x85b"),
+        ("create-token", "github", "alice", "--name", "ci\u2028token"),
+    ],
+)
+def test_names_that_cannot_be_shown_are_refused(runner, db, args: tuple[str, ...]) -> None:
+    run_ok(runner, "add-org", "github", "acme")
+    run_ok(runner, "add-user", "github", "alice")
+    assert "must not contain control, format" in run_error(runner, db, *args)

@@ -28,7 +28,8 @@ from werkzeug.wrappers import Response
 
 from ..errors import AlreadyExists, InvalidInput, NotFound
 from ..models import AccessToken, Owner
-from ..operations import MAX_TOKEN_NAME_LENGTH, check_name, create_token, list_tokens, revoke_token
+from ..names import check_name
+from ..operations import MAX_TOKEN_NAME_LENGTH, create_token, list_tokens, revoke_token
 from ..outage import handle_database_outage
 from ..state import call_hook
 

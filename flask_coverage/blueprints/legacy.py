@@ -9,7 +9,6 @@ too) or as ``?access_token=<token>``; the header wins when both are present.
 from __future__ import annotations
 
 import datetime as dt
-import unicodedata
 from typing import Any, Optional
 
 from flask import Blueprint, jsonify, request
@@ -17,7 +16,8 @@ from werkzeug.exceptions import HTTPException
 
 from ..auth import can_read_repository, is_admin
 from ..models import SERVICE_BY_SHORT, Owner, Repository, ServiceEnum
-from ..operations import MAX_NAME_LENGTH, get_owner, get_repository
+from ..names import is_storable
+from ..operations import get_owner, get_repository
 from ..outage import handle_database_outage
 from ..state import call_hook
 
@@ -77,14 +77,8 @@ def access_token_user() -> Owner:
     return user
 
 
-def _plausible_name(value: str) -> bool:
-    # Names the operations could never have stored cannot match; refusing them early also keeps
-    # NUL bytes (which PostgreSQL rejects) away from the database.
-    return 0 < len(value) <= MAX_NAME_LENGTH and not any(unicodedata.category(char)[0] == "C" for char in value)
-
-
 def _find_repository(service: ServiceEnum, owner_name: str, repo_name: str) -> Optional[Repository]:
-    if not (_plausible_name(owner_name) and _plausible_name(repo_name)):
+    if not (is_storable(owner_name) and is_storable(repo_name)):
         return None
     owner = get_owner(service, owner_name)
     return get_repository(owner, repo_name) if owner is not None else None

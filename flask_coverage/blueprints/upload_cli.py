@@ -33,7 +33,8 @@ from ..errors import InvalidInput, ReportError, ReportTooLarge
 from ..inflate import inflate
 from ..ingest import FileFix, UploadConflict, UploadMeta, check_sha, record_commit, upload_reports
 from ..models import Commit, Repository, Upload, utcnow
-from ..operations import MAX_NAME_LENGTH, check_name, parse_service
+from ..names import MAX_NAME_LENGTH, check_name
+from ..operations import parse_service
 from ..state import get_session
 from ..upload_urls import InvalidUploadUrl, load_upload
 from .upload import (

@@ -22,12 +22,12 @@ import re
 from typing import Iterable, Optional, Sequence
 
 from ..errors import ReportError
+from ..names import refusal, refused_character
 from ._common import quote
 
 MAX_PATH_LENGTH = 4096
 
 _DRIVE = re.compile(r"[A-Za-z]:(?=/|$)")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class PathResolver:
@@ -58,8 +58,9 @@ class PathResolver:
             raise ReportError("report names a file with an empty path")
         if len(name) > MAX_PATH_LENGTH:
             raise ReportError(f"path {quote(name)} is longer than {MAX_PATH_LENGTH} characters")
-        if _CONTROL.search(name):
-            raise ReportError(f"path {quote(name)} contains control characters")
+        char = refused_character(name)
+        if char is not None:
+            raise ReportError(refusal(f"path {quote(name)}", char))
         path = _normalise(name)
         if _is_absolute(path):
             path = self._relative_to_repository(path)
@@ -142,7 +143,7 @@ def place_by_network(paths: Iterable[str], network: Iterable[str]) -> dict[str, 
     """
     # Only names that could be report paths: relative, inside the repository, plain text.
     files = {_normalise(name) for name in network if name.strip() and len(name) <= MAX_PATH_LENGTH}
-    files = {name for name in files if not (_is_absolute(name) or name.startswith("..") or _CONTROL.search(name))}
+    files = {name for name in files if not (_is_absolute(name) or name.startswith("..") or refused_character(name))}
     if not files:
         return {}
     endings: dict[str, Optional[str]] = {}

@@ -350,6 +350,9 @@ def test_a_host_app_swaps_in_its_own_token_check_with_one_decorator(app, testapp
 # --- 400 -----------------------------------------------------------------------------------------
 
 
+NAME_RULE = (
+    "A name must not contain control, format (bidirectional, zero-width) or line-separator characters (it holds U+%s)."
+)
 BAD_ARGUMENTS = [
     ({"activated": "yes"}, {"activated": ["Not a valid boolean."]}),
     ({"activated": ""}, {"activated": ["Not a valid boolean."]}),
@@ -362,7 +365,8 @@ BAD_ARGUMENTS = [
     ({"page": "-3"}, {"page": ["Must be greater than or equal to 1."]}),
     ({"page_size": "0"}, {"page_size": ["Must be greater than or equal to 1."]}),
     ({"page_size": "ten"}, {"page_size": ["Not a valid integer."]}),
-    ({"search": "a\x00b"}, {"search": ["Must not contain NUL characters."]}),
+    ({"search": "a\x00b"}, {"search": [NAME_RULE % "0000"]}),
+    ({"search": "a \u202eb"}, {"search": [NAME_RULE % "202E"]}),
     ({"search": "x" * 201}, {"search": ["Longer than maximum length 200."]}),
 ]
 
@@ -419,7 +423,8 @@ HOSTILE_URLS = [
     ("/api/v2/github/a%2Fb/users/", 404),
     ("/api/v2/github/%FF%FE/users/", 404),
     ("/api/v2/github/acme/users/?search=%FF%FE", 200),
-    ("/api/v2/github/acme/users/?search=%F0%9F%98%80+%E2%80%AE", 200),
+    ("/api/v2/github/acme/users/?search=%F0%9F%98%80+%E2%80%AE", 400),  # U+202E: the name rule
+    ("/api/v2/github/acme/users/?search=%F0%9F%98%80", 200),
     ("/api/v2/github/acme/users/?search=" + "%25" * 200, 200),
     ("/api/v2/github/acme/users/?search=" + "a+" * 100, 200),
     ("/api/v2/github/acme/users/?page=%00", 400),

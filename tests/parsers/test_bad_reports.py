@@ -229,9 +229,31 @@ def test_empty_path():
         parse_all(cobertura('<line number="1" hits="1"/>', filename=""))
 
 
-def test_path_with_control_characters_is_refused_and_escaped():
-    with pytest.raises(ReportError, match=r"^path 'a\\x1b\[31m.py' contains control characters$"):
-        parse_all(lcov("DA:1,1", path="a\x1b[31m.py"))
+@pytest.mark.parametrize(
+    ("path", "shown", "code"),
+    [
+        ("a\x1b[31m.py", r"a\\x1b\[31m.py", "001B"),  # C0 control
+        ("src/c1\x85ctl.py", r"src/c1\\x85ctl.py", "0085"),  # C1 control
+        ("src/\u202egnp.py", r"src/\\u202egnp.py", "202E"),  # right-to-left override
+        ("a\u200bb.py", r"a\\u200bb.py", "200B"),  # zero-width space
+        ("a\ufeffb.py", r"a\\ufeffb.py", "FEFF"),  # byte order mark inside a name
+        ("a\u2028b.py", r"a\\u2028b.py", "2028"),  # line separator
+    ],
+)
+def test_paths_that_cannot_be_shown_are_refused_and_escaped(path: str, shown: str, code: str) -> None:
+    rule = r"must not contain control, format \(bidirectional, zero-width\) or line-separator characters"
+    message = rf"^path '{shown}' {rule} \(it holds U\+{code}\)$"
+    reports = [lcov("DA:1,1", path=path)]
+    if path.isprintable() or code != "001B":  # XML itself cannot hold C0 controls
+        reports.append(cobertura('<line number="1" hits="1"/>', filename=path))
+    for report in reports:
+        with pytest.raises(ReportError, match=message):
+            parse_all(report)
+
+
+def test_other_unicode_paths_are_kept() -> None:
+    (parsed,) = parse_all(lcov("DA:1,1", path="src/caf\u00e9/\u65e5\u672c \u00a0x.py"))
+    assert parsed.path == "src/caf\u00e9/\u65e5\u672c \u00a0x.py"
 
 
 def test_report_too_large_from_file_object():

@@ -1,0 +1,80 @@
+"""The one rule for names that may be stored and shown (flask_coverage.names), wherever a name comes in."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from markupsafe import escape
+
+from flask_coverage import operations
+from flask_coverage.commits import find_repository
+from flask_coverage.errors import InvalidInput
+from flask_coverage.names import check_name, is_storable, refused_character
+
+REFUSED = {
+    "NUL": "\x00",
+    "escape": "\x1b",
+    "tab": "\t",
+    "DEL": "\x7f",
+    "C1 next line": "\x85",
+    "right-to-left override": "\u202e",
+    "left-to-right isolate": "\u2066",
+    "right-to-left mark": "\u200f",
+    "zero-width space": "\u200b",
+    "zero-width joiner": "\u200d",
+    "byte order mark": "\ufeff",
+    "soft hyphen": "\xad",
+    "line separator": "\u2028",
+    "paragraph separator": "\u2029",
+    "lone surrogate": "\ud800",
+}
+ALLOWED = ["café", "日本語", "emoji-😀", "a.b_c-d", "Ünïcödé", "x\u00a0y"]
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_refused_characters_are_found_anywhere(name: str) -> None:
+    char = REFUSED[name]
+    for value in (char, f"a{char}", f"ab{char}cd", f"é{char}"):
+        assert refused_character(value) == char
+        assert not is_storable(value)
+    with pytest.raises(
+        InvalidInput, match=rf"^branch must not contain control, format .*\(it holds U\+{ord(char):04X}\)$"
+    ):
+        check_name(f"main{char}x", "branch", single_word=False)
+
+
+def test_other_names_are_storable() -> None:
+    for value in ALLOWED:
+        assert refused_character(value) is None and is_storable(value)
+    assert check_name("  feature/x y ", "branch", single_word=False) == "feature/x y"
+    for bad in ("a/b", "a b", "a\u00a0b", "a\u3000b"):
+        with pytest.raises(InvalidInput, match="must not contain '/' or spaces"):
+            check_name(bad, "username")
+    assert not is_storable("") and not is_storable(None) and not is_storable("x" * 256)
+
+
+def test_the_operations_refuse_them_and_lookups_find_nothing(app, db) -> None:
+    operations.add_org("github", "acme")
+    for call in (
+        lambda: operations.add_org("github", "ac\u202eme"),
+        lambda: operations.add_user("github", "bob", name="Bob \u202eevil"),
+        lambda: operations.add_user("github", "bob", email="b\u200bob@example.com"),
+        lambda: operations.add_repo("github", "acme", "wid\u200bgets"),
+        lambda: operations.add_repo("github", "acme", "widgets", branch="ma\u2028in"),
+    ):
+        with pytest.raises(InvalidInput, match="must not contain control, format"):
+            call()
+    assert find_repository("github", "acme", "wid\u200bgets") is None
+    assert operations.get_owner("github", "ac\u202eme") is None
+
+
+def test_every_stored_path_is_reachable_through_the_file_view(testapp, widgets, make_lcov) -> None:
+    """What the parsers keep, the file view shows: the same rule on both sides."""
+    paths = [f"src/{name}/m.py" for name in ALLOWED] + ["src/with space.py", "src/per%cent.py", "src/q?x#y.py"]
+    sha = "e" * 40
+    body = make_lcov({path: {1: 1} for path in paths})
+    testapp.post(f"/upload/v2?token={widgets.upload_token}&commit={sha}", body, headers={"Content-Type": "text/plain"})
+    for path in paths:
+        page = testapp.get(f"/gh/acme/widgets/commit/{sha}/blob/{quote(path)}")
+        assert page.status_int == 200 and str(escape(path)) in page.text, path
