@@ -65,28 +65,26 @@ def default_auth_error(status: int) -> Any:
     return Response(message + "\n", status=status, mimetype="text/plain")
 
 
-def is_member(user: Optional[Owner], org: Owner) -> bool:
-    """Whether ``user`` is ``org`` itself or one of its members."""
-    if user is None:
-        return False
-    if user.id == org.id:
-        return True
-    query = sa.select(Membership.id).where(Membership.org_id == org.id, Membership.user_id == user.id)
-    return get_session().execute(query).first() is not None
-
-
-def is_admin(user: Optional[Owner], owner: Owner) -> bool:
-    """Whether ``user`` is ``owner`` itself or an admin member of it."""
+def _has_membership(user: Optional[Owner], owner: Owner, *conditions: sa.ColumnElement[bool]) -> bool:
+    # ``owner`` itself always counts: a user is the owner of their own repositories.
     if user is None:
         return False
     if user.id == owner.id:
         return True
-    query = sa.select(Membership.id).where(
-        Membership.org_id == owner.id, Membership.user_id == user.id, Membership.is_admin.is_(True)
-    )
+    query = sa.select(Membership.id).where(Membership.org_id == owner.id, Membership.user_id == user.id, *conditions)
     return get_session().execute(query).first() is not None
 
 
+def is_member(user: Optional[Owner], org: Owner) -> bool:
+    """Whether ``user`` is ``org`` itself or one of its members, activated or not (the users list)."""
+    return _has_membership(user, org)
+
+
+def is_admin(user: Optional[Owner], owner: Owner) -> bool:
+    """Whether ``user`` is ``owner`` itself or an activated admin member of it (who reads settings)."""
+    return _has_membership(user, owner, Membership.activated.is_(True), Membership.is_admin.is_(True))
+
+
 def can_read_repository(user: Optional[Owner], repository: Repository) -> bool:
-    """Public repositories are readable by anyone; private ones by the owner and its members."""
-    return not repository.private or is_member(user, repository.owner)
+    """Public repositories are readable by anyone; private ones by the owner and its activated members."""
+    return not repository.private or _has_membership(user, repository.owner, Membership.activated.is_(True))

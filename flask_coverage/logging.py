@@ -13,6 +13,7 @@ imports the app) and ``flask run`` are covered without configuration.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Iterable
@@ -26,28 +27,49 @@ PROTECTED_LOGGERS = ("werkzeug", "gunicorn.access", "gunicorn.error", "flask_cov
 
 REDACTED = "[redacted]"
 
-# ``key=value`` where the key starts a word or follows ``?``/``&``/``;``/a quote. The value runs to
-# the next ``&`` or blank; a ``"`` belongs to it unless a blank or the end follows, so the closing
-# quote of a log field (``"GET /x?token=abc HTTP/1.1"``, ``"https://referer/?token=abc"``) stays.
-_PARAMETER = re.compile(r"""(?<![^\s?&;"'(])([^\s?&;=#"']+)=((?:[^&\s"]|"(?=\S))*)""")
+# A word of a log line: a run without blanks; a ``"`` belongs to it unless a blank or the end follows,
+# so the closing quote of a log field (``"GET /x?token=abc HTTP/1.1"``) is not part of a query.
+_WORD = re.compile(r"""(?:[^\s"]|"(?=\S))+""")
+
+
+@functools.lru_cache(maxsize=8)
+def _secret_pattern(names: frozenset[str]) -> re.Pattern[str]:
+    # A secret name followed by "=", not preceded by a character of a longer name (graph_token).
+    alternatives = "|".join(re.escape(name) for name in sorted(names))
+    return re.compile(rf"(?<![0-9A-Za-z_])(?:{alternatives})=", re.IGNORECASE)
 
 
 def redact_tokens(text: str, names: Iterable[str] = SECRET_PARAMETERS) -> str:
-    """``text`` with the value of every ``name=value`` pair whose name is in ``names`` replaced.
+    """``text`` with the value of every query parameter whose name is in ``names`` replaced.
 
-    Names are compared after percent-decoding and case-insensitively (``acc%65ss_token`` and
-    ``Token`` count), because a server logs the raw query while the app reads the decoded one.
+    Each query string in ``text`` (what follows a ``?`` in a word, or a bare ``a=b&c=d`` word) is split
+    the way the server splits it, at ``&``, and each part is percent-decoded before it is looked at,
+    because a server logs the raw query while the app reads the decoded one (``acc%65ss_token``). A
+    part whose decoded text holds ``name=`` anywhere after a non-word character is redacted whole
+    (``?a=b;token=X``, ``?(token=X``, ``?x=a,token=X``): whatever separator a client or an older
+    parser might honour, the secret never reaches the log. Names are compared case-insensitively.
     """
-    if "=" not in text:
+    if "=" not in text and "%3d" not in text.lower():
         return text
-    secret = {name.lower() for name in names}
+    secret = _secret_pattern(frozenset(names))
 
-    def replace(match: re.Match[str]) -> str:
-        if unquote_plus(match.group(1)).lower() in secret:
-            return f"{match.group(1)}={REDACTED}"
-        return match.group(0)
+    def part(raw: str) -> str:
+        if not secret.search(unquote_plus(raw)):
+            return raw
+        key, equals, _ = raw.partition("=")
+        return f"{key}={REDACTED}" if equals else REDACTED
 
-    return _PARAMETER.sub(replace, text)
+    def word(match: re.Match[str]) -> str:
+        head, mark, query = match.group().partition("?")
+        if not mark:
+            # A bare query string (gunicorn's %(q)s), not a path that happens to hold "=".
+            slash = head.find("/")
+            if "=" not in head or -1 < slash < head.find("="):
+                return head
+            head, query = "", head
+        return head + mark + "&".join(map(part, query.split("&")))
+
+    return _WORD.sub(word, text)
 
 
 class RedactTokensFilter(logging.Filter):

@@ -50,6 +50,16 @@ SECRET = "0f8e2a51-6b1c-4d2e-9a7f-3c5b8d9e1f20"
         ('"https://ref.example/p?token=S"', '"https://ref.example/p?token=[redacted]"'),
         ("access_token=S", "access_token=[redacted]"),  # gunicorn's %(q)s: the bare query string
         ("query: token=S", "query: token=[redacted]"),
+        # Every separator a client or a parser might honour, and spellings the server decodes.
+        ("/x?a=b;token=S&c=d", "/x?a=[redacted]&c=d"),
+        ("/x?(token=S", "/x?(token=[redacted]"),
+        ("/x?x=a'token=S", "/x?x=[redacted]"),
+        ("/x?x=a,token=S", "/x?x=[redacted]"),
+        ("/x?x=a%3Btoken%3DS", "/x?x=[redacted]"),
+        ("/x?token%3DS", "/x?[redacted]"),
+        ("/x?to+ken=S&+token=T", "/x?to+ken=S&+token=[redacted]"),
+        ("/x?%74oken=S", "/x?%74oken=[redacted]"),
+        ("a=1&next=/y&token=S", "a=1&next=/y&token=[redacted]"),
         # Not secrets: other parameters, other names that merely contain "token".
         ("/x?graph_token=G&tokens=3&page=2", "/x?graph_token=G&tokens=3&page=2"),
         ("/gh/a/token=b/graphs/tree.svg", "/gh/a/token=b/graphs/tree.svg"),

@@ -143,13 +143,16 @@ def test_path_keeps_only_the_files_under_it_and_totals_follow(testapp, history) 
 
 @pytest.fixture
 def private(testapp, history, db):
-    """widgets made private; alice is a member of acme, mallory is not; each has an access token."""
+    """widgets made private; alice is an activated member of acme, nina a member not activated (an
+    admin even), mallory no member; each has an access token."""
     history.private = True
     db.session.commit()
     operations.add_user("github", "alice")
     operations.add_user("github", "mallory")
-    operations.add_member("github", "acme", "alice")
-    return {name: operations.create_token("github", name, name="t")[1] for name in ("alice", "mallory")}
+    operations.add_user("github", "nina")
+    operations.add_member("github", "acme", "alice", activated=True)
+    operations.add_member("github", "acme", "nina", admin=True)
+    return {name: operations.create_token("github", name, name="t")[1] for name in ("alice", "mallory", "nina")}
 
 
 def assert_not_found(response) -> None:
@@ -159,6 +162,8 @@ def assert_not_found(response) -> None:
 def test_public_repositories_are_readable_without_a_token_private_ones_by_members(testapp, private) -> None:
     assert_not_found(testapp.get(URL, status=404))
     assert_not_found(testapp.get(URL, headers=bearer(private["mallory"]), status=404))
+    # A membership counts once it is activated.
+    assert_not_found(testapp.get(URL, headers=bearer(private["nina"]), status=404))
     assert testapp.get(URL, headers=bearer(private["alice"])).json["totals"]["files"] == 3
     # The same 404 whatever else is wrong: a private repository's existence does not leak.
     assert_not_found(testapp.get(URL, params={"sha": "zz"}, status=404))

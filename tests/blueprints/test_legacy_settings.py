@@ -23,6 +23,7 @@ class World:
     bob: str  # admin of org acme
     carol: str  # plain member of acme
     dave: str  # a stranger
+    erin: str  # admin of acme whose membership is not activated
     site: Repository
     secret: Repository
     acme_public: Repository
@@ -31,17 +32,20 @@ class World:
 
 @pytest.fixture
 def world(app: Flask) -> World:
-    for name in ("alice", "bob", "carol", "dave"):
+    for name in ("alice", "bob", "carol", "dave", "erin"):
         add_user("github", name, name=name.title())
     add_org("github", "acme", name="Acme Inc.")
     add_member("github", "acme", "bob", activated=True, admin=True)
     add_member("github", "acme", "carol", activated=True)
-    tokens = {name: create_token("github", name, name="scripts")[1] for name in ("alice", "bob", "carol", "dave")}
+    add_member("github", "acme", "erin", admin=True)
+    names = ("alice", "bob", "carol", "dave", "erin")
+    tokens = {name: create_token("github", name, name="scripts")[1] for name in names}
     return World(
         alice=tokens["alice"],
         bob=tokens["bob"],
         carol=tokens["carol"],
         dave=tokens["dave"],
+        erin=tokens["erin"],
         site=add_repo("github", "alice", "site", language="python"),
         secret=add_repo("github", "alice", "secret", private=True, branch="develop"),
         acme_public=add_repo("github", "acme", "widgets"),
@@ -215,6 +219,12 @@ def test_a_plain_member_sees_private_repositories_but_may_not_read_settings(test
     # A member can see the private repository exists (403, not 404) but not its tokens.
     assert_error(get(testapp, url("acme", "vault"), world.carol, 403), 403)
     assert_error(get(testapp, url("acme", "widgets"), world.carol, 403), 403)
+
+
+def test_an_admin_whose_membership_is_not_activated_is_a_stranger(testapp: TestApp, world: World) -> None:
+    # Neither the private repository nor any settings (which hold the upload and graph tokens).
+    assert_error(get(testapp, url("acme", "vault"), world.erin, 404), 404)
+    assert_error(get(testapp, url("acme", "widgets"), world.erin, 403), 403)
 
 
 def test_last_used_is_recorded(testapp: TestApp, world: World, db: Any) -> None:
