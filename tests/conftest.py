@@ -9,9 +9,11 @@ own is created for the run next to the given one, and every table is truncated a
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -22,6 +24,10 @@ from flask import Flask
 from flask_coverage import CoverageService
 from flask_coverage.models import metadata
 from flask_coverage.operations import init_db
+
+# The example app runs from a clone (the wheel ships flask_coverage only): its tests import it from the
+# repository root, looked up after the installed packages so that flask_coverage is the installed one.
+sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 SERVER_URL = os.environ.get("COVERAGE_TEST_DATABASE_URL", "")
 
