@@ -12,10 +12,13 @@ from . import auth
 from .blueprints.graphs import default_file_url
 from .logging import install_log_filter
 from .state import CoverageState
+from .svg.params import DEFAULT_COLOR_RANGE
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Every config key the extension reads, with its default.
+#: Every config key the extension reads, with its default: the one place defaults are stated (a new key
+#: goes here, in the README's configuration table and in :meth:`CoverageService.init_app`'s docstring;
+#: tests/test_extension.py checks both against this).
 DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_API_URL_PREFIX": "/api/v2",
     "COVERAGE_LEGACY_URL_PREFIX": "/api/pub",
@@ -25,7 +28,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_HEALTH_URL_PREFIX": "/_coverage",
     "COVERAGE_PAGE_SIZE": 20,
     "COVERAGE_MAX_PAGE_SIZE": 100,
-    "COVERAGE_COLOR_RANGE": (70, 100),
+    "COVERAGE_COLOR_RANGE": DEFAULT_COLOR_RANGE,
     "COVERAGE_BADGE_LABEL": "coverage",
     "COVERAGE_MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
     "COVERAGE_UPLOAD_URL_MAX_AGE": 3600,
@@ -66,19 +69,17 @@ class CoverageService:
     def init_app(self, app: Flask) -> None:
         """Register the extension on ``app``.
 
-        Reads (and sets defaults for) ``COVERAGE_API_URL_PREFIX`` (``"/api/v2"``),
-        ``COVERAGE_LEGACY_URL_PREFIX`` (``"/api/pub"``), ``COVERAGE_GRAPH_URL_PREFIX`` (``""``),
-        ``COVERAGE_UPLOAD_URL_PREFIX`` (``""``), ``COVERAGE_ACCOUNT_URL_PREFIX`` (``"/account"``),
-        ``COVERAGE_HEALTH_URL_PREFIX`` (``"/_coverage"``: the health check is ``GET /_coverage/health``;
-        ``None`` does not mount it),
-        ``COVERAGE_PAGE_SIZE`` (20), ``COVERAGE_MAX_PAGE_SIZE`` (100), ``COVERAGE_COLOR_RANGE``
-        (``(70, 100)``), ``COVERAGE_BADGE_LABEL`` (``"coverage"``: the left part of the badges),
-        ``COVERAGE_MAX_UPLOAD_BYTES`` (50 MiB), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (3600: the seconds a
-        signed upload URL of ``/upload/v4`` and codecov-cli stays valid), ``COVERAGE_BIND_KEY`` (``None``:
-        the tables live in the app's default database; a key of ``SQLALCHEMY_BINDS`` puts them in
-        that database instead) and ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the
-        rendered-graph cache; default an in-process ``SimpleCache`` of 200 entries, e.g.
-        ``{"CACHE_TYPE": "RedisCache", "CACHE_REDIS_URL": ...}`` to share it between workers).
+        Sets a default (from :data:`DEFAULT_CONFIG`, the one place the defaults live, or from this
+        object's options) for, and reads, ``COVERAGE_API_URL_PREFIX``, ``COVERAGE_LEGACY_URL_PREFIX``,
+        ``COVERAGE_GRAPH_URL_PREFIX``, ``COVERAGE_UPLOAD_URL_PREFIX``, ``COVERAGE_ACCOUNT_URL_PREFIX``
+        and ``COVERAGE_HEALTH_URL_PREFIX`` (where each part is mounted; ``None`` leaves the health
+        check out), ``COVERAGE_PAGE_SIZE`` and ``COVERAGE_MAX_PAGE_SIZE`` (paginated lists),
+        ``COVERAGE_COLOR_RANGE`` (graph colors), ``COVERAGE_BADGE_LABEL`` (the left part of the badges),
+        ``COVERAGE_MAX_UPLOAD_BYTES`` (largest report), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
+        signed upload URL of ``/upload/v4`` stays valid), ``COVERAGE_BIND_KEY`` (a key of
+        ``SQLALCHEMY_BINDS`` for the tables) and
+        ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the rendered-graph cache); the README's
+        configuration table says what each means.
         When the extension sets up Flask-SQLAlchemy itself, ``SQLALCHEMY_DATABASE_URI`` defaults to
         ``sqlite:///coverage.db`` (in the instance folder) and its engines default to
         ``pool_pre_ping=True`` (``SQLALCHEMY_ENGINE_OPTIONS`` wins over that).

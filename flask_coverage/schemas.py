@@ -108,8 +108,8 @@ class PaginationQuerySchema(Schema):
         load_default=_default_page_size,
         validate=validate.Range(min=1),
         metadata={
-            "description": "Results per page. Defaults to COVERAGE_PAGE_SIZE (20); larger values than "
-            "COVERAGE_MAX_PAGE_SIZE (100) are clamped to it."
+            "description": "Results per page. Defaults to the app's COVERAGE_PAGE_SIZE; larger values than "
+            "its COVERAGE_MAX_PAGE_SIZE are clamped to it."
         },
     )
 

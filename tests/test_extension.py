@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import ast
+import re
+from pathlib import Path
+
 import pytest
 import sqlalchemy as sa
 from flask import Flask
@@ -157,3 +161,13 @@ def test_hooks_register_and_return_the_function() -> None:
     assert coverage.verify_token_callback is verify
     for hook in ("verify_access_token", "verify_graph_token", "current_user_loader", "auth_error_handler"):
         assert getattr(coverage, hook)(verify) is verify
+
+
+def test_readme_config_table_and_init_app_docstring_match_the_defaults() -> None:
+    """DEFAULT_CONFIG is the one place defaults live: the README's table says the same keys and values."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    rows = re.findall(r"^\| `(COVERAGE_[A-Z_]+)` \| `([^`]*)`", readme, flags=re.MULTILINE)
+    assert [key for key, _ in rows] == list(DEFAULT_CONFIG)
+    assert {key: ast.literal_eval(default) for key, default in rows} == DEFAULT_CONFIG
+    documented = set(re.findall(r"``(COVERAGE_[A-Z_]+)``", CoverageService.init_app.__doc__ or ""))
+    assert documented == set(DEFAULT_CONFIG)
