@@ -1,4 +1,4 @@
-"""The data model (DESIGN section 2).
+"""The data model (docs/architecture.md names its tables).
 
 The models use their own :class:`~sqlalchemy.MetaData` (:data:`metadata`), independent of any
 Flask-SQLAlchemy instance, so they work with the host app's ``db`` or the one the extension sets up,

@@ -1,4 +1,4 @@
-"""The versioned JSON API (v2): ``{COVERAGE_API_URL_PREFIX}/...`` (DESIGN sections 3 and 3b).
+"""The versioned JSON API (v2): ``{COVERAGE_API_URL_PREFIX}/...`` (docs/api.md).
 
 Every v2 endpoint is a view registered with :func:`api_get`: it routes the URL, answers the other
 methods with a JSON 405, and adds the view's OpenAPI operation to :data:`document`, which is served
@@ -294,7 +294,7 @@ def openapi_document() -> Any:
     return document.to_dict(url_prefix=current_app.config["COVERAGE_API_URL_PREFIX"], server_url=request.script_root)
 
 
-# The coverage report of a commit (DESIGN 3b).
+# The coverage report of a commit (docs/upload.md, the report API).
 
 document.tags["Coverage"] = "The coverage stored for the commits of a repository."
 

@@ -1,4 +1,4 @@
-"""Coverage graphs (SVG) and the file coverage view: ``{COVERAGE_GRAPH_URL_PREFIX}/...`` (sections 4, 5).
+"""Coverage graphs (SVG) and the file coverage view: ``{COVERAGE_GRAPH_URL_PREFIX}/...``.
 
 Every URL names a repository and a target, the commit it shows: ``/{prov}/{owner}/{repo}`` then
 nothing (the tip of the default branch), ``/branch/{branch}`` (a branch tip; the name may contain

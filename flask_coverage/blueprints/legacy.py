@@ -1,4 +1,4 @@
-"""The older public API: ``{COVERAGE_LEGACY_URL_PREFIX}/...`` (DESIGN section 6).
+"""The older public API: ``{COVERAGE_LEGACY_URL_PREFIX}/...`` (docs/legacy-api.md).
 
 ``GET /{gh|gl|bb|ghe|gle|bbs}/{owner}/{repo}/settings`` answers the repository's settings, tokens
 included, to the repository's owner or an admin of the owning organization. The caller sends an

@@ -1,4 +1,4 @@
-"""The upload endpoint of the Codecov v2 protocol: ``POST /upload/v2`` (DESIGN section 7).
+"""The upload endpoint of the Codecov v2 protocol: ``POST /upload/v2`` (docs/upload.md).
 
 ``POST {COVERAGE_UPLOAD_URL_PREFIX}/upload/v2?token=<upload token>&commit=<sha>[&branch=..][&pr=..]``
 with the report as the body, as the Codecov uploaders send it (see docs/upload.md):

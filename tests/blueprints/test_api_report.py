@@ -1,4 +1,4 @@
-"""GET {COVERAGE_API_URL_PREFIX}/{service}/{owner}/repos/{repo}/report/ (DESIGN 3b), over WebTest."""
+"""GET {COVERAGE_API_URL_PREFIX}/{service}/{owner}/repos/{repo}/report/, over WebTest (docs/upload.md)."""
 
 from __future__ import annotations
 

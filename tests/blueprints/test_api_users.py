@@ -1,4 +1,4 @@
-"""``GET {COVERAGE_API_URL_PREFIX}/{service}/{owner_username}/users/`` (DESIGN section 3), over WebTest."""
+"""``GET {COVERAGE_API_URL_PREFIX}/{service}/{owner_username}/users/``, over WebTest (docs/api.md)."""
 
 from __future__ import annotations
 

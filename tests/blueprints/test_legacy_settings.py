@@ -1,4 +1,4 @@
-"""The older public API: ``GET /api/pub/{provider}/{owner}/{repo}/settings`` (DESIGN section 6)."""
+"""The older public API: ``GET /api/pub/{provider}/{owner}/{repo}/settings`` (docs/legacy-api.md)."""
 
 from __future__ import annotations
 
