@@ -179,7 +179,7 @@ class ErrorSchema(Schema):
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
 
 
-# The coverage report of a commit: GET /{service}/{owner_username}/repos/{repo}/report/ (docs/upload.md, the report API).
+# The coverage report of a commit: GET /{service}/{owner_username}/repos/{repo}/report/ (docs/upload.md).
 
 
 class RepositoryPathSchema(OwnerPathSchema):
