@@ -3,6 +3,8 @@
 It has what a real host app has: its own database (one model, :class:`~example_app.models.SignIn`,
 next to the coverage tables), its own sign-in (pick a demo user, see :mod:`example_app.auth`),
 its own pages and layout, and ``CoverageService`` mounted with hooks that tell it who is signed in.
+The service's own pages (repositories, branches, pulls, commits, file views, access tokens) render
+in this app's layout through ``templates/coverage/base.html``.
 ``flask --app example_app coverage demo`` loads the demo data.
 """
 
@@ -53,7 +55,8 @@ def create_app(config: Optional[dict[str, Any]] = None) -> Flask:
 
     ``config`` wins over the environment: ``EXAMPLE_DATABASE_URL`` (default SQLite
     ``instance/example.db``) and ``EXAMPLE_SECRET_KEY`` (default a random key kept in
-    ``instance/secret_key``).
+    ``instance/secret_key``). ``COVERAGE_SOURCE_GIT_ROOT`` defaults to ``instance/git-mirrors``,
+    where ``flask coverage demo`` writes the demo's source.
     """
     app = Flask(__name__)
     app.config.update(
@@ -63,6 +66,8 @@ def create_app(config: Optional[dict[str, Any]] = None) -> Flask:
     if os.environ.get("EXAMPLE_SECRET_KEY"):
         app.config["SECRET_KEY"] = os.environ["EXAMPLE_SECRET_KEY"]
     app.config.update(config or {})
+    # `flask coverage demo` writes git mirrors of the demo repositories here; the file views read them.
+    app.config.setdefault("COVERAGE_SOURCE_GIT_ROOT", os.path.join(app.instance_path, "git-mirrors"))
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = instance_secret_key(app)
 

@@ -196,6 +196,8 @@ def demo_command(generated_files: int) -> None:
     )
     for slug in summary.repositories:
         click.echo(f"  {slug}")
+    if summary.mirrors:
+        click.echo(f"Git mirrors with the demo source (the file views show it): {summary.mirrors}")
     users_url = f"{current_app.config['COVERAGE_API_URL_PREFIX']}/{demo.DEMO_SERVICE.value}/acme/users/"
     click.echo(f"Access token {demo.DEMO_TOKEN_NAME!r} of {summary.token_user} (with flask run):")
     click.echo(f"  curl -H 'Authorization: Bearer {summary.token}' http://127.0.0.1:5000{users_url}")

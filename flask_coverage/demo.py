@@ -8,6 +8,10 @@ values (their upload and graph tokens are kept, so copied graph URLs keep workin
 coverage of the demo repositories is deleted and uploaded again, so running it twice leaves the
 same rows and never merges an upload twice. Anything else in the database is left alone.
 
+Every demo commit is a commit of a made-up git history (:mod:`flask_coverage.demo_git`): when
+``COVERAGE_SOURCE_GIT_ROOT`` is set, the demo writes that history there as bare git mirrors, so the
+file views show source whose lines match the reports.
+
 The demo user ``alice`` gets an access token named ``demo``, re-created on every load. When the
 app has a ``SECRET_KEY`` the token is derived from it (:func:`demo_access_token`), so a host page
 can show it again later without the token being stored anywhere: it is exactly as secret as the
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import uuid
 from dataclasses import dataclass
 from typing import Optional
@@ -34,11 +39,12 @@ from .demo_data import (
     DEMO_TOKEN_USER,
     ORGANIZATIONS,
     DemoRepository,
+    DemoUpload,
     DemoUser,
-    demo_sha,
     demo_users,
     report_bytes,
 )
+from .demo_git import GitHistory, write_mirror
 from .errors import AlreadyExists
 from .ingest import upload_report
 from .models import AccessToken, Commit, FileCoverage, Membership, Owner, Repository, metadata
@@ -53,6 +59,7 @@ __all__ = [
     "DemoSummary",
     "active_demo_token",
     "demo_access_token",
+    "demo_commits",
     "load_demo",
 ]
 
@@ -69,6 +76,8 @@ class DemoSummary:
     files: int
     token_user: str
     token: str
+    #: Where the git mirrors were written (``COVERAGE_SOURCE_GIT_ROOT``), or ``None``.
+    mirrors: Optional[str] = None
 
 
 def demo_access_token() -> Optional[str]:
@@ -98,6 +107,20 @@ def active_demo_token() -> Optional[str]:
     if stored is None or not hmac.compare_digest(stored, hash_token(token)):
         return None
     return token
+
+
+def demo_commits(
+    spec: DemoRepository, generated_files: int = DEMO_GENERATED_FILES
+) -> tuple[GitHistory, list[tuple[DemoUpload, bytes, str]]]:
+    """The git history of a demo repository and its uploads as ``(upload, report, commit sha)``,
+    oldest first: each upload's commit holds made-up source that matches its report
+    (:mod:`flask_coverage.demo_git`)."""
+    history = GitHistory()
+    commits = []
+    for upload in spec.uploads:
+        report = report_bytes(spec, upload, generated_files)
+        commits.append((upload, report, history.commit(report, upload.label, upload.branch)))
+    return history, commits
 
 
 def _ensure_owners(owners: list[tuple[str, bool, str, Optional[str]]]) -> dict[str, Owner]:
@@ -208,11 +231,14 @@ def load_demo(*, generated_files: int = DEMO_GENERATED_FILES) -> DemoSummary:
         _delete_coverage(repository)
     session.commit()
 
+    mirrors = current_app.config.get("COVERAGE_SOURCE_GIT_ROOT")
     for spec, repository in repositories:
-        for upload in spec.uploads:
-            report = report_bytes(spec, upload, generated_files)
-            sha = demo_sha(spec, upload.label)
+        history, uploads = demo_commits(spec, generated_files)
+        for upload, report, sha in uploads:
             upload_report(repository, report, commit=sha, branch=upload.branch, pullid=upload.pullid)
+        if mirrors:
+            git_dir = os.path.join(mirrors, DEMO_SERVICE.value, spec.owner, f"{spec.name}.git")
+            write_mirror(history, git_dir, spec.branch)
     repository_ids = [repository.id for _, repository in repositories]
     commits, files = session.execute(
         sa.select(sa.func.count(sa.distinct(Commit.id)), sa.func.count(FileCoverage.id))
@@ -230,4 +256,5 @@ def load_demo(*, generated_files: int = DEMO_GENERATED_FILES) -> DemoSummary:
         files=files,
         token_user=DEMO_TOKEN_USER,
         token=_reset_demo_token(token_user),
+        mirrors=mirrors or None,
     )

@@ -11,6 +11,7 @@ from flask_sqlalchemy import SQLAlchemy
 from . import auth
 from .blueprints.graphs import default_file_url
 from .logging import install_log_filter
+from .sources import default_source_loader
 from .state import CoverageState
 from .svg.params import DEFAULT_COLOR_RANGE
 
@@ -23,6 +24,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_API_URL_PREFIX": "/api/v2",
     "COVERAGE_LEGACY_URL_PREFIX": "/api/pub",
     "COVERAGE_GRAPH_URL_PREFIX": "",
+    "COVERAGE_WEB_URL_PREFIX": "",
     "COVERAGE_UPLOAD_URL_PREFIX": "",
     "COVERAGE_ACCOUNT_URL_PREFIX": "/account",
     "COVERAGE_HEALTH_URL_PREFIX": "/_coverage",
@@ -33,6 +35,10 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
     "COVERAGE_UPLOAD_URL_MAX_AGE": 3600,
     "COVERAGE_BIND_KEY": None,
+    "COVERAGE_SOURCE_GIT_ROOT": None,
+    "COVERAGE_SOURCE_API": {},
+    "COVERAGE_SOURCE_TIMEOUT": 5,
+    "COVERAGE_SOURCE_MAX_BYTES": 1024 * 1024,
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
     # threshold and timeout only bound the memory of the in-process default.
     "COVERAGE_CACHE_CONFIG": {"CACHE_TYPE": "SimpleCache", "CACHE_THRESHOLD": 200, "CACHE_DEFAULT_TIMEOUT": 86400},
@@ -63,6 +69,7 @@ class CoverageService:
         self.current_user_callback: Callable[[], Any] = auth.default_current_user
         self.auth_error_callback: Callable[[int], Any] = auth.default_auth_error
         self.file_url_callback: Callable[[Any, Any], Optional[str]] = default_file_url
+        self.source_loader_callback: Callable[[Any, str, str], Any] = default_source_loader
         if app is not None:
             self.init_app(app)
 
@@ -71,14 +78,16 @@ class CoverageService:
 
         Sets a default (from :data:`DEFAULT_CONFIG`, the one place the defaults live, or from this
         object's options) for, and reads, ``COVERAGE_API_URL_PREFIX``, ``COVERAGE_LEGACY_URL_PREFIX``,
-        ``COVERAGE_GRAPH_URL_PREFIX``, ``COVERAGE_UPLOAD_URL_PREFIX``, ``COVERAGE_ACCOUNT_URL_PREFIX``
-        and ``COVERAGE_HEALTH_URL_PREFIX`` (where each part is mounted; ``None`` leaves the health
-        check out), ``COVERAGE_PAGE_SIZE`` and ``COVERAGE_MAX_PAGE_SIZE`` (paginated lists),
+        ``COVERAGE_GRAPH_URL_PREFIX``, ``COVERAGE_WEB_URL_PREFIX``, ``COVERAGE_UPLOAD_URL_PREFIX``,
+        ``COVERAGE_ACCOUNT_URL_PREFIX`` and ``COVERAGE_HEALTH_URL_PREFIX`` (where each part is mounted;
+        ``None`` leaves the web pages or the health check out), ``COVERAGE_PAGE_SIZE`` and ``COVERAGE_MAX_PAGE_SIZE`` (paginated lists),
         ``COVERAGE_COLOR_RANGE`` (graph colors), ``COVERAGE_BADGE_LABEL`` (the left part of the badges),
         ``COVERAGE_MAX_UPLOAD_BYTES`` (largest report), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
         signed upload URL of ``/upload/v4`` stays valid), ``COVERAGE_BIND_KEY`` (a key of
-        ``SQLALCHEMY_BINDS`` for the tables) and
-        ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the rendered-graph cache); the README's
+        ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``, ``COVERAGE_SOURCE_API``,
+        ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
+        source, docs/web.md) and ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of
+        rendered graphs and sources); the README's
         configuration table says what each means.
         When the extension sets up Flask-SQLAlchemy itself, ``SQLALCHEMY_DATABASE_URI`` defaults to
         ``sqlite:///coverage.db`` (in the instance folder) and its engines default to
@@ -155,4 +164,14 @@ class CoverageService:
         graphs without links. The default is the service's own file coverage view.
         """
         self.file_url_callback = f
+        return f
+
+    def source_loader(self, f: F) -> F:
+        """Register where the file view finds source: ``f(repository, sha, path) -> str | bytes | None``.
+
+        ``None`` means the file is not there; raising
+        :class:`~flask_coverage.sources.SourceUnavailable` says why (the page shows it). The default
+        reads ``COVERAGE_SOURCE_GIT_ROOT`` or ``COVERAGE_SOURCE_API`` (docs/web.md).
+        """
+        self.source_loader_callback = f
         return f

@@ -7,8 +7,8 @@ from typing import Any
 import sqlalchemy as sa
 import webtest
 
-from flask_coverage.demo import active_demo_token, demo_access_token, load_demo
-from flask_coverage.demo_data import DEMO_REPOSITORIES, demo_sha, generate_lcov, vary_lcov
+from flask_coverage.demo import active_demo_token, demo_access_token, demo_commits, load_demo
+from flask_coverage.demo_data import DEMO_REPOSITORIES, generate_lcov, vary_lcov
 from flask_coverage.models import AccessToken, Branch, Commit, FileCoverage, Pull, Repository, metadata
 from flask_coverage.operations import add_repo, add_user, create_token, get_owner, get_repository
 from flask_coverage.parsers import merge_by_path, parse_report
@@ -62,6 +62,12 @@ def file_hits(app: Any) -> dict[tuple[str, str, str], tuple[int, int, int, int, 
             .add_columns(FileCoverage.misses, FileCoverage.partials, FileCoverage.data)
         )
         return {(name, sha, path): tuple(rest) for name, sha, path, *rest in session.execute(query)}
+
+
+def demo_sha(spec: Any, label: str) -> str:
+    """The sha of the demo commit ``label`` of ``spec``."""
+    _, commits = demo_commits(spec, GENERATED_FILES)
+    return next(sha for upload, _, sha in commits if upload.label == label)
 
 
 def test_loading_twice_leaves_the_same_data(make_app, make_database_url) -> None:

@@ -36,7 +36,15 @@ def example(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         url = request.getfixturevalue("shared_pg_url")
     else:
         url = f"sqlite:///{tmp_path_factory.mktemp('example')}/example.sqlite"
-    app = create_app({"TESTING": True, "SECRET_KEY": "example tests", "SQLALCHEMY_DATABASE_URI": url})
+    mirrors = str(tmp_path_factory.mktemp("mirrors"))
+    app = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": "example tests",
+            "SQLALCHEMY_DATABASE_URI": url,
+            "COVERAGE_SOURCE_GIT_ROOT": mirrors,
+        }
+    )
     with app.app_context():
         load_demo(generated_files=DEMO_FILES)
     yield app
@@ -93,12 +101,13 @@ def test_visitors_see_the_public_repositories_and_their_graphs(web: webtest.Test
 def test_private_repositories_are_for_members_only(web: webtest.TestApp, example: Flask) -> None:
     with example.app_context():
         token = get_repository(get_owner("github", "acme"), "flask-sqlalchemy").image_token
-    web.get("/repos/gh/acme/flask-sqlalchemy/", status=404)
+    web.get("/gh/acme/flask-sqlalchemy", status=404)
     web.get("/gh/acme/flask-sqlalchemy/graphs/tree.svg", status=404)
+    assert "flask-sqlalchemy" not in web.get("/gh/acme").text
 
     sign_in(web, "carol")  # admin of globex, not in acme
     assert "repo-acme-flask-sqlalchemy" not in repository_ids(web.get("/"))
-    web.get("/repos/gh/acme/flask-sqlalchemy/", status=404)
+    web.get("/gh/acme/flask-sqlalchemy", status=404)
 
     sign_in(web, "bob")
     home = web.get("/")
@@ -108,11 +117,14 @@ def test_private_repositories_are_for_members_only(web: webtest.TestApp, example
     assert len(sources) == 3 and all(f"token={token}" in src for src in sources)
     for src in sources:
         assert web.get(src).content_type == "image/svg+xml"
-    page = web.get("/repos/gh/acme/flask-sqlalchemy/")
-    assert "private" in page.html.select_one("h1").text
-    file_link = page.html.select_one("a.file-link")["href"]
-    assert f"token={token}" in file_link
-    assert web.get(file_link).content_type == "text/html"
+    assert "flask-sqlalchemy" in web.get("/gh/acme").html.select_one("#coverage-repositories").text
+    page = web.get("/gh/acme/flask-sqlalchemy")
+    assert "private" in page.html.select_one(".coverage-breadcrumb").text
+    # The graphs need the graph token; a member's links to the service's pages do not.
+    assert all(f"token={token}" in obj["data"] for obj in page.html.select(".coverage-graph object"))
+    file_link = page.html.select_one("#coverage-files tbody a")["href"]
+    assert "token=" not in file_link
+    assert web.get(file_link).html.select_one("#coverage-lines") is not None
 
 
 def test_sign_in_and_sign_out(web: webtest.TestApp, example: Flask) -> None:
@@ -161,7 +173,7 @@ def test_sign_in_needs_the_csrf_token(web: webtest.TestApp) -> None:
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ("/repos/gh/acme/marshmallow/", "/repos/gh/acme/marshmallow/"),
+        ("/gh/acme/marshmallow", "/gh/acme/marshmallow"),
         ("/account/access?x=1", "/account/access?x=1"),
         ("//evil.example/", None),
         ("/\\evil.example/", None),
@@ -212,22 +224,24 @@ def test_the_api_examples_are_ready_to_run_for_signed_in_users(web: webtest.Test
 
 
 @pytest.mark.parametrize(
-    ("path", "label", "graph"),
+    ("path", "title", "graph"),
     [
-        ("/repos/gh/acme/marshmallow/", "Default branch (main)", "/gh/acme/marshmallow/graphs/tree.svg"),
+        ("/gh/acme/marshmallow", "acme/marshmallow", "/gh/acme/marshmallow/graphs/tree.svg"),
         (
-            "/repos/gh/acme/marshmallow/branch/fix/nested-partial",
+            "/gh/acme/marshmallow/branch/fix/nested-partial",
             "Branch fix/nested-partial",
             "/gh/acme/marshmallow/branch/fix/nested-partial/graphs/tree.svg",
         ),
-        ("/repos/gh/acme/marshmallow/pull/41", "Pull request #41", "/gh/acme/marshmallow/pull/41/graphs/tree.svg"),
-        ("/repos/gh/globex/d3-hierarchy/branch/treemap/binary", "Branch treemap/binary", None),
+        ("/gh/acme/marshmallow/pull/41", "Pull request #41", "/gh/acme/marshmallow/pull/41/graphs/tree.svg"),
+        ("/gh/globex/d3-hierarchy/branch/treemap/binary", "Branch treemap/binary", None),
     ],
 )
-def test_repository_pages(web: webtest.TestApp, path: str, label: str, graph: Any) -> None:
+def test_the_service_pages_in_the_host_layout(web: webtest.TestApp, path: str, title: str, graph: Any) -> None:
     page = web.get(path)
-    assert page.html.select_one("#target").text.strip().startswith(label)
-    objects = page.html.select("object.graph")
+    # The host's layout (its navigation) around the service's page.
+    assert page.html.select_one("header.site-header nav a[href='/api-examples']") is not None
+    assert page.html.select_one("h1").text == title
+    objects = page.html.select(".coverage-graph object")
     assert [obj["data"].split("?")[0].rsplit("/", 1)[1] for obj in objects] == [
         "tree.svg",
         "icicle.svg",
@@ -235,43 +249,43 @@ def test_repository_pages(web: webtest.TestApp, path: str, label: str, graph: An
     ]
     if graph is not None:
         assert objects[0]["data"] == graph
-        snippet = page.html.select_one("#graph-tree code.snippet").text
-        assert (
-            snippet
-            == f"[![tree](http://localhost{graph})](http://localhost{path.rstrip('/')}{'/' * path.endswith('/')})"
-        )
     for obj in objects:
         assert web.get(obj["data"]).content_type == "image/svg+xml"
-    # Branches and pulls link to their own pages; files link to the service's file view.
-    for link in page.html.select("#branches a, #pulls a")[:3]:
+    # Branches and pulls link to their own pages; files to the file view, which shows the demo's source.
+    for link in page.html.select("#coverage-branches a, #coverage-pulls a")[:3]:
         web.get(link["href"])
-    file_view = web.get(page.html.select_one("a.file-link")["href"])
-    assert file_view.content_type == "text/html"
+    file_view = web.get(page.html.select_one("#coverage-files tbody a")["href"])
+    assert file_view.html.select_one("table.coverage-source") is not None
+    assert file_view.html.select_one("header.site-header") is not None
 
 
 def test_tips_differ_between_branches(web: webtest.TestApp) -> None:
-    page = web.get("/repos/gh/acme/marshmallow/")
-    rows = {row.select("td")[0].a.text: row.select("td")[2].text for row in page.html.select("#branches tbody tr")}
+    page = web.get("/gh/acme/marshmallow")
+    rows = {
+        row.select("td")[0].a.text: row.select("td")[2].text for row in page.html.select("#coverage-branches tbody tr")
+    }
     assert set(rows) == {"main", "fix/nested-partial", "docs/typos"}
     assert rows["main"] == "96.39%" and len(set(rows.values())) == 3
-    assert len(page.html.select("#commits tbody tr")) == 6
+    assert len(page.html.select("#coverage-commits tbody tr")) == 6
 
 
 @pytest.mark.parametrize(
     "path",
     [
-        "/repos/gh/acme/marshmallow/branch/no-such-branch",
-        "/repos/gh/acme/marshmallow/pull/999",
-        "/repos/gh/acme/marshmallow/pull/abc",
-        "/repos/gh/acme/marshmallow/commit/0000000",
-        "/repos/xx/acme/marshmallow/",
-        "/repos/gh/acme/nothing/",
-        "/repos/gh/acme/marsh%00mallow/",
+        "/gh/acme/marshmallow/branch/no-such-branch",
+        "/gh/acme/marshmallow/pull/999",
+        "/gh/acme/marshmallow/pull/abc",
+        "/gh/acme/marshmallow/commit/0000000",
+        "/xx/acme/marshmallow",
+        "/gh/acme/nothing",
+        "/gh/acme/marsh%00mallow",
+        "/gh/nobody",
     ],
 )
 def test_unknown_pages_are_404(web: webtest.TestApp, path: str) -> None:
     page = web.get(path, status=404)
-    assert "Not found" in page.text
+    assert "Not found" in page.html.select_one("h1").text
+    assert page.html.select_one("header.site-header") is not None
 
 
 def test_an_empty_database_gets_its_tables_and_a_hint(make_database_url: Any) -> None:

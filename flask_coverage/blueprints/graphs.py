@@ -1,11 +1,11 @@
-"""Coverage graphs (SVG) and the file coverage view: ``{COVERAGE_GRAPH_URL_PREFIX}/...``.
+"""Coverage graphs (SVG): ``{COVERAGE_GRAPH_URL_PREFIX}/...`` (docs/graphs.md).
 
 Every URL names a repository and a target, the commit it shows: ``/{prov}/{owner}/{repo}`` then
 nothing (the tip of the default branch), ``/branch/{branch}`` (a branch tip; the name may contain
 ``/``), ``/pull/{id}`` (a pull request tip) or ``/commit/{sha}`` (a full sha or a unique prefix of
-at least 7 hex digits). Below it, ``/graphs/{kind}.svg`` is a graph, ``/graphs/badge.svg`` and
-``.txt`` the coverage badge (``graph/`` works as ``graphs/``, as on Codecov) and ``/blob/{path}`` the
-file view of that commit. See docs/graphs.md.
+at least 7 hex digits). Below it, ``/graphs/{kind}.svg`` is a graph of that commit, ``/graphs/badge.svg``
+and ``.txt`` the coverage badge (``graph/`` works as ``graphs/``, as on Codecov); the file views
+(``/blob/{path}``) are web pages (:mod:`flask_coverage.blueprints.web`). See docs/graphs.md.
 
 - Private repositories need ``?token=<graph token>`` (the ``verify_graph_token`` hook); public ones
   ignore it. Every failure - unknown provider, owner, repository, branch, pull, commit or file, a
@@ -37,19 +37,18 @@ from typing import Any, Callable, Optional, TypeVar, cast
 from urllib.parse import quote
 
 import sqlalchemy as sa
-from flask import Blueprint, Response, current_app, render_template, request, url_for
+from flask import Blueprint, Response, current_app, request
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from ..commits import file_lines, find_target
+from ..commits import find_target
 from ..models import SERVICE_BY_SHORT, Commit, FileCoverage, Repository
 from ..outage import handle_database_outage
 from ..state import call_hook, get_cache, get_session, get_state
 from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
 from ..svg.badge import PRECISIONS, UNKNOWN, UNKNOWN_COLOR, format_coverage, render_badge_svg
-from ..svg.writer import format_percent
 
-bp = Blueprint("coverage_graphs", __name__, template_folder="../templates")
+bp = Blueprint("coverage_graphs", __name__)
 handle_database_outage(bp)
 
 log = logging.getLogger(__name__)
@@ -70,18 +69,7 @@ SVG_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
-#: Headers of the file view: its only subresource is the extension's style sheet.
-PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'none'; "
-        "frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-cache",
-}
 BADGE_MIMETYPES = {"svg": "image/svg+xml", "txt": "text/plain"}
-NOT_FOUND_HINT = "Private repositories need ?token=<graph token>."
 #: The one answer to every graph that cannot be shown (an image, so an <img> shows the hint).
 NOT_FOUND_SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" width="330" height="44" viewBox="0 0 330 44">'
@@ -103,12 +91,6 @@ def _graph_not_found() -> Response:
     return _svg_response(NOT_FOUND_SVG.encode(), 404)
 
 
-def _page_not_found() -> Response:
-    response = Response(f"Not found: no coverage for this file. {NOT_FOUND_HINT}\n", 404, mimetype="text/plain")
-    response.headers.update(PAGE_HEADERS)
-    return response
-
-
 def _bad_request(message: str) -> Response:
     # The validators' messages name the parameter and what is accepted, never the value sent.
     response = Response(f"Bad request: {message}.\n", 400, mimetype="text/plain")
@@ -116,14 +98,18 @@ def _bad_request(message: str) -> Response:
     return response
 
 
-def default_file_url(repository: Repository, commit: Commit) -> str:
+def default_file_url(repository: Repository, commit: Commit) -> Optional[str]:
     """The app-relative URL prefix of the file views of ``commit``: ``.../commit/{sha}/blob/``.
 
-    The default of the ``file_url`` hook: graph blocks link to this service's file coverage view.
+    The default of the ``file_url`` hook: graph blocks link to this service's file coverage view
+    (``COVERAGE_WEB_URL_PREFIX``; ``None`` when that is not mounted: no links).
     """
+    web_prefix = current_app.config["COVERAGE_WEB_URL_PREFIX"]
+    if web_prefix is None:
+        return None
     owner = repository.owner
     names = "/".join(quote(name, safe="") for name in (owner.username, repository.name))
-    prefix = request.script_root + current_app.config["COVERAGE_GRAPH_URL_PREFIX"].rstrip("/")
+    prefix = request.script_root + web_prefix.rstrip("/")
     return f"{prefix}/{owner.service.short}/{names}/commit/{commit.sha}/blob/"
 
 
@@ -179,17 +165,23 @@ def _link_target(repository: Repository, commit: Commit) -> tuple[Optional[str],
     """``(link prefix, link suffix)`` of a graph's blocks (``None``: no links).
 
     Without a ``file_url`` hook of the host's, links go to this service's file view as
-    ``../blob/``: from ``{target}/graphs/`` that is the file view of the same target. They carry
+    ``../blob/``: from ``{target}/graphs/`` that is the file view of the same target (when the web
+    pages are mounted at the graphs' prefix, else the commit's file views at theirs). They carry
     the request's graph token when the repository is private. A hook's URL is used as it is: the
     token is never sent elsewhere.
     """
     if get_state().service.file_url_callback is not default_file_url:
         return call_hook("file_url", repository, commit), ""
+    config = current_app.config
     token = _graph_token() if repository.private else None
-    return "../blob/", "" if token is None else f"?token={quote(token, safe='')}"
+    suffix = "" if token is None else f"?token={quote(token, safe='')}"
+    if config["COVERAGE_WEB_URL_PREFIX"] == config["COVERAGE_GRAPH_URL_PREFIX"]:
+        return "../blob/", suffix
+    return default_file_url(repository, commit), suffix
 
 
-def _color_range(repository: Repository) -> tuple[float, float]:
+def color_range(repository: Repository) -> tuple[float, float]:
+    """The coverage range of a repository's colors: its own, else ``COVERAGE_COLOR_RANGE``."""
     low, high = current_app.config["COVERAGE_COLOR_RANGE"]
     if repository.coverage_low is not None:
         low = repository.coverage_low
@@ -313,7 +305,7 @@ def badge(
         etag = _etag("badge", ext, label)
     else:
         repository, commit = found
-        low, high = _color_range(repository)
+        low, high = color_range(repository)
         value = format_coverage(commit.hits, commit.lines, int(precision))
         color = coverage_color(commit.hits * 100 / commit.lines, low, high)
         etag = _etag("badge", ext, label, precision, low, high, *_commit_identity(commit))
@@ -354,7 +346,7 @@ def graph(
         return _graph_not_found()
     repository, commit = found
     link_prefix, link_suffix = _link_target(repository, commit)
-    options = params._replace(color_range=_color_range(repository), link_prefix=link_prefix, link_suffix=link_suffix)
+    options = params._replace(color_range=color_range(repository), link_prefix=link_prefix, link_suffix=link_suffix)
     etag = _etag("graph", *_commit_identity(commit), *options)
     if _not_modified(etag):
         response = _svg_response(b"", 304)
@@ -368,56 +360,4 @@ def graph(
     # Weak: the gzip and the plain body are the same image, and If-None-Match compares weakly.
     response.set_etag(etag, weak=True)
     response.vary.add("Accept-Encoding")
-    return _private_headers(response, repository)
-
-
-@bp.get("/<prov>/<owner>/<repo>/blob/<path:path>")
-@bp.get("/<prov>/<owner>/<repo>/branch/<path:branch>/blob/<path:path>")
-@bp.get("/<prov>/<owner>/<repo>/pull/<pullid>/blob/<path:path>")
-@bp.get("/<prov>/<owner>/<repo>/commit/<sha>/blob/<path:path>")
-def file_view(
-    prov: str,
-    owner: str,
-    repo: str,
-    path: str,
-    branch: Optional[str] = None,
-    pullid: Optional[str] = None,
-    sha: Optional[str] = None,
-) -> Response:
-    """The coverage of one file of the commit the URL's target names, line by line (HTML)."""
-    found = _readable_target(prov, owner, repo, branch, pullid, sha)
-    lines = file_lines(found[1], path) if found is not None else None
-    if found is None or lines is None:
-        return _page_not_found()
-    repository, commit = found
-    token = _graph_token() if repository.private else None
-    etag = _etag("file", *_commit_identity(commit), path, token)
-    if _not_modified(etag):
-        response = Response(status=304)
-    else:
-        totals = lines.totals()
-        owner_row = repository.owner
-        # The tree of the very commit shown (a tip may move on).
-        tree_url = url_for(
-            ".graph",
-            prov=owner_row.service.short,
-            owner=owner_row.username,
-            repo=repository.name,
-            sha=commit.sha,
-            kind="tree",
-            token=token,
-        )
-        html = render_template(
-            "coverage/file.html",
-            repository=repository,
-            commit=commit,
-            path=path,
-            totals=totals,
-            coverage=format_percent(totals.hits, totals.lines),
-            lines=lines,
-            tree_url=tree_url,
-        )
-        response = Response(html, mimetype="text/html")
-    response.headers.update(PAGE_HEADERS)
-    response.set_etag(etag)
     return _private_headers(response, repository)

@@ -37,7 +37,6 @@ __all__ = [
     "DemoRepository",
     "DemoUpload",
     "DemoUser",
-    "demo_sha",
     "demo_users",
     "generate_lcov",
     "report_bytes",
@@ -201,8 +200,8 @@ DEMO_REPOSITORIES = (
 )
 
 
-def demo_sha(repository: DemoRepository, label: str) -> str:
-    """The (made-up, stable) commit sha of the demo commit ``label`` of ``repository``."""
+def _label_hash(repository: DemoRepository, label: str) -> str:
+    # The seed of an upload's variant (the commit shas are those of the demo's git history).
     text = f"flask-coverage demo {repository.owner}/{repository.name} {label}"
     return hashlib.sha1(text.encode()).hexdigest()  # noqa: S324 - a name, not a security measure
 
@@ -277,6 +276,6 @@ def report_bytes(repository: DemoRepository, upload: DemoUpload, generated_files
         return generate_lcov(generated_files)
     data = (resources.files(__name__) / upload.report).read_bytes()
     if upload.miss_rate or upload.drop_files:
-        seed = DEMO_SEED ^ int(demo_sha(repository, upload.label)[:8], 16)
+        seed = DEMO_SEED ^ int(_label_hash(repository, upload.label)[:8], 16)
         data = vary_lcov(data, seed=seed, miss_rate=upload.miss_rate, drop_files=upload.drop_files)
     return data

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 from pathlib import Path
 from typing import Any
@@ -65,9 +64,12 @@ def test_lines_and_their_states(web: webtest.TestApp) -> None:
     page = web.get(f"/gh/acme/widgets/commit/{SHA}/blob/pkg/mod.py")
     assert page.content_type == "text/html"
     assert rows(page) == [("hit", "1", "hit", "3"), ("miss", "2", "miss", "0"), ("partial", "4", "partial", "1")]
-    totals = re.search(r'<td class="coverage-percent">([^<]+)</td>\s*' + r"<td>(\d+)</td>\s*" * 4, page.text)
+    totals = {
+        dt.text: dd.text
+        for dt, dd in zip(page.html.select("#coverage-file-totals dt"), page.html.select("#coverage-file-totals dd"))
+    }
     # 3 tracked lines: 1 hit, 1 miss, 1 partial; coverage = hits / lines, rounded down.
-    assert totals.groups() == ("33.33%", "3", "1", "1", "1")
+    assert totals == {"Coverage": "33.33%", "Lines": "3", "Hits": "1", "Partials": "1", "Misses": "1"}
     assert "<title>pkg/mod.py · acme/widgets · Coverage</title>" in page.text
     assert SHA[:12] in page.text
 
@@ -99,7 +101,7 @@ def test_every_file_of_a_real_report_has_its_page(web: webtest.TestApp, module_a
 def test_a_file_without_tracked_lines(web: webtest.TestApp) -> None:
     page = web.get(f"/gh/acme/widgets/commit/{SHA}/blob/pkg/empty.py")
     assert rows(page) == []
-    assert '<td class="coverage-percent">n/a</td>' in page.text
+    assert page.html.select_one(".coverage-percent").text == "n/a"
 
 
 def test_names_are_escaped(web: webtest.TestApp) -> None:
@@ -111,10 +113,12 @@ def test_names_are_escaped(web: webtest.TestApp) -> None:
 def test_headers(web: webtest.TestApp) -> None:
     page = web.get(f"/gh/acme/widgets/commit/{SHA}/blob/pkg/mod.py")
     csp = page.headers["Content-Security-Policy"]
-    assert "default-src 'none'" in csp and "script-src" not in csp
+    # Scripts and styles from the service's own files only; nothing inline, no framing.
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert "unsafe-inline" not in csp
     assert page.headers["X-Content-Type-Options"] == "nosniff"
-    assert page.headers["Referrer-Policy"] == "no-referrer"
-    assert page.headers["Cache-Control"] == "no-cache"
+    assert page.headers["Referrer-Policy"] == "same-origin"
+    assert page.headers["Cache-Control"] == "private, no-cache"
     web.get(
         f"/gh/acme/widgets/commit/{SHA}/blob/pkg/mod.py", headers={"If-None-Match": page.headers["ETag"]}, status=304
     )
@@ -123,19 +127,23 @@ def test_headers(web: webtest.TestApp) -> None:
     assert b".coverage-miss" in web.get(sheet).body
 
 
-def test_the_page_links_to_the_tree_of_its_commit(web: webtest.TestApp) -> None:
+def test_the_page_links_to_the_graphs_of_its_target(web: webtest.TestApp) -> None:
     page = web.get(f"/gh/ACME/Widgets/commit/{SHA[:7]}/blob/pkg/mod.py")
-    tree = re.search(r'<a href="([^"]+)">tree graph</a>', page.text).group(1)
-    assert tree == f"/gh/acme/widgets/commit/{SHA}/graphs/tree.svg"
-    assert web.get(tree).content_type == "image/svg+xml"
+    graphs = page.html.select_one("#coverage-graphs-link")["href"]
+    assert graphs == f"/gh/acme/widgets/commit/{SHA[:7]}#coverage-graphs-title"
+    assert web.get(graphs).html.select_one("object.coverage-graph-tree")["data"].endswith("/graphs/tree.svg")
+    page = web.get("/gh/acme/widgets/branch/main/blob/pkg/mod.py")
+    assert page.html.select_one("#coverage-graphs-link")["href"] == "/gh/acme/widgets/branch/main#coverage-graphs-title"
 
 
 def test_a_private_file_needs_the_graph_token(web: webtest.TestApp, tokens: dict[str, str]) -> None:
     url = f"/gh/acme/secret/commit/{SHA}/blob/pkg/mod.py"
     page = web.get(f"{url}?token={tokens['secret']}")
     assert len(rows(page)) == 3
-    assert page.headers["Cache-Control"] == "private, no-cache"
-    tree = html.unescape(re.search(r'<a href="([^"]+)">tree graph</a>', page.text).group(1))
+    # The token goes on to the next pages, whose graphs carry it too.
+    graphs = page.html.select_one("#coverage-graphs-link")["href"]
+    assert graphs == f"/gh/acme/secret/commit/{SHA}?token={tokens['secret']}#coverage-graphs-title"
+    tree = web.get(graphs).html.select_one("object.coverage-graph-tree")["data"]
     assert tree == f"/gh/acme/secret/commit/{SHA}/graphs/tree.svg?token={tokens['secret']}"
     assert web.get(tree).status_int == 200
     reference = web.get(f"/gh/acme/nothing/commit/{SHA}/blob/pkg/mod.py", status=404)
@@ -159,11 +167,10 @@ def test_a_private_file_needs_the_graph_token(web: webtest.TestApp, tokens: dict
         "/gh/acme/widgets/pull/4/blob/pkg/mod.py",
         "/gh/acme/widgets/pull/x/blob/pkg/mod.py",
         "/gh/acme/empty/blob/pkg/mod.py",
-        f"/xx/acme/widgets/commit/{SHA}/blob/pkg/mod.py",
         f"/gh/nobody/widgets/commit/{SHA}/blob/pkg/mod.py",
     ],
 )
 def test_not_found(web: webtest.TestApp, url: str) -> None:
     response = web.get(url, status=404)
-    assert response.content_type == "text/plain"
-    assert "?token=" in response.text
+    assert response.content_type == "text/html"
+    assert "?token=" in response.html.select_one("#coverage-error-message").text

@@ -6,7 +6,7 @@ import gc
 import gzip
 import re
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import pytest
 import sqlalchemy as sa
@@ -259,25 +259,42 @@ def test_a_javascript_url_from_the_hook_is_refused(
         webtest.TestApp(app).get("/gh/ann/lib/graphs/tree.svg")
 
 
+@pytest.mark.parametrize(
+    ("web_prefix", "link"),
+    [
+        # Web pages at the graphs' prefix: a short link relative to the graph, right for every target.
+        ("/coverage", "../blob/pkg/a.py"),
+        # Elsewhere: the commit's file view at the web pages' prefix (with the app's script root).
+        ("/web", f"/app/web/gh/ann/lib/commit/{SHA}/blob/pkg/a.py"),
+        # Not mounted: no file view to link to.
+        (None, None),
+    ],
+)
 def test_graphs_under_a_url_prefix(
-    make_app: Callable[..., Flask], make_database_url: Callable[[], str], make_lcov: Callable[..., bytes]
+    make_app: Callable[..., Flask],
+    make_database_url: Callable[[], str],
+    make_lcov: Callable[..., bytes],
+    web_prefix: Optional[str],
+    link: Optional[str],
 ) -> None:
-    app = make_app(make_database_url(), COVERAGE_GRAPH_URL_PREFIX="/coverage")
+    app = make_app(make_database_url(), COVERAGE_GRAPH_URL_PREFIX="/coverage", COVERAGE_WEB_URL_PREFIX=web_prefix)
     with app.app_context():
         operations.add_user("github", "ann")
         repository = operations.add_repo("github", "ann", "lib")
         upload_report(repository, make_lcov({"pkg/a.py": {1: 1}}), commit=SHA, branch="feat/x")
-    web = webtest.TestApp(app)
+    web = webtest.TestApp(app, extra_environ={"SCRIPT_NAME": "/app"})
     web.get("/gh/ann/lib/commit/c0ffee0/graphs/tree.svg", status=404)
     body = web.get("/coverage/gh/ann/lib/commit/c0ffee0/graphs/tree.svg").text
-    href = re.search(r'<a href="([^"]+)"', body).group(1)
-    assert href == "../blob/pkg/a.py"
-    page = web.get("/coverage/gh/ann/lib/commit/c0ffee0/blob/pkg/a.py")
-    assert "pkg/a.py" in page.text
+    found = re.search(r'<a href="([^"]+)"', body)
+    assert (found and found.group(1)) == link
+    if web_prefix is None:
+        web.get("/coverage/gh/ann/lib/commit/c0ffee0/blob/pkg/a.py", status=404)
+        return
+    page = web.get(f"{web_prefix}/gh/ann/lib/branch/feat/x/blob/pkg/a.py")
+    assert page.html.select_one("h1").text == "pkg/a.py"
     # The page's own links include the prefix and the app's script root.
-    page = web.get("/coverage/gh/ann/lib/branch/feat/x/blob/pkg/a.py", extra_environ={"SCRIPT_NAME": "/app"})
-    tree = re.search(r'<a href="([^"]+)">tree graph</a>', page.text).group(1)
-    assert tree == f"/app/coverage/gh/ann/lib/commit/{SHA}/graphs/tree.svg"
+    graphs = page.html.select_one("#coverage-graphs-link")["href"]
+    assert graphs == f"/app{web_prefix}/gh/ann/lib/branch/feat/x#coverage-graphs-title"
 
 
 def test_the_collector_pause_restores_the_collector() -> None:

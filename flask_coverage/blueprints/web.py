@@ -1,0 +1,390 @@
+"""The service's web pages: ``{COVERAGE_WEB_URL_PREFIX}/...`` at Codecov's web paths (docs/web.md).
+
+- ``/{prov}/{owner}``: the owner's repositories the visitor may see.
+- ``/{prov}/{owner}/{repo}``: the tip of the default branch (graphs with their legend, totals, the
+  files table) with the repository's branches, pull requests and recent commits.
+- ``.../branch/{name}``, ``.../pull/{id}``, ``.../commit/{sha}``: the same for that target, with
+  the commits of the branch or pull request.
+- ``.../blob/{path}`` below each of them: the file view, every line of the file with its state and
+  hits, and its source when the ``source_loader`` hook finds it (:mod:`flask_coverage.sources`).
+
+Pages are server-rendered HTML that works without JavaScript (the file view's keyboard keys are a
+small script file); templates ``coverage/*.html`` extend ``coverage/base.html``, which the host
+overrides. Visibility is the APIs': public repositories for everyone, private ones for activated
+members (the ``current_user_loader`` hook) or with ``?token=<graph token>``; anything else is the
+one 404 page, so a private repository's existence does not leak.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, NamedTuple, Optional
+
+import sqlalchemy as sa
+from flask import Blueprint, Response, abort, make_response, render_template, request, url_for
+from werkzeug.exceptions import HTTPException
+
+from ..auth import can_read_repository
+from ..commits import FileTotals, file_lines, file_totals, find_repository, find_target, is_plain_name
+from ..lines import HIT, MISS, PARTIAL, Totals
+from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
+from ..operations import get_owner
+from ..outage import handle_database_outage
+from ..sources import load_source
+from ..state import call_hook, get_session
+from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
+from ..svg.color import NO_DATA_COLOR, coverage_steps
+from ..svg.writer import format_percent
+from .graphs import MAX_TOKEN_LENGTH, color_range
+
+bp = Blueprint("coverage_web", __name__, template_folder="../templates")
+handle_database_outage(bp)
+
+_PROV = "<any({}):prov>".format(", ".join(SERVICE_BY_SHORT))
+_REPO = f"/{_PROV}/<owner>/<repo>"
+_TARGETS = ("", "/branch/<path:branch>", "/pull/<pullid>", "/commit/<sha>")
+
+#: Files per page of a files table.
+FILES_PER_PAGE = 100
+#: Commits listed on a page.
+RECENT_COMMITS = 10
+#: Missed ranges linked at the top of a file view; more are reached with "next miss".
+LISTED_MISS_RANGES = 50
+SORT_KEYS = ("path", "lines", "hits", "partials", "misses", "coverage")
+STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
+
+#: Headers of every page: the graphs are <object>s, the file view's keys a script file.
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'self'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    # Pages differ per signed-in user (the host's layout) and may hold graph tokens.
+    "Cache-Control": "private, no-cache",
+}
+
+
+class Target(NamedTuple):
+    """The commit a page names: the default branch's tip, a branch's, a pull request's or a commit."""
+
+    branch: Optional[str] = None
+    pullid: Optional[int] = None
+    sha: Optional[str] = None
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return {key: value for key, value in self._asdict().items() if value is not None}
+
+
+class View(NamedTuple):
+    """What every page of a repository knows: who may see it, and how its links are spelled."""
+
+    repository: Repository
+    target: Target
+    commit: Optional[Commit]
+    #: The ``token`` of the request, carried on to the next pages (``None`` for members).
+    token: Optional[str]
+
+    def url(self, endpoint: str, target: Optional[Target] = None, **args: Any) -> str:
+        owner = self.repository.owner
+        names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
+        return url_for(endpoint, **names, **(target or self.target).args, token=self.token, **args)
+
+    def graph_url(self, kind: str, **args: Any) -> str:
+        """The graph of this page's target; a private repository's carries its graph token."""
+        token = self.token or (self.repository.image_token if self.repository.private else None)
+        owner = self.repository.owner
+        names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
+        return url_for("coverage_graphs.graph", kind=kind, **names, **self.target.args, token=token, **args)
+
+
+@bp.after_request
+def _headers(response: Response) -> Response:
+    for name, value in PAGE_HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
+
+
+@bp.errorhandler(HTTPException)
+def _error_page(error: HTTPException) -> Any:
+    status = error.code or 500
+    if status == 404:
+        title, message = (
+            "Not found",
+            (
+                "There is no coverage here. Private repositories are shown to their members when signed in, "
+                "or with ?token=<graph token>."
+            ),
+        )
+    else:
+        title, message = error.name, error.description or ""
+    return render_template("coverage/error.html", title=title, message=message), status
+
+
+def _request_token() -> Optional[str]:
+    token = request.args.get("token")
+    return token if token and len(token) <= MAX_TOKEN_LENGTH and is_plain_name(token) else None
+
+
+def _current_user() -> Optional[Owner]:
+    return call_hook("current_user")
+
+
+def _visible(repository: Repository) -> tuple[bool, Optional[str]]:
+    """``(may read, token to carry on)``: public, a member (no token needed), or the graph token."""
+    if not repository.private:
+        return True, None
+    token = _request_token()
+    if token and call_hook("verify_graph_token", repository, token):
+        return True, token
+    return can_read_repository(_current_user(), repository), None
+
+
+def _view(prov: str, owner: str, repo: str, target: Target) -> View:
+    """The page's repository and commit, or the one 404."""
+    service = SERVICE_BY_SHORT[prov]
+    found = find_target(service, owner, repo, **target._asdict())
+    if found is not None:
+        repository, commit = found
+    elif target == Target():
+        # A repository without coverage on its default branch still has its page.
+        repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
+    if found is None and (target != Target() or repository is None):
+        abort(404)
+    allowed, token = _visible(repository)
+    if not allowed:
+        abort(404)
+    return View(repository, target, commit, token)
+
+
+def _target(branch: Optional[str], pullid: Optional[str], sha: Optional[str]) -> Target:
+    if pullid is not None:
+        if not (pullid.isascii() and pullid.isdigit() and len(pullid) <= 10):
+            abort(404)
+        return Target(pullid=int(pullid))
+    return Target(branch=branch, sha=sha)
+
+
+def totals_of(commit: Optional[Commit]) -> Optional[Totals]:
+    """A commit's stored totals, or ``None``."""
+    return None if commit is None else Totals(commit.lines, commit.hits, commit.misses, commit.partials)
+
+
+def _coverage_text(totals: Optional[Totals]) -> str:
+    return "no coverage" if totals is None else format_percent(totals.hits, totals.lines)
+
+
+class Legend(NamedTuple):
+    """The color scale of a repository's graphs: ``(color, from %, to %)`` steps."""
+
+    steps: list[tuple[str, float, float]]
+    low: float
+    high: float
+    no_data: str = NO_DATA_COLOR
+
+
+def legend_of(repository: Repository) -> Legend:
+    """The legend of a repository's graphs (its coverage range and the colors between)."""
+    low, high = color_range(repository)
+    bounds, colors = coverage_steps(low, high)
+    edges = [0.0, *(bound / 100 for bound in bounds), 100.0]
+    steps = [(color, edges[i], edges[i + 1]) for i, color in enumerate(colors)]
+    return Legend(steps, low, high)
+
+
+def _sorted_files(files: list[FileTotals]) -> tuple[list[FileTotals], str, str]:
+    sort = request.args.get("sort", "coverage")
+    order = request.args.get("order", "asc")
+    if sort not in SORT_KEYS or order not in ("asc", "desc"):
+        abort(400, description=f"sort must be one of {', '.join(SORT_KEYS)}, and order asc or desc.")
+    if sort == "coverage":
+        files = sorted(files, key=lambda f: (f.hits * 10000 // f.lines if f.lines else -1, f.path))
+    elif sort != "path":
+        files = sorted(files, key=lambda f: (getattr(f, sort), f.path))
+    if order == "desc":
+        files.reverse()
+    return files, sort, order
+
+
+def _page_number(pages: int) -> int:
+    value = request.args.get("page", "1")
+    if not (value.isascii() and value.isdigit() and 1 <= int(value) <= pages):
+        abort(404)
+    return int(value)
+
+
+def _commits(repository: Repository, target: Target) -> list[Commit]:
+    query = sa.select(Commit).where(Commit.repository_id == repository.id)
+    if target.branch is not None:
+        query = query.where(Commit.branch == target.branch)
+    elif target.pullid is not None:
+        query = query.where(Commit.pullid == target.pullid)
+    query = query.order_by(Commit.timestamp.desc(), Commit.id.desc()).limit(RECENT_COMMITS)
+    return list(get_session().execute(query).scalars())
+
+
+def _tips(model: Any, repository: Repository, order: Any) -> list[tuple[Any, Commit]]:
+    query = (
+        sa.select(model, Commit)
+        .join(Commit, Commit.id == model.head_commit_id)
+        .where(model.repository_id == repository.id)
+        .order_by(order)
+    )
+    return [(row, commit) for row, commit in get_session().execute(query)]
+
+
+@bp.get(f"/{_PROV}/<owner>")
+def owner_page(prov: str, owner: str) -> Any:
+    """The repositories of an owner that the visitor may see, with the coverage of their default branch."""
+    owner_row = get_owner(SERVICE_BY_SHORT[prov], owner) if is_plain_name(owner) else None
+    if owner_row is None:
+        abort(404)
+    query = (
+        sa.select(Repository, Commit)
+        .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
+        .outerjoin(Commit, Commit.id == Branch.head_commit_id)
+        .where(Repository.owner_id == owner_row.id, Repository.deleted.is_(False))
+        .order_by(sa.func.lower(Repository.name))
+    )
+    user = _current_user()
+    rows = [(repo, tip) for repo, tip in get_session().execute(query) if can_read_repository(user, repo)]
+    return render_template(
+        "coverage/owner.html", owner=owner_row, rows=rows, totals_of=totals_of, coverage_text=_coverage_text
+    )
+
+
+def _target_page(view: View) -> Any:
+    repository, target, commit = view.repository, view.target, view.commit
+    files: list[FileTotals] = file_totals(commit) if commit is not None else []
+    files, sort, order = _sorted_files(files)
+    pages = max(1, -(-len(files) // FILES_PER_PAGE))
+    number = _page_number(pages)
+    is_default = target == Target()
+    return render_template(
+        "coverage/repository.html",
+        view=view,
+        repository=repository,
+        commit=commit,
+        totals=totals_of(commit),
+        coverage_text=_coverage_text,
+        totals_of=totals_of,
+        graphs=[(kind, view.graph_url(kind), GRAPH_DEFAULTS[kind]) for kind in GRAPH_KINDS],
+        legend=legend_of(repository),
+        files=files[(number - 1) * FILES_PER_PAGE : number * FILES_PER_PAGE],
+        file_count=len(files),
+        sort=sort,
+        order=order,
+        page=number,
+        pages=pages,
+        branches=_tips(Branch, repository, Branch.name) if is_default else [],
+        pulls=_tips(Pull, repository, Pull.pullid.desc()) if is_default else [],
+        commits=_commits(repository, target) if target.sha is None else [],
+        Target=Target,
+        format_percent=format_percent,
+    )
+
+
+@bp.get(_REPO)
+@bp.get(_REPO + "/branch/<path:branch>")
+@bp.get(_REPO + "/pull/<pullid>")
+@bp.get(_REPO + "/commit/<sha>")
+def repository_page(
+    prov: str,
+    owner: str,
+    repo: str,
+    branch: Optional[str] = None,
+    pullid: Optional[str] = None,
+    sha: Optional[str] = None,
+) -> Any:
+    """A repository at the tip of its default branch, a branch, a pull request or a commit."""
+    view = _view(prov, owner, repo, _target(branch, pullid, sha))
+    if view.commit is None and view.target != Target():
+        abort(404)
+    return _target_page(view)
+
+
+class Row(NamedTuple):
+    """One line of the file view: number, state name (``""`` untracked), hits, source HTML."""
+
+    number: int
+    state: str
+    hits: Optional[int]
+    code: Any
+
+
+def _miss_ranges(rows: list[Row]) -> list[tuple[int, int]]:
+    ranges: list[tuple[int, int]] = []
+    for row in rows:
+        if row.state != "miss":
+            continue
+        if ranges and ranges[-1][1] == row.number - 1:
+            ranges[-1] = (ranges[-1][0], row.number)
+        else:
+            ranges.append((row.number, row.number))
+    return ranges
+
+
+@bp.get(_REPO + "/blob/<path:path>")
+@bp.get(_REPO + "/branch/<path:branch>/blob/<path:path>")
+@bp.get(_REPO + "/pull/<pullid>/blob/<path:path>")
+@bp.get(_REPO + "/commit/<sha>/blob/<path:path>")
+def file_view(
+    prov: str,
+    owner: str,
+    repo: str,
+    path: str,
+    branch: Optional[str] = None,
+    pullid: Optional[str] = None,
+    sha: Optional[str] = None,
+) -> Any:
+    """One file of the commit the URL's target names: each line with its state, hits and source."""
+    view = _view(prov, owner, repo, _target(branch, pullid, sha))
+    commit = view.commit
+    lines = file_lines(commit, path) if commit is not None else None
+    if commit is None or lines is None:
+        abort(404)
+    source = load_source(view.repository, commit.sha, path)
+    user = _current_user()
+    material = "\0".join(
+        map(str, (commit.id, commit.sha, commit.version, path, view.token, getattr(user, "id", None), source))
+    )
+    etag = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    if request.if_none_match.contains(etag):
+        response = make_response("", 304)
+        response.set_etag(etag)
+        return response
+    tracked = {number: (hits, state) for number, hits, state in lines}
+    if source.lines is not None:
+        count = max(len(source.lines), max(tracked, default=0))
+        code = list(source.lines) + [""] * (count - len(source.lines))
+        numbers: Any = range(1, count + 1)
+    else:
+        numbers, code = sorted(tracked), None
+    rows = []
+    for index, number in enumerate(numbers):
+        hits, state = tracked.get(number, (None, None))
+        rows.append(
+            Row(number, "" if state is None else STATE_NAMES[state], hits, code[index] if code is not None else None)
+        )
+    totals = lines.totals()
+    response = make_response(
+        render_template(
+            "coverage/file.html",
+            view=view,
+            repository=view.repository,
+            commit=commit,
+            path=path,
+            totals=totals,
+            coverage=format_percent(totals.hits, totals.lines),
+            rows=rows,
+            source=source,
+            miss_ranges=_miss_ranges(rows),
+            listed_miss_ranges=LISTED_MISS_RANGES,
+            legend=legend_of(view.repository),
+            Target=Target,
+        )
+    )
+    response.set_etag(etag)
+    return response

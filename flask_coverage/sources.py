@@ -1,0 +1,291 @@
+"""The source of a file at a commit, for the file view: the ``source_loader`` hook and the built-in loaders.
+
+:func:`load_source` is what the file view calls. It runs the ``source_loader`` hook
+(``f(repository, sha, path) -> str | bytes | None``) in a worker thread with a deadline, so a loader
+that hangs costs the page ``COVERAGE_SOURCE_TIMEOUT`` seconds and no more; it refuses binary files
+and files over ``COVERAGE_SOURCE_MAX_BYTES``, reads bytes as UTF-8 (undecodable bytes shown as
+U+FFFD), and keeps what it found in the extension's cache per (repository, sha, path): a sha's
+files never change. A loader says why it has no source by raising :class:`SourceUnavailable`; the
+page shows the reason. Anything else it raises is logged and shown as "the loader failed".
+
+The default hook, :func:`default_source_loader`, reads a bare git mirror under
+``COVERAGE_SOURCE_GIT_ROOT`` (``{root}/{service}/{owner}/{repo}.git``), else the provider's HTTP
+API configured in ``COVERAGE_SOURCE_API`` (GitHub and GitHub Enterprise contents API, GitLab
+repository files API). See docs/web.md.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import logging
+import os
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from typing import Any, NamedTuple, Optional, Union
+from urllib.parse import quote
+
+from flask import Flask, current_app
+from markupsafe import Markup, escape
+
+from .models import Repository, ServiceEnum
+from .state import get_cache, get_state
+
+log = logging.getLogger(__name__)
+
+#: Bytes looked at for a NUL byte to tell a binary file (as git does).
+BINARY_SNIFF_BYTES = 8000
+#: How long a found (or missing) source stays in the cache: a sha's files never change.
+CACHE_SECONDS = 86400
+#: A loader that failed or ran out of time is asked again after this long.
+FAILURE_CACHE_SECONDS = 60
+
+_GITHUB = (ServiceEnum.github, ServiceEnum.github_enterprise)
+_GITLAB = (ServiceEnum.gitlab, ServiceEnum.gitlab_enterprise)
+# Few threads: a loader that hangs holds one until it returns; the queue behind them times out.
+_executor = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="coverage-source")
+
+
+class SourceUnavailable(Exception):
+    """Raised by a source loader to say why a file's source cannot be shown (the file view shows it)."""
+
+
+class Source(NamedTuple):
+    """What the file view shows: the source lines as escaped (maybe highlighted) HTML, or the reason
+    there are none."""
+
+    lines: Optional[tuple[Markup, ...]]
+    reason: Optional[str] = None
+
+
+def load_source(repository: Repository, sha: str, path: str) -> Source:
+    """The source of ``path`` at ``sha`` from the ``source_loader`` hook, cached; never raises."""
+    owner = repository.owner
+    material = "\0".join((owner.service.value, owner.username, repository.name, sha, path))
+    key = "coverage-source:" + hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+    cache = get_cache()
+    try:
+        cached = cache.get(key)
+    except Exception:  # a cache that is down must not take the page with it
+        log.warning("the source cache could not be read", exc_info=True)
+        cached = None
+    if isinstance(cached, Source):
+        return cached
+    source, seconds = _run_loader(repository, sha, path)
+    try:
+        cache.set(key, source, timeout=seconds)
+    except Exception:
+        log.warning("the source cache could not be written", exc_info=True)
+    return source
+
+
+def _run_loader(repository: Repository, sha: str, path: str) -> tuple[Source, int]:
+    config = current_app.config
+    if ".." in path.split("/") or path.startswith("/") or "\0" in path:
+        return Source(None, "The path leaves the repository."), CACHE_SECONDS
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    hook = get_state().service.source_loader_callback
+    future = _executor.submit(_call_in_app, app, hook, repository, sha, path)
+    try:
+        found = future.result(timeout=config["COVERAGE_SOURCE_TIMEOUT"] + 1)
+    except concurrent.futures.TimeoutError:
+        log.warning("the source loader did not answer in time for %s", path)
+        return Source(None, "The source loader did not answer in time."), FAILURE_CACHE_SECONDS
+    except SourceUnavailable as reason:
+        return Source(None, str(reason)), FAILURE_CACHE_SECONDS
+    except Exception:
+        log.exception("the source loader failed for %s", path)
+        return Source(None, "The source loader failed."), FAILURE_CACHE_SECONDS
+    if found is None:
+        return Source(None, "The source of this file was not found at this commit."), CACHE_SECONDS
+    return _decoded(found, config["COVERAGE_SOURCE_MAX_BYTES"], path), CACHE_SECONDS
+
+
+def _call_in_app(app: Flask, hook: Any, repository: Repository, sha: str, path: str) -> Any:
+    with app.app_context():
+        return app.ensure_sync(hook)(repository, sha, path)
+
+
+def _decoded(found: Union[str, bytes], max_bytes: int, path: str) -> Source:
+    data = found.encode("utf-8", "surrogatepass") if isinstance(found, str) else bytes(found)
+    if len(data) > max_bytes:
+        return Source(None, f"The file is larger than {max_bytes:,} bytes.")
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return Source(None, "The file is binary.")
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline at the end of the last line starts no line
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return Source(highlight_lines(lines, path))
+
+
+def highlight_lines(lines: list[str], path: str) -> tuple[Markup, ...]:
+    """Each line as HTML: escaped, and highlighted by Pygments when it is installed and knows the
+    file's language (classes of Pygments' short token names, e.g. ``<span class="k">``)."""
+    try:
+        from pygments.lexers import get_lexer_for_filename
+        from pygments.token import STANDARD_TYPES
+        from pygments.util import ClassNotFound
+    except ImportError:
+        return tuple(escape(line) for line in lines)
+    try:
+        lexer = get_lexer_for_filename(path, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return tuple(escape(line) for line in lines)
+    out: list[list[str]] = [[]]
+    for token, value in lexer.get_tokens("\n".join(lines)):
+        css = STANDARD_TYPES.get(token)
+        while css is None:  # a token type of the lexer's own: its nearest standard parent
+            token = token.parent
+            css = STANDARD_TYPES.get(token)
+        for number, piece in enumerate(value.split("\n")):
+            if number:
+                out.append([])
+            if piece:
+                text = escape(piece)
+                out[-1].append(f'<span class="{css}">{text}</span>' if css else str(text))
+    # A lexer may drop or add a last empty line; the numbers must stay the file's.
+    out = (out + [[] for _ in lines])[: len(lines)]
+    # Every piece was escaped above; the class names are Pygments' own.
+    return tuple(Markup("".join(parts)) for parts in out)  # noqa: S704
+
+
+def default_source_loader(repository: Repository, sha: str, path: str) -> Optional[bytes]:
+    """The default ``source_loader`` hook: the git mirror if ``COVERAGE_SOURCE_GIT_ROOT`` has one of
+    the repository, else the provider's API if ``COVERAGE_SOURCE_API`` names the service."""
+    config = current_app.config
+    root = config["COVERAGE_SOURCE_GIT_ROOT"]
+    git_dir = mirror_path(root, repository) if root else None
+    if git_dir is not None and os.path.isdir(git_dir):
+        return read_git_mirror(git_dir, sha, path)
+    provider = (config["COVERAGE_SOURCE_API"] or {}).get(repository.owner.service.value)
+    if provider:
+        return read_provider_api(provider, repository, sha, path)
+    if root:
+        raise SourceUnavailable("There is no git mirror of this repository.")
+    raise SourceUnavailable("No source loader is configured.")
+
+
+def mirror_path(root: str, repository: Repository) -> Optional[str]:
+    """``{root}/{service}/{owner}/{repo}.git``, or ``None`` if a name would leave its folder or the
+    path leads (through a symbolic link) outside ``root``."""
+    owner = repository.owner
+    names = (owner.service.value, owner.username, repository.name)
+    if any(not name or name.startswith(".") or "/" in name or "\\" in name or "\0" in name for name in names):
+        return None
+    path = os.path.join(root, *names[:2], names[2] + ".git")
+    real_root = os.path.realpath(root)
+    return path if os.path.realpath(path).startswith(real_root + os.sep) else None
+
+
+def _git(git_dir: str, *args: str, timeout: float) -> subprocess.CompletedProcess[bytes]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_LITERAL_PATHSPECS": "1",
+        "GIT_NO_REPLACE_OBJECTS": "1",
+    }
+    command = ["git", "-c", f"safe.directory={git_dir}", f"--git-dir={git_dir}", *args]
+    return subprocess.run(command, capture_output=True, timeout=timeout, env=env, check=False)  # noqa: S603
+
+
+def read_git_mirror(git_dir: str, sha: str, path: str) -> Optional[bytes]:
+    """The bytes of the regular file ``path`` at ``sha`` in the bare repository ``git_dir``, or
+    ``None`` if the commit has no such file. Symbolic links, submodules and files over
+    ``COVERAGE_SOURCE_MAX_BYTES`` are refused with a :class:`SourceUnavailable`."""
+    config = current_app.config
+    deadline = time.monotonic() + config["COVERAGE_SOURCE_TIMEOUT"]
+    try:
+        listed = _git(
+            git_dir, "ls-tree", "-l", "-z", "--full-tree", sha, "--", path, timeout=config["COVERAGE_SOURCE_TIMEOUT"]
+        )
+        if listed.returncode != 0:
+            raise SourceUnavailable(f"The git mirror does not have commit {sha[:12]}.")
+        entry = next((item for item in listed.stdout.split(b"\0") if item.endswith(b"\t" + path.encode())), None)
+        if entry is None:
+            return None
+        mode, kind, obj, size = entry.split(b"\t", 1)[0].split()
+        if kind != b"blob" or mode not in (b"100644", b"100755"):
+            raise SourceUnavailable("The file is not a regular file at this commit (a link or a submodule).")
+        if int(size) > config["COVERAGE_SOURCE_MAX_BYTES"]:
+            raise SourceUnavailable(f"The file is larger than {config['COVERAGE_SOURCE_MAX_BYTES']:,} bytes.")
+        blob = _git(git_dir, "cat-file", "blob", obj.decode(), timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        raise SourceUnavailable("The git mirror did not answer in time.") from None
+    if blob.returncode != 0:
+        raise SourceUnavailable("The git mirror could not read the file.")
+    return blob.stdout
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    # A redirect would carry the token to wherever it points: answer it as the status it is.
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_opener = urllib.request.build_opener(_NoRedirect)
+
+
+def provider_request(provider: dict[str, str], repository: Repository, sha: str, path: str) -> urllib.request.Request:
+    """The request for the raw file: GitHub's contents API or GitLab's repository files API."""
+    base = provider["url"].rstrip("/")
+    owner, service = repository.owner, repository.owner.service
+    headers = {"User-Agent": "flask-coverage"}
+    token = provider.get("token")
+    if service in _GITHUB:
+        names = f"{quote(owner.username, safe='')}/{quote(repository.name, safe='')}"
+        url = f"{base}/repos/{names}/contents/{quote(path)}?ref={sha}"
+        headers["Accept"] = "application/vnd.github.raw"
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+    elif service in _GITLAB:
+        project = quote(f"{owner.username}/{repository.name}", safe="")
+        url = f"{base}/projects/{project}/repository/files/{quote(path, safe='')}/raw?ref={sha}"
+        if token:
+            headers["PRIVATE-TOKEN"] = token
+    else:
+        raise SourceUnavailable(f"Reading source from {service.value} is not supported.")
+    if not base.startswith(("https://", "http://")):
+        raise SourceUnavailable("The provider's API URL is not an http(s) URL.")
+    return urllib.request.Request(url, headers=headers)  # noqa: S310 - checked just above
+
+
+def read_provider_api(provider: dict[str, str], repository: Repository, sha: str, path: str) -> Optional[bytes]:
+    """The bytes of ``path`` at ``sha`` from the provider's API, or ``None`` if it answers 404.
+
+    The whole answer must arrive within ``COVERAGE_SOURCE_TIMEOUT`` seconds and be at most
+    ``COVERAGE_SOURCE_MAX_BYTES``; redirects are not followed.
+    """
+    config = current_app.config
+    timeout, max_bytes = config["COVERAGE_SOURCE_TIMEOUT"], config["COVERAGE_SOURCE_MAX_BYTES"]
+    deadline = time.monotonic() + timeout
+    request = provider_request(provider, repository, sha, path)
+    try:
+        with _opener.open(request, timeout=timeout) as response:  # noqa: S310 - the configured API's URL
+            chunks, size = [], 0
+            while True:
+                chunk = response.read(65536)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > max_bytes:
+                    raise SourceUnavailable(f"The file is larger than {max_bytes:,} bytes.")
+                if time.monotonic() > deadline:
+                    raise SourceUnavailable("The provider did not answer in time.")
+                chunks.append(chunk)
+            return b"".join(chunks)
+    except urllib.error.HTTPError as error:
+        error.close()
+        if error.code == 404:
+            return None
+        if error.code in (401, 403):
+            raise SourceUnavailable(f"The provider refused to send the file ({error.code}): check the token.") from None
+        raise SourceUnavailable(f"The provider answered {error.code}.") from None
+    except (TimeoutError, OSError) as error:
+        if isinstance(getattr(error, "reason", error), TimeoutError) or isinstance(error, TimeoutError):
+            raise SourceUnavailable("The provider did not answer in time.") from None
+        raise SourceUnavailable("The provider could not be reached.") from None
