@@ -56,7 +56,7 @@ STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 #: Headers of every page: the graphs are <object>s, the file view's keys a script file.
 PAGE_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'self'; frame-src 'self'; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
