@@ -109,6 +109,9 @@ def test_private_repositories_are_for_members_only(web: webtest.TestApp, example
     assert "repo-acme-flask-sqlalchemy" not in repository_ids(web.get("/"))
     web.get("/gh/acme/flask-sqlalchemy", status=404)
 
+    sign_in(web, "dave")  # a deactivated member of acme
+    web.get("/gh/acme/flask-sqlalchemy", status=404)
+
     sign_in(web, "bob")
     home = web.get("/")
     assert "repo-acme-flask-sqlalchemy" in repository_ids(home)

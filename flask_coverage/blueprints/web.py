@@ -25,9 +25,10 @@ from flask import Blueprint, Response, abort, make_response, render_template, re
 from werkzeug.exceptions import HTTPException
 
 from ..auth import can_read_repository
-from ..commits import FileTotals, file_lines, file_totals, find_repository, find_target, is_plain_name
+from ..commits import FileTotals, file_lines, file_totals, find_repository, find_target
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
+from ..names import is_storable
 from ..operations import get_owner
 from ..outage import handle_database_outage
 from ..sources import load_source
@@ -125,7 +126,7 @@ def _error_page(error: HTTPException) -> Any:
 
 def _request_token() -> Optional[str]:
     token = request.args.get("token")
-    return token if token and len(token) <= MAX_TOKEN_LENGTH and is_plain_name(token) else None
+    return token if token and is_storable(token, MAX_TOKEN_LENGTH) else None
 
 
 def _current_user() -> Optional[Owner]:
@@ -238,7 +239,7 @@ def _tips(model: Any, repository: Repository, order: Any) -> list[tuple[Any, Com
 @bp.get(f"/{_PROV}/<owner>")
 def owner_page(prov: str, owner: str) -> Any:
     """The repositories of an owner that the visitor may see, with the coverage of their default branch."""
-    owner_row = get_owner(SERVICE_BY_SHORT[prov], owner) if is_plain_name(owner) else None
+    owner_row = get_owner(SERVICE_BY_SHORT[prov], owner)
     if owner_row is None:
         abort(404)
     query = (
