@@ -80,15 +80,15 @@ class CoverageService:
         object's options) for, and reads, ``COVERAGE_API_URL_PREFIX``, ``COVERAGE_LEGACY_URL_PREFIX``,
         ``COVERAGE_GRAPH_URL_PREFIX``, ``COVERAGE_WEB_URL_PREFIX``, ``COVERAGE_UPLOAD_URL_PREFIX``,
         ``COVERAGE_ACCOUNT_URL_PREFIX`` and ``COVERAGE_HEALTH_URL_PREFIX`` (where each part is mounted;
-        ``None`` leaves the web pages or the health check out), ``COVERAGE_PAGE_SIZE`` and ``COVERAGE_MAX_PAGE_SIZE`` (paginated lists),
+        ``None`` leaves the web pages or the health check out), ``COVERAGE_PAGE_SIZE`` and
+        ``COVERAGE_MAX_PAGE_SIZE`` (paginated lists),
         ``COVERAGE_COLOR_RANGE`` (graph colors), ``COVERAGE_BADGE_LABEL`` (the left part of the badges),
         ``COVERAGE_MAX_UPLOAD_BYTES`` (largest report), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
         signed upload URL of ``/upload/v4`` stays valid), ``COVERAGE_BIND_KEY`` (a key of
         ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``, ``COVERAGE_SOURCE_API``,
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
         source, docs/web.md) and ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of
-        rendered graphs and sources); the README's
-        configuration table says what each means.
+        rendered graphs and sources); the README's configuration table says what each means.
         When the extension sets up Flask-SQLAlchemy itself, ``SQLALCHEMY_DATABASE_URI`` defaults to
         ``sqlite:///coverage.db`` (in the instance folder) and its engines default to
         ``pool_pre_ping=True`` (``SQLALCHEMY_ENGINE_OPTIONS`` wins over that).
