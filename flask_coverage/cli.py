@@ -16,11 +16,16 @@ from sqlalchemy.exc import SQLAlchemyError
 from . import demo, ingest, operations
 from .errors import CoverageError, InvalidInput
 from .lines import Totals
+from .models import ServiceEnum
 from .state import get_session
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-coverage_cli = AppGroup("coverage", help="Manage the coverage service.")
+#: Shown by ``--help`` of the group and of every command that takes a SERVICE.
+SERVICES_HELP = f"SERVICE is one of {', '.join(service.value for service in ServiceEnum)}."
+
+coverage_cli = AppGroup("coverage", help=f"Manage the coverage service. {SERVICES_HELP}")
+service_argument = click.argument("service")
 
 
 def reports_errors(f: F) -> F:
@@ -49,8 +54,8 @@ def init_db_command() -> None:
     click.echo("Coverage tables are ready.")
 
 
-@coverage_cli.command("add-user")
-@click.argument("service")
+@coverage_cli.command("add-user", epilog=SERVICES_HELP)
+@service_argument
 @click.argument("username")
 @click.option("--name", help="Display name.")
 @click.option("--email", help="Email address.")
@@ -61,8 +66,8 @@ def add_user_command(service: str, username: str, name: Optional[str], email: Op
     click.echo(f"Created user {user.service.value}/{user.username}.")
 
 
-@coverage_cli.command("add-org")
-@click.argument("service")
+@coverage_cli.command("add-org", epilog=SERVICES_HELP)
+@service_argument
 @click.argument("username")
 @click.option("--name", help="Display name.")
 @reports_errors
@@ -72,8 +77,8 @@ def add_org_command(service: str, username: str, name: Optional[str]) -> None:
     click.echo(f"Created organization {org.service.value}/{org.username}.")
 
 
-@coverage_cli.command("add-member")
-@click.argument("service")
+@coverage_cli.command("add-member", epilog=SERVICES_HELP)
+@service_argument
 @click.argument("org")
 @click.argument("username")
 @click.option("--activated", is_flag=True, help="The membership is activated.")
@@ -85,22 +90,23 @@ def add_member_command(service: str, org: str, username: str, activated: bool, a
     click.echo(f"Added {membership.user.username} to {membership.org.username}.")
 
 
-@coverage_cli.command("add-repo")
-@click.argument("service")
+@coverage_cli.command("add-repo", epilog=SERVICES_HELP)
+@service_argument
 @click.argument("owner")
 @click.argument("repo")
 @click.option("--private", is_flag=True, help="Only members may read it; graphs need the graph token.")
 @click.option("--branch", default="main", show_default=True, help="The default branch.")
+@click.option("--language", help="The main language, shown next to the repository (e.g. python).")
 @reports_errors
-def add_repo_command(service: str, owner: str, repo: str, private: bool, branch: str) -> None:
-    """Create a repository and print its upload and graph tokens."""
-    repository = operations.add_repo(service, owner, repo, private=private, branch=branch)
+def add_repo_command(service: str, owner: str, repo: str, private: bool, branch: str, language: Optional[str]) -> None:
+    """Create a repository of an existing user or organization and print its upload and graph tokens."""
+    repository = operations.add_repo(service, owner, repo, private=private, branch=branch, language=language)
     click.echo(f"upload_token={repository.upload_token}")
     click.echo(f"graph_token={repository.image_token}")
 
 
-@coverage_cli.command("create-token")
-@click.argument("service")
+@coverage_cli.command("create-token", epilog=SERVICES_HELP)
+@service_argument
 @click.argument("username")
 @click.option("--name", required=True, help="A name to recognise the token by.")
 @reports_errors
@@ -111,8 +117,8 @@ def create_token_command(service: str, username: str, name: str) -> None:
     click.echo(token)
 
 
-@coverage_cli.command("revoke-token")
-@click.argument("service")
+@coverage_cli.command("revoke-token", epilog=SERVICES_HELP)
+@service_argument
 @click.argument("username")
 @click.option("--name", required=True, help="The name of the token to revoke.")
 @reports_errors
@@ -120,6 +126,58 @@ def revoke_token_command(service: str, username: str, name: str) -> None:
     """Revoke (delete) an access token."""
     operations.revoke_token(service, username, name=name)
     click.echo(f"Revoked access token {name!r}.")
+
+
+@coverage_cli.command("list-tokens", epilog=SERVICES_HELP)
+@service_argument
+@click.argument("username")
+@reports_errors
+def list_tokens_command(service: str, username: str) -> None:
+    """List a user's access tokens: name, created, last used (never the secret)."""
+    tokens = operations.list_tokens(operations.require_owner(service, username))
+    if not tokens:
+        click.echo(f"{username} has no access tokens.")
+    for token in tokens:
+        used = f"{token.last_used:%Y-%m-%d %H:%M} UTC" if token.last_used else "never"
+        click.echo(f"{token.name}\tcreated {token.created_at:%Y-%m-%d %H:%M} UTC\tlast used {used}")
+
+
+@coverage_cli.command("remove-member", epilog=SERVICES_HELP)
+@service_argument
+@click.argument("org")
+@click.argument("username")
+@reports_errors
+def remove_member_command(service: str, org: str, username: str) -> None:
+    """End a user's membership of an organization (its private repositories are closed to them at once)."""
+    operations.remove_member(service, org, username)
+    click.echo(f"Removed {username} from {org}.")
+
+
+@coverage_cli.command("rotate-token", epilog=SERVICES_HELP)
+@service_argument
+@click.argument("owner")
+@click.argument("repo")
+@click.option("--upload", is_flag=True, help="Replace the upload token.")
+@click.option("--graph", is_flag=True, help="Replace the graph token.")
+@reports_errors
+def rotate_token_command(service: str, owner: str, repo: str, upload: bool, graph: bool) -> None:
+    """Replace a repository's upload or graph token and print the new one; the old one stops at once."""
+    if upload == graph:
+        raise InvalidInput("say which one token to replace: --upload or --graph")
+    kind = "upload" if upload else "graph"
+    token = operations.rotate_token(service, owner, repo, kind=kind)
+    click.echo(f"{kind}_token={token}")
+
+
+@coverage_cli.command("delete-repo", epilog=SERVICES_HELP)
+@service_argument
+@click.argument("owner")
+@click.argument("repo")
+@reports_errors
+def delete_repo_command(service: str, owner: str, repo: str) -> None:
+    """Delete a repository and all its coverage (commits, files, branches, pulls, uploads)."""
+    operations.delete_repo(service, owner, repo)
+    click.echo(f"Deleted {owner}/{repo} and its coverage.")
 
 
 #: Reports at least this big show a progress bar even when stderr is not a terminal (CI logs).

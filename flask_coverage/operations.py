@@ -1,4 +1,4 @@
-"""The operator's Python API: create owners, memberships, repositories and access tokens.
+"""The operator's Python API: create and remove owners' memberships, repositories and access tokens.
 
 Every function runs inside an app context, commits on success, and on failure raises a
 :class:`~flask_coverage.errors.CoverageError` with a message for the user and leaves the database
@@ -16,7 +16,20 @@ from sqlalchemy.exc import IntegrityError
 
 from .auth import generate_token, hash_token
 from .errors import AlreadyExists, InvalidInput, NotFound
-from .models import AccessToken, Membership, Owner, Repository, ServiceEnum, metadata
+from .models import (
+    AccessToken,
+    Branch,
+    Commit,
+    FileCoverage,
+    Membership,
+    Owner,
+    Pull,
+    Repository,
+    ServiceEnum,
+    Upload,
+    UploadFlag,
+    metadata,
+)
 from .names import check_name, is_storable
 from .state import get_engine, get_session
 
@@ -56,7 +69,8 @@ def get_repository(owner: Owner, name: str) -> Optional[Repository]:
     return get_session().execute(query).scalar_one_or_none()
 
 
-def _require_owner(service: Union[str, ServiceEnum], username: str, *, is_org: Optional[bool] = None) -> Owner:
+def require_owner(service: Union[str, ServiceEnum], username: str, *, is_org: Optional[bool] = None) -> Owner:
+    """Like :func:`get_owner`, but :class:`NotFound` instead of ``None`` (and of the wrong kind)."""
     owner = get_owner(service, username)
     kind = {True: "organization", False: "user", None: "owner"}[is_org]
     if owner is None or (is_org is not None and owner.is_org != is_org):
@@ -101,8 +115,8 @@ def add_member(
     service: Union[str, ServiceEnum], org: str, username: str, *, activated: bool = False, admin: bool = False
 ) -> Membership:
     """Make user ``username`` a member of organization ``org``."""
-    org_owner = _require_owner(service, org, is_org=True)
-    user = _require_owner(service, username, is_org=False)
+    org_owner = require_owner(service, org, is_org=True)
+    user = require_owner(service, username, is_org=False)
     duplicate = f"{user.username!r} is already a member of {org_owner.username!r}"
     query = sa.select(Membership.id).where(Membership.org_id == org_owner.id, Membership.user_id == user.id)
     if get_session().execute(query).first() is not None:
@@ -122,9 +136,10 @@ def add_repo(
     language: Optional[str] = None,
 ) -> Repository:
     """Create a repository with a fresh upload token (UUID) and graph token (10 alphanumerics)."""
-    owner_row = _require_owner(service, owner)
+    owner_row = require_owner(service, owner)
     name = check_name(name, "repository name")
     branch = check_name(branch, "branch", single_word=False)
+    language = language and check_name(language, "language", max_length=50, single_word=False)
     duplicate = f"repository {owner_row.username}/{name} already exists"
     if get_repository(owner_row, name) is not None:
         raise AlreadyExists(duplicate)
@@ -135,7 +150,7 @@ def add_repo(
         branch=branch,
         language=language,
         upload_token=generate_token(),
-        image_token="".join(secrets.choice(_IMAGE_TOKEN_ALPHABET) for _ in range(10)),
+        image_token=_new_graph_token(),
     )
     _add(repository, duplicate)
     return repository
@@ -143,7 +158,7 @@ def add_repo(
 
 def create_token(service: Union[str, ServiceEnum], username: str, *, name: str) -> tuple[AccessToken, str]:
     """Create a named access token for a user; returns the row and the token, which is not stored."""
-    user = _require_owner(service, username)
+    user = require_owner(service, username)
     if user.is_org:
         raise InvalidInput("organizations cannot have access tokens")
     name = check_name(name, "token name", max_length=MAX_TOKEN_NAME_LENGTH, single_word=False)
@@ -169,11 +184,75 @@ def list_tokens(owner: Owner) -> list[AccessToken]:
 
 def revoke_token(service: Union[str, ServiceEnum], username: str, *, name: str) -> None:
     """Delete the access token ``name`` of a user; it stops working at once."""
-    user = _require_owner(service, username)
+    user = require_owner(service, username)
     session = get_session()
     query = sa.select(AccessToken).where(AccessToken.owner_id == user.id, AccessToken.name == name)
     row = session.execute(query).scalar_one_or_none() if is_storable(name, MAX_TOKEN_NAME_LENGTH) else None
     if row is None:
         raise NotFound(f"{user.username!r} has no token named {name!r}")
     session.delete(row)
+    session.commit()
+
+
+def _new_graph_token() -> str:
+    return "".join(secrets.choice(_IMAGE_TOKEN_ALPHABET) for _ in range(10))
+
+
+def require_repository(service: Union[str, ServiceEnum], owner: str, name: str) -> Repository:
+    """The repository ``owner/name`` on ``service``, or :class:`NotFound`."""
+    owner_row = require_owner(service, owner)
+    repository = get_repository(owner_row, name)
+    if repository is None:
+        raise NotFound(f"no repository {owner_row.username}/{name} on {owner_row.service.value}")
+    return repository
+
+
+def remove_member(service: Union[str, ServiceEnum], org: str, username: str) -> None:
+    """End the membership of user ``username`` in organization ``org``; its access ends at once."""
+    org_owner = require_owner(service, org, is_org=True)
+    user = require_owner(service, username, is_org=False)
+    query = sa.delete(Membership).where(Membership.org_id == org_owner.id, Membership.user_id == user.id)
+    session = get_session()
+    if session.execute(query).rowcount != 1:  # type: ignore[attr-defined]
+        session.rollback()
+        raise NotFound(f"{user.username!r} is not a member of {org_owner.username!r}")
+    session.commit()
+
+
+def rotate_token(service: Union[str, ServiceEnum], owner: str, name: str, *, kind: str) -> str:
+    """Give the repository a new ``"upload"`` or ``"graph"`` token and return it.
+
+    The old one stops working at once, on every worker: both are read from the database on each request.
+    """
+    if kind not in ("upload", "graph"):
+        raise InvalidInput(f"unknown token kind {kind!r}: expected upload or graph")
+    repository = require_repository(service, owner, name)
+    if kind == "upload":
+        repository.upload_token = token = generate_token()
+    else:
+        repository.image_token = token = _new_graph_token()
+    get_session().commit()
+    return token
+
+
+def delete_repo(service: Union[str, ServiceEnum], owner: str, name: str) -> None:
+    """Delete a repository with all its coverage: commits, files, branches, pulls and uploads.
+
+    Its name is free again at once (a new repository of that name starts empty, with new tokens).
+    """
+    repository = require_repository(service, owner, name)
+    commits = sa.select(Commit.id).where(Commit.repository_id == repository.id).scalar_subquery()
+    uploads = sa.select(Upload.id).where(Upload.commit_id.in_(commits)).scalar_subquery()
+    session = get_session()
+    # Leaves first, explicitly: SQLite enforces ON DELETE CASCADE only when told to.
+    for statement in (
+        sa.delete(UploadFlag).where(UploadFlag.upload_id.in_(uploads)),
+        sa.delete(Upload).where(Upload.commit_id.in_(commits)),
+        sa.delete(FileCoverage).where(FileCoverage.commit_id.in_(commits)),
+        sa.delete(Branch).where(Branch.repository_id == repository.id),
+        sa.delete(Pull).where(Pull.repository_id == repository.id),
+        sa.delete(Commit).where(Commit.repository_id == repository.id),
+        sa.delete(Repository).where(Repository.id == repository.id),
+    ):
+        session.execute(statement)
     session.commit()

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+from urllib.parse import urlencode
+
 import pytest
 import sqlalchemy as sa
+import webtest
 
 from flask_coverage.models import AccessToken, Membership, Owner, Repository, metadata
 from flask_coverage.operations import get_owner
@@ -171,3 +176,143 @@ def test_names_that_cannot_be_shown_are_refused(runner, db, args: tuple[str, ...
     run_ok(runner, "add-org", "github", "acme")
     run_ok(runner, "add-user", "github", "alice")
     assert "must not contain control, format" in run_error(runner, db, *args)
+
+
+# --- the operator lifecycle: remove-member, rotate-token, delete-repo, list-tokens -----------------
+
+SHA = "c0ffee" + "0" * 34
+
+
+def upload(testapp, token: str, status: int = 200, **params: str) -> Any:
+    query = urlencode({"token": token, "commit": SHA, "branch": "main", **params})
+    body = b"SF:a.py\nDA:1,1\nDA:2,0\nend_of_record\n"
+    return testapp.post(f"/upload/v2?{query}", body, headers={"Content-Type": "text/plain"}, status=status)
+
+
+def repo_row(db, owner: str = "acme", name: str = "vault") -> Repository:
+    db.session.expire_all()
+    return db.session.execute(sa.select(Repository).where(Repository.name == name)).scalar_one()
+
+
+def test_remove_member_closes_private_repositories_at_once(app, runner, db, acme) -> None:
+    testapp = webtest.TestApp(app)
+    run_ok(runner, "add-repo", "github", "acme", "vault", "--private")
+    run_ok(runner, "add-member", "github", "acme", "alice", "--activated")
+    token = run_ok(runner, "create-token", "github", "alice", "--name", "t").output.strip().splitlines()[-1]
+    upload(testapp, repo_row(db).upload_token)
+    report = "/api/v2/github/acme/repos/vault/report/"
+    testapp.get(report, headers={"Authorization": f"Bearer {token}"}, status=200)
+    assert run_ok(runner, "remove-member", "github", "acme", "ALICE").output == "Removed ALICE from acme.\n"
+    testapp.get(report, headers={"Authorization": f"Bearer {token}"}, status=404)
+    assert db.session.execute(sa.select(sa.func.count()).select_from(Membership)).scalar() == 0
+    assert get_owner("github", "alice") is not None  # the user stays
+
+
+def test_remove_member_errors(runner, db, acme) -> None:
+    assert "'alice' is not a member of 'acme'" in run_error(runner, db, "remove-member", "github", "acme", "alice")
+    assert "no organization 'alice'" in run_error(runner, db, "remove-member", "github", "alice", "acme")
+    assert "no user 'ghost'" in run_error(runner, db, "remove-member", "github", "acme", "ghost")
+    assert "unknown service" in run_error(runner, db, "remove-member", "svn", "acme", "alice")
+
+
+def test_rotate_token_stops_the_old_one_on_every_worker(app, runner, db, acme, make_app) -> None:
+    """Two apps on one database stand for two workers: neither keeps the old token anywhere."""
+    workers = [webtest.TestApp(app), webtest.TestApp(make_app(app.config["SQLALCHEMY_DATABASE_URI"]))]
+    run_ok(runner, "add-repo", "github", "acme", "vault", "--private")
+    old = repo_row(db)
+    old_upload, old_graph = old.upload_token, old.image_token
+    graph = "/gh/acme/vault/graphs/tree.svg?token="
+    for worker in workers:
+        upload(worker, old_upload)
+        worker.get(graph + old_graph, status=200)  # drawn and cached with the old token
+    new_upload = run_ok(runner, "rotate-token", "github", "acme", "vault", "--upload").output.strip()
+    assert new_upload == f"upload_token={repo_row(db).upload_token}" and old_upload not in new_upload
+    new_graph = run_ok(runner, "rotate-token", "github", "acme", "Vault", "--graph").output.strip()
+    assert new_graph == f"graph_token={repo_row(db).image_token}" and repo_row(db).image_token != old_graph
+    for worker in workers:
+        assert "upload token is not valid" in upload(worker, old_upload, status=401).text
+        upload(worker, repo_row(db).upload_token)
+        worker.get(graph + old_graph, status=404)
+        worker.get(graph + repo_row(db).image_token, status=200)
+
+
+def test_rotate_token_errors(runner, db, acme) -> None:
+    run_ok(runner, "add-repo", "github", "acme", "vault")
+    for flags in ((), ("--upload", "--graph")):
+        assert "--upload or --graph" in run_error(runner, db, "rotate-token", "github", "acme", "vault", *flags)
+    assert "no repository acme/nope on github" in run_error(
+        runner, db, "rotate-token", "github", "acme", "nope", "--upload"
+    )
+    assert "no owner 'ghost'" in run_error(runner, db, "rotate-token", "github", "ghost", "vault", "--graph")
+
+
+def test_delete_repo_removes_its_coverage_and_frees_the_name(app, runner, db, acme) -> None:
+    testapp = webtest.TestApp(app)
+    run_ok(runner, "add-repo", "github", "acme", "vault")
+    run_ok(runner, "add-repo", "github", "acme", "kept")
+    old_token = repo_row(db).upload_token
+    upload(testapp, old_token, pr="4", flags="unit")
+    upload(testapp, repo_row(db, name="kept").upload_token, pr="4", flags="unit")
+    kept = snapshot(db)
+    assert run_ok(runner, "delete-repo", "github", "acme", "vault").output == "Deleted acme/vault and its coverage.\n"
+    # Both repositories had the same uploads: every table of repository data lost exactly half its rows.
+    after = snapshot(db)
+    for table, rows in kept.items():
+        if table in ("coverage_owner", "coverage_membership", "coverage_access_token"):
+            assert after[table] == rows
+        else:
+            assert rows and len(after[table]) == len(rows) / 2, table
+    testapp.get("/api/v2/github/acme/repos/vault/report/", status=404)
+    testapp.get("/api/v2/github/acme/repos/kept/report/", status=200)
+    assert "upload token is not valid" in upload(testapp, old_token, status=401).text
+    # The name is free: a new, empty repository with new tokens.
+    run_ok(runner, "add-repo", "github", "acme", "VAULT")
+    assert repo_row(db, name="VAULT").upload_token != old_token
+    testapp.get("/api/v2/github/acme/repos/vault/report/", status=404)
+    assert "no repository acme/nope on github" in run_error(runner, db, "delete-repo", "github", "acme", "nope")
+    assert "unknown service" in run_error(runner, db, "delete-repo", "cvs", "acme", "kept")
+
+
+def test_list_tokens_shows_names_and_times_never_the_secret(runner, db, acme) -> None:
+    assert run_ok(runner, "list-tokens", "github", "alice").output == "alice has no access tokens.\n"
+    secrets = [run_ok(runner, "create-token", "github", "alice", "--name", name).output.split()[-1] for name in "ab"]
+    from flask_coverage.auth import default_verify_token
+
+    default_verify_token(secrets[0])
+    lines = run_ok(runner, "list-tokens", "github", "ALICE").output.splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["b", "a"]  # newest first
+    assert all(re.fullmatch(r"[ab]\tcreated \d{4}-\d\d-\d\d \d\d:\d\d UTC\tlast used .+", line) for line in lines)
+    assert lines[0].endswith("last used never") and lines[1].endswith(" UTC")
+    hashes = db.session.execute(sa.select(AccessToken.token_hash)).scalars().all()
+    for secret in [*secrets, *hashes]:
+        assert secret not in "\n".join(lines)
+    assert "no owner 'ghost'" in run_error(runner, db, "list-tokens", "github", "ghost")
+
+
+def test_every_command_lists_the_services_in_its_help(runner) -> None:
+    services = "SERVICE is one of github, gitlab, bitbucket, github_enterprise, gitlab_enterprise, bitbucket_server."
+    assert services in " ".join(runner.invoke(args=["coverage", "--help"]).output.split())
+    for command in (
+        "add-user",
+        "add-org",
+        "add-member",
+        "add-repo",
+        "create-token",
+        "revoke-token",
+        "list-tokens",
+        "remove-member",
+        "rotate-token",
+        "delete-repo",
+    ):
+        assert services in " ".join(runner.invoke(args=["coverage", command, "--help"]).output.split()), command
+
+
+def test_add_repo_sets_the_language(runner, db, acme) -> None:
+    run_ok(runner, "add-repo", "github", "acme", "web", "--language", "python")
+    assert repo_row(db, name="web").language == "python"
+    assert "language is longer than 50" in run_error(
+        runner, db, "add-repo", "github", "acme", "x", "--language", "p" * 51
+    )
+    assert "language must not contain" in run_error(
+        runner, db, "add-repo", "github", "acme", "x", "--language", "a\u202e"
+    )
