@@ -1,8 +1,10 @@
 """The versioned JSON API (v2): ``{COVERAGE_API_URL_PREFIX}/...`` (docs/api.md).
 
-Every v2 endpoint is a view registered with :func:`api_get`: it routes the URL, answers the other
-methods with a JSON 405, and adds the view's OpenAPI operation to :data:`document`, which is served
-at ``{COVERAGE_API_URL_PREFIX}/openapi.json``.
+Every v2 endpoint is declared once with :func:`api_get`: its path, query and response schemas and
+the lookup of what its URL names. The decorator authenticates, validates, calls the view with what
+it loaded, paginates or dumps the result, answers the other methods with a JSON 405, and adds the
+OpenAPI operation written from the same objects to :data:`document`, which is served at
+``{COVERAGE_API_URL_PREFIX}/openapi.json``.
 """
 
 from __future__ import annotations
@@ -21,15 +23,17 @@ from werkzeug.routing import PathConverter
 from ..auth import can_read_repository, is_member
 from ..commits import commit_web_path, find_repository, iter_file_coverage, resolve_commit
 from ..lines import Totals
-from ..models import Membership, Owner
+from ..models import Membership, Owner, Repository, ServiceEnum
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
 from ..operations import get_owner
 from ..outage import handle_database_outage
 from ..pagination import InvalidPage, paginate
 from ..schemas import (
     CommitReportSchema,
+    CoverageTotalsSchema,
     FileReportSchema,
     OwnerPathSchema,
+    PaginatedSchema,
     PaginatedUserListSchema,
     ReportQuerySchema,
     RepositoryPathSchema,
@@ -128,18 +132,91 @@ def _route(rule: str) -> Callable[[F], F]:
     return decorator
 
 
-def api_get(rule: str, operation: dict[str, Any]) -> Callable[[F], F]:
-    """Register a ``GET`` view of the v2 API at ``rule`` and document it with ``operation``.
+# The OpenAPI security of each ``auth`` of api_get; ``{}`` is "or no token at all".
+_SECURITY: dict[str, list[dict[str, list[str]]]] = {
+    "required": [{BEARER_AUTH: []}],
+    "optional": [{BEARER_AUTH: []}, {}],
+}
 
-    ``operation`` is an OpenAPI operation object; marshmallow schema classes may stand wherever
-    apispec accepts a schema (``{"in": "query", "schema": QuerySchema}``, response content).
+
+def api_get(
+    rule: str,
+    *,
+    operation_id: str,
+    tag: str,
+    summary: str,
+    description: str,
+    path: type[Schema],
+    lookup: Callable[..., Any],
+    response: type[Schema],
+    query: Optional[type[Schema]] = None,
+    auth: Optional[str] = None,
+    rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
+    errors: tuple[int, ...] = (),
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare a ``GET`` endpoint of the v2 API at ``rule``: route, validate, inject, dump, document.
+
+    A request is answered in this order, so that nothing about a resource the caller may not see
+    leaks through a different status:
+
+    1. ``auth``: ``"required"`` reads the bearer token (a 401 without one), ``"optional"`` reads it
+       when sent (a bad one is still a 401), ``None`` reads none; the user (or ``None``) goes on.
+    2. ``path`` loads the URL's arguments (a value it refuses is the same 404 as an unknown name).
+    3. ``lookup(user, **path_arguments)`` returns what the URL names, or raises the 404.
+    4. ``query`` loads the query string (a 400 naming each bad argument); ``{}`` without it.
+    5. ``view(found, args)`` returns the body: an object ``response`` dumps; for a ``PaginatedSchema``
+       response, a ``select`` in a total order that is paginated by ``args`` (``rows`` as for
+       :func:`flask_coverage.pagination.paginate`); or a ready :class:`~flask.Response`.
+
+    The OpenAPI operation is written from the same schemas: the parameters from ``path`` and
+    ``query``, the 200 body from ``response``, the security from ``auth``, and the error responses
+    from what the steps can answer plus ``errors``.
     """
+    statuses = {404, *errors}
+    statuses.update(status for status, used in ((400, query), (401, auth)) if used)
+    parameters: list[dict[str, Any]] = [{"in": "path", "schema": path}]
+    if query is not None:
+        parameters.append({"in": "query", "schema": query})
+    operation: dict[str, Any] = {
+        "operationId": operation_id,
+        "tags": [tag],
+        "summary": summary,
+        "description": description,
+        **({"security": _SECURITY[auth]} if auth else {}),
+        "parameters": parameters,
+        "responses": {
+            "200": {"description": _first_line(response), "content": {"application/json": {"schema": response}}},
+            **error_responses(*sorted(statuses)),
+        },
+    }
+    path_schema, query_schema, response_schema = path(), query() if query else None, response()
+    pages = isinstance(response_schema, PaginatedSchema)
 
-    def decorator(view: F) -> F:
+    def decorator(view: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(view)
+        def endpoint(**values: str) -> Any:
+            user = bearer_user(required=auth == "required") if auth else None
+            try:
+                arguments = path_schema.load(values)
+            except ValidationError:
+                raise ApiError(404, NOT_FOUND) from None
+            found = lookup(user, **arguments)
+            args = load_query(query_schema) if query_schema is not None else {}
+            result = view(found, args)
+            if isinstance(result, Response):
+                return result
+            if pages:
+                return paginated(response_schema, result, args, rows=rows)
+            return response_schema.dump(result)
+
         document.add(rule, "get", operation)
-        return _route(rule)(view)
+        return _route(rule)(endpoint)
 
     return decorator
+
+
+def _first_line(schema: type[Schema]) -> str:
+    return (schema.__doc__ or "").strip().split("\n")[0]
 
 
 def bearer_user(*, required: bool = True) -> Optional[Owner]:
@@ -220,16 +297,20 @@ def _page_url(number: Optional[int]) -> Optional[str]:
     return f"{request.host_url.rstrip('/')}{path}?{urlencode(args)}"
 
 
-def owner_from_path(service: str, owner_username: str) -> Owner:
-    """The owner a v2 path names, or a 404 :class:`ApiError` (unknown service, unknown owner)."""
-    try:
-        args = OwnerPathSchema().load({"service": service, "owner_username": owner_username})
-    except ValidationError:
-        raise ApiError(404, NOT_FOUND) from None
-    owner = get_owner(args["service"], owner_username)
-    if owner is None:
+def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> Owner:
+    """The organization a v2 path names, if ``user`` is one of its members; else the 404 :class:`ApiError`."""
+    org = get_owner(service, owner_username)
+    if org is None or not is_member(user, org):
         raise ApiError(404, NOT_FOUND)
-    return owner
+    return org
+
+
+def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str) -> Repository:
+    """The repository a v2 path names, if ``user`` may read it; else the 404 :class:`ApiError`."""
+    repository = find_repository(service, owner_username, repo)
+    if repository is None or not can_read_repository(user, repository):
+        raise ApiError(404, NOT_FOUND)
+    return repository
 
 
 def members_query(
@@ -257,35 +338,23 @@ def members_query(
     return query.order_by(sa.func.lower(Owner.username), Owner.id)
 
 
-_USERS_LIST = {
-    "operationId": "users_list",
-    "tags": ["Users"],
-    "summary": "List the members of an organization",
-    "description": "The members of the organization, with the flags of their membership, ordered by username "
-    "(case-insensitive). Only members of the organization (and the organization's own "
-    "account) may list them; anyone else gets the same 404 as for an unknown owner.",
-    "security": [{BEARER_AUTH: []}],
-    "parameters": [{"in": "path", "schema": OwnerPathSchema}, {"in": "query", "schema": UserListQuerySchema}],
-    "responses": {
-        "200": {
-            "description": "One page of members.",
-            "content": {"application/json": {"schema": PaginatedUserListSchema}},
-        },
-        **error_responses(400, 401, 404),
-    },
-}
-
-
-@api_get("/<service>/<coverage_name:owner_username>/users/", _USERS_LIST)
-def users_list(service: str, owner_username: str) -> Any:
+@api_get(
+    "/<service>/<coverage_name:owner_username>/users/",
+    operation_id="users_list",
+    tag="Users",
+    summary="List the members of an organization",
+    description="The members of the organization, with the flags of their membership, ordered by username "
+    "(case-insensitive). Only members of the organization (and the organization's own account) may list them; "
+    "anyone else gets the same 404 as for an unknown owner.",
+    auth="required",
+    path=OwnerPathSchema,
+    lookup=member_org,
+    query=UserListQuerySchema,
+    response=PaginatedUserListSchema,
+)
+def users_list(org: Owner, args: dict[str, Any]) -> sa.Select:
     """``GET /{service}/{owner_username}/users/``: one page of the members of an organization."""
-    user = bearer_user()
-    org = owner_from_path(service, owner_username)
-    if not is_member(user, org):
-        raise ApiError(404, NOT_FOUND)
-    args = load_query(UserListQuerySchema())
-    query = members_query(org, **{name: args.get(name) for name in ("activated", "is_admin", "search")})
-    return paginated(PaginatedUserListSchema(), query, args)
+    return members_query(org, **{name: args.get(name) for name in ("activated", "is_admin", "search")})
 
 
 @_route("/openapi.json")
@@ -298,38 +367,30 @@ def openapi_document() -> Any:
 
 document.tags["Coverage"] = "The coverage stored for the commits of a repository."
 
-_REPORT = {
-    "operationId": "repos_report_retrieve",
-    "tags": ["Coverage"],
-    "summary": "The coverage report of a commit",
-    "description": "The totals, and every file with the state of each tracked line, of one commit: `sha`, else "
+
+@api_get(
+    "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>/report/",
+    operation_id="repos_report_retrieve",
+    tag="Coverage",
+    summary="The coverage report of a commit",
+    description="The totals, and every file with the state of each tracked line, of one commit: `sha`, else "
     "the tip of `branch`, else the tip of the default branch; `path` keeps only the files under it. Public "
     "repositories can be read without a token; private ones by members of the owning organization (and the "
     "owner). Anything unknown or not visible to the caller gets the same 404.",
-    "security": [{BEARER_AUTH: []}, {}],
-    "parameters": [{"in": "path", "schema": RepositoryPathSchema}, {"in": "query", "schema": ReportQuerySchema}],
-    "responses": {
-        "200": {"description": "The report.", "content": {"application/json": {"schema": CommitReportSchema}}},
-        **error_responses(400, 401, 404),
-    },
-}
-
-
-@api_get("/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>/report/", _REPORT)
-def repos_report_retrieve(service: str, owner_username: str, repo: str) -> Any:
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=ReportQuerySchema,
+    response=CommitReportSchema,
+)
+def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Response:
     """``GET /{service}/{owner_username}/repos/{repo}/report/``: the coverage report of a commit."""
-    user = bearer_user(required=False)
-    repository = find_repository(service, owner_username, repo)
-    if repository is None or not can_read_repository(user, repository):
-        raise ApiError(404, NOT_FOUND)
-    args = load_query(ReportQuerySchema())
     commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
     if commit is None:
         raise ApiError(404, NOT_FOUND)
     # Each file is written to JSON text as soon as it is read: millions of [line, type] pairs as
     # Python lists would take ten times the memory of their text.
     json = current_app.json
-    file_schema = FileReportSchema()
     files: list[str] = []
     total = Totals()
     for row, lines in iter_file_coverage(commit, args.get("path")):
@@ -337,12 +398,16 @@ def repos_report_retrieve(service: str, owner_username: str, repo: str) -> Any:
         total += totals
         pairs = [(line, state) for line, _, state in lines]
         report = {"name": row.path, "totals": _totals_body(totals, 1), "line_coverage": pairs}
-        files.append(json.dumps(file_schema.dump(report)))
+        files.append(json.dumps(_FILE_SCHEMA.dump(report)))
     url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
-    body = CommitReportSchema().dump({"totals": _totals_body(total, len(files)), "files": [], "commit_file_url": url})
-    text = [f'{{"totals": {json.dumps(body["totals"])}, "files": [', ", ".join(files)]
-    text.append(f'], "commit_file_url": {json.dumps(body["commit_file_url"])}}}')
+    totals_text = json.dumps(_TOTALS_SCHEMA.dump(_totals_body(total, len(files))))
+    text = ['{"totals": ', totals_text, ', "files": [', ", ".join(files)]
+    text += ['], "commit_file_url": ', json.dumps(url), "}"]
     return Response(text, mimetype="application/json")
+
+
+_FILE_SCHEMA = FileReportSchema()
+_TOTALS_SCHEMA = CoverageTotalsSchema()
 
 
 def _totals_body(totals: Totals, files: int) -> dict[str, Any]:
