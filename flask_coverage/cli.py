@@ -199,6 +199,13 @@ PROGRESS_BAR_BYTES = 16 * 1024 * 1024
     metavar="auto|cobertura|coveragepy|lcov",
     help="The report format; auto detects it from the content.",
 )
+@click.option(
+    "--flag",
+    "flags",
+    multiple=True,
+    metavar="NAME",
+    help="A flag of the upload (repeat for several): its coverage is kept per flag too.",
+)
 @reports_errors
 def upload_command(
     report: str,
@@ -208,8 +215,10 @@ def upload_command(
     pullid: Optional[str],
     root: Optional[str],
     report_format: str,
+    flags: tuple[str, ...],
 ) -> None:
     """Merge a coverage report (Cobertura XML, coverage.py JSON or LCOV; - for stdin) into a commit."""
+    meta = ingest.UploadMeta.create(flags=flags)
     try:
         source: BinaryIO = sys.stdin.buffer if report == "-" else open(report, "rb")  # noqa: SIM115
     except OSError as error:
@@ -223,7 +232,15 @@ def upload_command(
                 click.progressbar(length=size, label=f"Reading {report}", file=stderr)
             ).update
         commit = ingest.upload_report(
-            slug, source, commit=sha, branch=branch, pullid=pullid, root=root, format=report_format, progress=progress
+            slug,
+            source,
+            commit=sha,
+            branch=branch,
+            pullid=pullid,
+            root=root,
+            format=report_format,
+            progress=progress,
+            meta=meta,
         )
     repository = commit.repository
     totals = Totals(commit.lines, commit.hits, commit.misses, commit.partials)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import NamedTuple, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 from urllib.parse import quote
 
 import sqlalchemy as sa
@@ -19,7 +19,7 @@ from sqlalchemy.orm import contains_eager
 
 from .errors import InvalidInput, NotFound
 from .lines import LineCoverage, Totals
-from .models import Branch, Commit, FileCoverage, Owner, Pull, Repository, ServiceEnum
+from .models import Branch, Commit, CommitFlag, FileCoverage, FlagFileCoverage, Owner, Pull, Repository, ServiceEnum
 from .names import is_storable, refused_character
 from .operations import get_owner, get_repository, parse_service
 from .state import get_session
@@ -30,6 +30,9 @@ MIN_SHA_PREFIX = 7
 FULL_SHA_LENGTHS = (40, 64)
 #: Pull request numbers are stored in a 32-bit column.
 MAX_PULLID = 2**31 - 1
+
+#: What coverage is read from: a commit (all its uploads) or one of its flags (the uploads with it).
+Coverage = Union[Commit, CommitFlag]
 
 _HEX = re.compile(r"[0-9a-f]+")
 
@@ -169,25 +172,26 @@ def _target_statements() -> dict[str, sa.Select]:
 
 
 _TARGET_STATEMENTS = _target_statements()
+# The same, with the coverage of one flag of the commit: an outer join on its unique key, so a sha
+# prefix stays ambiguous when only one of its commits has the flag.
+_FLAG_TARGET_STATEMENTS = {
+    kind: statement.add_columns(CommitFlag).outerjoin(
+        CommitFlag, sa.and_(CommitFlag.commit_id == Commit.id, CommitFlag.flag == sa.bindparam("flag"))
+    )
+    for kind, statement in _TARGET_STATEMENTS.items()
+}
 
 
-def find_target(
+def _target_row(
     service: Union[str, ServiceEnum],
     owner: str,
     name: str,
     *,
-    sha: Optional[str] = None,
-    branch: Optional[str] = None,
-    pullid: Optional[int] = None,
-) -> Optional[tuple[Repository, Commit]]:
-    """``(repository, commit)``: the repository ``owner/name`` on ``service`` and its commit that
-    ``sha``, ``branch`` or ``pullid`` names (with none of them, the tip of its default branch), or
-    ``None`` if either does not exist.
-
-    The same answer as :func:`find_repository` followed by :func:`resolve_commit`, read with one
-    query (the repository's owner is loaded with it); graphs run it on every request, cache hits
-    and 304s included.
-    """
+    sha: Optional[str],
+    branch: Optional[str],
+    pullid: Optional[int],
+    flag: Optional[str],
+) -> Optional[Any]:
     if not (is_storable(owner) and is_storable(name)):
         return None
     try:
@@ -212,27 +216,78 @@ def find_target(
         kind, params["branch"] = "branch", branch
     else:
         kind = "default"
-    rows = get_session().execute(_TARGET_STATEMENTS[kind], params).all()
-    if len(rows) != 1:
-        return None
-    repository, commit = rows[0]
-    return repository, commit
+    statements = _TARGET_STATEMENTS
+    if flag is not None:
+        statements, params["flag"] = _FLAG_TARGET_STATEMENTS, flag
+    rows = get_session().execute(statements[kind], params).all()
+    return rows[0] if len(rows) == 1 else None
 
 
-def _files_query(commit: Commit, path_prefix: Optional[str]) -> Optional[sa.Select]:
-    query = sa.select(
-        FileCoverage.path, FileCoverage.lines, FileCoverage.hits, FileCoverage.misses, FileCoverage.partials
-    ).where(FileCoverage.commit_id == commit.id)
+def find_target(
+    service: Union[str, ServiceEnum],
+    owner: str,
+    name: str,
+    *,
+    sha: Optional[str] = None,
+    branch: Optional[str] = None,
+    pullid: Optional[int] = None,
+) -> Optional[tuple[Repository, Commit]]:
+    """``(repository, commit)``: the repository ``owner/name`` on ``service`` and its commit that
+    ``sha``, ``branch`` or ``pullid`` names (with none of them, the tip of its default branch), or
+    ``None`` if either does not exist.
+
+    The same answer as :func:`find_repository` followed by :func:`resolve_commit`, read with one
+    query (the repository's owner is loaded with it); graphs run it on every request, cache hits
+    and 304s included.
+    """
+    row = _target_row(service, owner, name, sha=sha, branch=branch, pullid=pullid, flag=None)
+    return None if row is None else (row[0], row[1])
+
+
+def find_flag_target(
+    service: Union[str, ServiceEnum],
+    owner: str,
+    name: str,
+    flag: str,
+    *,
+    sha: Optional[str] = None,
+    branch: Optional[str] = None,
+    pullid: Optional[int] = None,
+) -> Optional[tuple[Repository, Commit, CommitFlag]]:
+    """Like :func:`find_target`, with the coverage of ``flag`` in that commit, in the same one
+    query; ``None`` too when the commit has no upload with that flag."""
+    row = _target_row(service, owner, name, sha=sha, branch=branch, pullid=pullid, flag=flag)
+    return None if row is None or row[2] is None else (row[0], row[1], row[2])
+
+
+def find_flag(commit: Commit, flag: str) -> Optional[CommitFlag]:
+    """The coverage of ``flag`` in ``commit``, or ``None`` if no upload of the commit had that flag."""
+    query = sa.select(CommitFlag).where(CommitFlag.commit_id == commit.id, CommitFlag.flag == flag)
+    return get_session().execute(query).scalar_one_or_none()
+
+
+def _file_model(coverage: Coverage) -> tuple[Any, sa.ColumnElement[bool]]:
+    """The model that holds the files of ``coverage`` and the condition that selects them."""
+    if isinstance(coverage, CommitFlag):
+        files = FlagFileCoverage
+        return files, sa.and_(files.commit_id == coverage.commit_id, files.flag == coverage.flag)
+    return FileCoverage, FileCoverage.commit_id == coverage.id
+
+
+def _files_query(coverage: Coverage, path_prefix: Optional[str]) -> Optional[sa.Select]:
+    files, owned = _file_model(coverage)
+    query = sa.select(files.path, files.lines, files.hits, files.misses, files.partials).where(owned)
     if path_prefix:
         if refused_character(path_prefix) is not None:
             return None  # no stored path holds such characters
         # substr, not LIKE: exact and case-sensitive on every database, no wildcards to escape.
-        query = query.where(sa.func.substr(FileCoverage.path, 1, len(path_prefix)) == path_prefix)
-    return query.order_by(FileCoverage.path)
+        query = query.where(sa.func.substr(files.path, 1, len(path_prefix)) == path_prefix)
+    return query.order_by(files.path)
 
 
-def file_totals(commit: Commit, path_prefix: Optional[str] = None) -> list[FileTotals]:
-    """The files of ``commit`` (only those whose path starts with ``path_prefix``), ordered by path.
+def file_totals(commit: Coverage, path_prefix: Optional[str] = None) -> list[FileTotals]:
+    """The files of ``commit`` or of a flag of it (only those whose path starts with ``path_prefix``),
+    ordered by path.
 
     Reads the totals columns only, never the line data, so it stays cheap for 100,000 files.
     """
@@ -242,21 +297,25 @@ def file_totals(commit: Commit, path_prefix: Optional[str] = None) -> list[FileT
     return [FileTotals(*row) for row in get_session().execute(query)]
 
 
-def iter_file_coverage(commit: Commit, path_prefix: Optional[str] = None) -> Iterator[tuple[FileTotals, LineCoverage]]:
+def iter_file_coverage(
+    commit: Coverage, path_prefix: Optional[str] = None
+) -> Iterator[tuple[FileTotals, LineCoverage]]:
     """Like :func:`file_totals`, with each file's lines; rows are streamed, not loaded at once."""
     query = _files_query(commit, path_prefix)
     if query is None:
         return
-    query = query.add_columns(FileCoverage.data).execution_options(yield_per=500)
+    query = query.add_columns(_file_model(commit)[0].data).execution_options(yield_per=500)
     for *totals, data in get_session().execute(query):
         yield FileTotals(*totals), LineCoverage.decode(data)
 
 
-def file_lines(commit: Commit, path: str) -> Optional[LineCoverage]:
-    """The line coverage of the file ``path`` of ``commit``, or ``None`` if the commit has no such file."""
+def file_lines(commit: Coverage, path: str) -> Optional[LineCoverage]:
+    """The line coverage of the file ``path`` of ``commit`` (or of a flag of it), or ``None`` if it
+    has no such file."""
     if not path or refused_character(path) is not None:
         return None
-    query = sa.select(FileCoverage.data).where(FileCoverage.commit_id == commit.id, FileCoverage.path == path)
+    files, owned = _file_model(commit)
+    query = sa.select(files.data).where(owned, files.path == path)
     data = get_session().execute(query).scalar_one_or_none()
     return None if data is None else LineCoverage.decode(data)
 

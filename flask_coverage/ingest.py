@@ -25,7 +25,9 @@ an upload whose key the commit already has changes nothing. An upload that comes
 different upload: that is an :class:`UploadConflict`.
 
 What the uploader says about an upload (:class:`UploadMeta`: flags, name, build, job, CI URL) is
-stored with its ``coverage_upload`` row, its flags as ``coverage_upload_flag`` rows. Its file list
+stored with its ``coverage_upload`` row, its flags as ``coverage_upload_flag`` rows. Its files
+are merged, besides the commit's, into the coverage of each of its flags (``coverage_commit_flag``
+and ``coverage_flag_file``, kept as the commit's own), in the same transaction. Its file list
 (``network``) places report paths (:func:`~flask_coverage.parsers.place_by_network`), and its
 ``fixes`` take lines that are not code out of a file's coverage.
 """
@@ -50,7 +52,18 @@ from sqlalchemy.exc import OperationalError
 from .commits import MAX_PULLID, normalize_sha, repository_by_slug
 from .errors import AlreadyExists, CoverageError, InvalidInput, NotFound, ReportError
 from .lines import LineCoverage
-from .models import Branch, Commit, FileCoverage, Pull, Repository, Upload, UploadFlag, utcnow
+from .models import (
+    Branch,
+    Commit,
+    CommitFlag,
+    FileCoverage,
+    FlagFileCoverage,
+    Pull,
+    Repository,
+    Upload,
+    UploadFlag,
+    utcnow,
+)
 from .names import MAX_NAME_LENGTH, check_name
 from .parsers import ParsedFile, merge_by_path, parse_report, place_by_network
 from .state import get_engine, get_session
@@ -97,6 +110,8 @@ _COMMITS = cast(sa.Table, Commit.__table__)
 _FILES = cast(sa.Table, FileCoverage.__table__)
 _UPLOADS = cast(sa.Table, Upload.__table__)
 _FLAGS = cast(sa.Table, UploadFlag.__table__)
+_COMMIT_FLAGS = cast(sa.Table, CommitFlag.__table__)
+_FLAG_FILES = cast(sa.Table, FlagFileCoverage.__table__)
 _TIPS = {"branch": cast(sa.Table, Branch.__table__), "pull": cast(sa.Table, Pull.__table__)}
 # SQLSTATE serialization_failure and deadlock_detected; SQLite's SQLITE_BUSY and SQLITE_LOCKED.
 _RETRY_SQLSTATES = frozenset({"40001", "40P01"})
@@ -453,6 +468,8 @@ def _store(
         kept = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id).scalar_subquery()
         session.execute(sa.delete(_FLAGS).where(_FLAGS.c.upload_id.in_(kept)))
         session.execute(sa.delete(uploads).where(uploads.c.commit_id == commit_id))
+        for table in (_FLAG_FILES, _COMMIT_FLAGS):
+            session.execute(sa.delete(table).where(table.c.commit_id == commit_id))
     elif session.execute(repeat).first():
         return int(commit_id)  # a repeat of an upload already merged: nothing changes
     if meta.external_id is not None:
@@ -467,49 +484,24 @@ def _store(
     if meta.flags:
         session.execute(sa.insert(_FLAGS), [{"upload_id": upload_id, "flag": flag} for flag in meta.flags])
 
-    existing = dict(session.execute(sa.select(stored.c.path, stored.c.id).where(stored.c.commit_id == commit_id)).all())
-    merged = dict(files)  # a copy: a retried transaction starts again from the parsed files
-    overlap = [existing[path] for path in merged if path in existing]
-    path_of = {file_id: path for path, file_id in existing.items()}
-    for ids in _batched(overlap, _BATCH):
-        for file_id, data in session.execute(sa.select(stored.c.id, stored.c.data).where(stored.c.id.in_(ids))):
-            path = path_of[file_id]
-            merged[path] = LineCoverage.decode(data).merge(merged[path])
-
-    new_rows = (
-        {"commit_id": commit_id, "path": path, **_columns(lines)}
-        for path, lines in merged.items()
-        if path not in existing
-    )
-    for rows in _batched(new_rows, _BATCH):
-        session.execute(sa.insert(stored), rows)
-    changed = ({"file_id": existing[path], **_columns(merged[path])} for path in merged if path in existing)
-    update = sa.update(stored).where(stored.c.id == sa.bindparam("file_id"))
-    for rows in _batched(changed, _BATCH):
-        session.execute(update, rows)
-
-    count, lines, hits, misses, partials = session.execute(
-        sa.select(
-            sa.func.count(stored.c.id),
-            *(
-                sa.func.coalesce(sa.func.sum(column), 0)
-                for column in (stored.c.lines, stored.c.hits, stored.c.misses, stored.c.partials)
-            ),
-        ).where(stored.c.commit_id == commit_id)
-    ).one()
-    values: dict[str, Any] = {
-        "version": commits.c.version + 1,
-        "files": count,
-        "lines": lines,
-        "hits": hits,
-        "misses": misses,
-        "partials": partials,
-    }
+    values: dict[str, Any] = {"version": commits.c.version + 1, **_merge_into(stored, {"commit_id": commit_id}, files)}
     if branch is not None:
         values["branch"] = branch
     if pullid is not None:
         values["pullid"] = pullid
     session.execute(sa.update(commits).where(commits.c.id == commit_id).values(**values))
+    for flag in meta.flags:
+        # Each flag's coverage is merged like the commit's, under the same lock: merge-once holds per
+        # flag, and concurrent uploads of different flags queue behind each other.
+        session.execute(
+            insert(_COMMIT_FLAGS)
+            .values(commit_id=commit_id, flag=flag)
+            .on_conflict_do_nothing(index_elements=["commit_id", "flag"])
+        )
+        key = {"commit_id": commit_id, "flag": flag}
+        totals = _merge_into(_FLAG_FILES, key, files)
+        this_flag = sa.and_(_COMMIT_FLAGS.c.commit_id == commit_id, _COMMIT_FLAGS.c.flag == flag)
+        session.execute(sa.update(_COMMIT_FLAGS).where(this_flag).values(version=_COMMIT_FLAGS.c.version + 1, **totals))
 
     now = utcnow()
     tips: list[tuple[Any, dict[str, Any]]] = []
@@ -533,6 +525,40 @@ def _insert() -> Callable[[sa.Table], Any]:
     if dialect not in _INSERT:
         raise CoverageError(f"uploads need SQLite or PostgreSQL, not {dialect}")
     return _INSERT[dialect]
+
+
+def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCoverage]) -> dict[str, Any]:
+    """Merge ``files`` into the rows of ``stored`` (commit files or a flag's files) whose columns
+    equal ``key``; returns their new totals: ``files``, ``lines``, ``hits``, ``misses``, ``partials``."""
+    session = get_session()
+    owned = sa.and_(*(stored.c[name] == value for name, value in key.items()))
+    existing = dict(session.execute(sa.select(stored.c.path, stored.c.id).where(owned)).all())
+    merged = dict(files)  # a copy: a retried transaction starts again from the parsed files
+    overlap = [existing[path] for path in merged if path in existing]
+    path_of = {file_id: path for path, file_id in existing.items()}
+    for ids in _batched(overlap, _BATCH):
+        for file_id, data in session.execute(sa.select(stored.c.id, stored.c.data).where(stored.c.id.in_(ids))):
+            path = path_of[file_id]
+            merged[path] = LineCoverage.decode(data).merge(merged[path])
+
+    new_rows = ({**key, "path": path, **_columns(lines)} for path, lines in merged.items() if path not in existing)
+    for rows in _batched(new_rows, _BATCH):
+        session.execute(sa.insert(stored), rows)
+    changed = ({"file_id": existing[path], **_columns(merged[path])} for path in merged if path in existing)
+    update = sa.update(stored).where(stored.c.id == sa.bindparam("file_id"))
+    for rows in _batched(changed, _BATCH):
+        session.execute(update, rows)
+
+    count, lines, hits, misses, partials = session.execute(
+        sa.select(
+            sa.func.count(stored.c.id),
+            *(
+                sa.func.coalesce(sa.func.sum(column), 0)
+                for column in (stored.c.lines, stored.c.hits, stored.c.misses, stored.c.partials)
+            ),
+        ).where(owned)
+    ).one()
+    return {"files": count, "lines": lines, "hits": hits, "misses": misses, "partials": partials}
 
 
 def _columns(lines: LineCoverage) -> dict[str, Any]:

@@ -243,6 +243,44 @@ class FileCoverage(Base):
     data: Mapped[bytes] = mapped_column(sa.LargeBinary)
 
 
+class CommitFlag(Base):
+    """The coverage of one flag in a commit: the merge of the commit's uploads that carry the flag.
+
+    Totals and ``version`` as on :class:`Commit`; its files are :class:`FlagFileCoverage` rows, read
+    exactly as a commit's :class:`FileCoverage` rows are (same columns, same kind of index).
+    """
+
+    __tablename__ = "coverage_commit_flag"
+    __table_args__ = (sa.UniqueConstraint("commit_id", "flag"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
+    flag: Mapped[str] = mapped_column(sa.String(45))
+    version: Mapped[int] = mapped_column(default=0)
+    files: Mapped[int] = mapped_column(default=0)
+    lines: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    hits: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    misses: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    partials: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+
+
+class FlagFileCoverage(Base):
+    """Coverage of one file in one flag of a commit, stored as :class:`FileCoverage` is."""
+
+    __tablename__ = "coverage_flag_file"
+    __table_args__ = (sa.UniqueConstraint("commit_id", "flag", "path"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
+    flag: Mapped[str] = mapped_column(sa.String(45))
+    path: Mapped[str] = mapped_column(sa.String(1024))
+    lines: Mapped[int] = mapped_column(default=0)
+    hits: Mapped[int] = mapped_column(default=0)
+    misses: Mapped[int] = mapped_column(default=0)
+    partials: Mapped[int] = mapped_column(default=0)
+    data: Mapped[bytes] = mapped_column(sa.LargeBinary)
+
+
 class Upload(Base):
     """An upload merged into a commit, with what its uploader said about it.
 

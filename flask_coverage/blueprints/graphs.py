@@ -34,15 +34,16 @@ import threading
 from collections.abc import Iterator, Sequence
 from importlib import metadata
 from typing import Any, Callable, Optional, TypeVar, cast
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, request
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from ..commits import find_target
-from ..models import SERVICE_BY_SHORT, Commit, FileCoverage, Repository
+from ..commits import Coverage, find_flag_target, find_target
+from ..ingest import FLAG_PATTERN
+from ..models import SERVICE_BY_SHORT, Commit, CommitFlag, FileCoverage, FlagFileCoverage, Repository
 from ..outage import handle_database_outage
 from ..state import call_hook, get_cache, get_session, get_state
 from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
@@ -118,26 +119,50 @@ def _graph_token() -> Optional[str]:
     return token if token and len(token) <= MAX_TOKEN_LENGTH else None
 
 
+def requested_flag() -> Optional[str]:
+    """The ``flag`` query argument (``None`` without one; an empty one is none, as on Codecov).
+
+    Raises ``ValueError`` for a name that no upload can have (the upload's rule).
+    """
+    flag = request.args.get("flag") or None
+    if flag is not None and not FLAG_PATTERN.fullmatch(flag):
+        raise ValueError("flag must be 1 to 45 letters, digits, '_', '.' or '-'")
+    return flag
+
+
 def _readable_target(
-    prov: str, owner: str, name: str, branch: Optional[str], pullid: Optional[str], sha: Optional[str]
-) -> Optional[tuple[Repository, Commit]]:
-    """The repository the URL names and the commit its target names (see the module docstring),
-    if this request may read them; else ``None``: the one 404."""
+    prov: str,
+    owner: str,
+    name: str,
+    branch: Optional[str],
+    pullid: Optional[str],
+    sha: Optional[str],
+    flag: Optional[str],
+) -> Optional[tuple[Repository, Commit, Coverage]]:
+    """The repository the URL names, the commit its target names (see the module docstring) and
+    the coverage to show: the commit's, or with ``flag`` that flag's in the commit; if this request
+    may read them, else ``None``: the one 404 (an unknown flag included). One query."""
     service = SERVICE_BY_SHORT.get(prov)
     if service is None:
         return None
     if pullid is None:
-        found = find_target(service, owner, name, sha=sha, branch=branch)
+        target: dict[str, Any] = {"sha": sha, "branch": branch}
     elif pullid.isascii() and pullid.isdigit() and len(pullid) <= 10:
-        found = find_target(service, owner, name, pullid=int(pullid))
+        target = {"pullid": int(pullid)}
     else:
         return None
-    if found is None:
+    if flag is None:
+        found = find_target(service, owner, name, **target)
+        coverage: Optional[Coverage] = None if found is None else found[1]
+    else:
+        flagged = find_flag_target(service, owner, name, flag, **target)
+        found, coverage = (None, None) if flagged is None else (flagged[:2], flagged[2])
+    if found is None or coverage is None:
         return None
     repository = found[0]
     if repository.private and not call_hook("verify_graph_token", repository, _graph_token()):
         return None
-    return found
+    return repository, found[1], coverage
 
 
 def _private_headers(response: Response, repository: Repository) -> Response:
@@ -152,29 +177,33 @@ def _etag(*parts: object) -> str:
     return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _commit_identity(commit: Commit) -> tuple[object, ...]:
+def _commit_identity(commit: Commit, coverage: Coverage) -> tuple[object, ...]:
     # The creation time tells a commit apart from a deleted one whose row id was reused.
-    return commit.repository_id, commit.id, commit.sha, commit.timestamp.isoformat(), commit.version
+    identity = (commit.repository_id, commit.id, commit.sha, commit.timestamp.isoformat(), commit.version)
+    if isinstance(coverage, CommitFlag):
+        return (*identity, "flag", coverage.id, coverage.flag, coverage.version)
+    return identity
 
 
 def _not_modified(etag: str) -> bool:
     return request.if_none_match.contains_weak(etag)
 
 
-def _link_target(repository: Repository, commit: Commit) -> tuple[Optional[str], str]:
+def _link_target(repository: Repository, commit: Commit, flag: Optional[str]) -> tuple[Optional[str], str]:
     """``(link prefix, link suffix)`` of a graph's blocks (``None``: no links).
 
     Without a ``file_url`` hook of the host's, links go to this service's file view as
     ``../blob/``: from ``{target}/graphs/`` that is the file view of the same target (when the web
     pages are mounted at the graphs' prefix, else the commit's file views at theirs). They carry
-    the request's graph token when the repository is private. A hook's URL is used as it is: the
-    token is never sent elsewhere.
+    the request's graph token when the repository is private, and the ``flag`` shown. A hook's URL
+    is used as it is: the token is never sent elsewhere.
     """
     if get_state().service.file_url_callback is not default_file_url:
         return call_hook("file_url", repository, commit), ""
     config = current_app.config
-    token = _graph_token() if repository.private else None
-    suffix = "" if token is None else f"?token={quote(token, safe='')}"
+    query = {"token": _graph_token() if repository.private else None, "flag": flag}
+    suffix = urlencode({key: value for key, value in query.items() if value is not None}, quote_via=quote)
+    suffix = f"?{suffix}" if suffix else ""
     if config["COVERAGE_WEB_URL_PREFIX"] == config["COVERAGE_GRAPH_URL_PREFIX"]:
         return "../blob/", suffix
     return default_file_url(repository, commit), suffix
@@ -191,18 +220,25 @@ def color_range(repository: Repository) -> tuple[float, float]:
 
 
 @functools.lru_cache(maxsize=8)
-def _records_query(dialect: Dialect) -> SQLCompiler:
-    files = FileCoverage.__table__.c
+def _records_query(dialect: Dialect, flagged: bool) -> SQLCompiler:
+    files = (FlagFileCoverage if flagged else FileCoverage).__table__.c
     query = sa.select(files.path, files.lines, files.hits).where(files.commit_id == sa.bindparam("commit_id"))
+    if flagged:
+        query = query.where(files.flag == sa.bindparam("flag"))
     return cast(SQLCompiler, query.compile(dialect=dialect))
 
 
-def graph_records(commit: Commit) -> Sequence[Any]:
-    """``(path, lines, hits)`` of every file of ``commit``: three columns, no line data, no sort
-    (the layouts order the files themselves), in the session's transaction."""
+def graph_records(commit: Coverage) -> Sequence[Any]:
+    """``(path, lines, hits)`` of every file of ``commit`` (or of a flag of a commit): three columns,
+    no line data, no sort (the layouts order the files themselves), in the session's transaction."""
     connection = get_session().connection()
-    compiled = _records_query(connection.dialect)
-    params: Any = (commit.id,) if compiled.positional else {"commit_id": commit.id}
+    if isinstance(commit, CommitFlag):
+        compiled = _records_query(connection.dialect, True)
+        values = {"commit_id": commit.commit_id, "flag": commit.flag}
+    else:
+        compiled = _records_query(connection.dialect, False)
+        values = {"commit_id": commit.id}
+    params: Any = tuple(values[name] for name in compiled.positiontup or ()) if compiled.positional else values
     # The driver's own cursor: its plain tuples cost a quarter less than result rows, a few
     # milliseconds per 20,000 files (see docs/benchmarks.md).
     cursor = connection.connection.cursor()
@@ -242,7 +278,7 @@ def gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def _compressed_svg(key: str, options: GraphOptions, commit: Commit) -> bytes:
+def _compressed_svg(key: str, options: GraphOptions, commit: Coverage) -> bytes:
     """The graph, gzip-compressed: from the cache, or drawn from the database and stored."""
     cache = get_cache()
     try:
@@ -297,18 +333,22 @@ def badge(
     precision = request.args.get("precision", "0")
     if precision not in PRECISIONS:
         return _bad_request("precision must be 0, 1 or 2")
+    try:
+        flag = requested_flag()
+    except ValueError as error:
+        return _bad_request(str(error))
     label = current_app.config["COVERAGE_BADGE_LABEL"]
-    found = _readable_target(prov, owner, repo, branch, pullid, sha)
-    if found is None or found[1].lines <= 0:
+    found = _readable_target(prov, owner, repo, branch, pullid, sha, flag)
+    if found is None or found[2].lines <= 0:
         repository, value, color = None, UNKNOWN, UNKNOWN_COLOR
         # The same answer, ETag included, whatever was not found.
         etag = _etag("badge", ext, label)
     else:
-        repository, commit = found
+        repository, commit, coverage = found
         low, high = color_range(repository)
-        value = format_coverage(commit.hits, commit.lines, int(precision))
-        color = coverage_color(commit.hits * 100 / commit.lines, low, high)
-        etag = _etag("badge", ext, label, precision, low, high, *_commit_identity(commit))
+        value = format_coverage(coverage.hits, coverage.lines, int(precision))
+        color = coverage_color(coverage.hits * 100 / coverage.lines, low, high)
+        etag = _etag("badge", ext, label, precision, low, high, *_commit_identity(commit, coverage))
     if _not_modified(etag):
         body = b""
         status = 304
@@ -339,19 +379,20 @@ def graph(
         params = validate_graph_params(
             kind, args.get("width"), args.get("height"), args.get("border_size"), args.get("border_color")
         )
+        flag = requested_flag()
     except ValueError as error:
         return _bad_request(str(error))
-    found = _readable_target(prov, owner, repo, branch, pullid, sha)
-    if found is None or not found[1].files:
+    found = _readable_target(prov, owner, repo, branch, pullid, sha, flag)
+    if found is None or not found[2].files:
         return _graph_not_found()
-    repository, commit = found
-    link_prefix, link_suffix = _link_target(repository, commit)
+    repository, commit, coverage = found
+    link_prefix, link_suffix = _link_target(repository, commit, flag)
     options = params._replace(color_range=color_range(repository), link_prefix=link_prefix, link_suffix=link_suffix)
-    etag = _etag("graph", *_commit_identity(commit), *options)
+    etag = _etag("graph", *_commit_identity(commit, coverage), *options)
     if _not_modified(etag):
         response = _svg_response(b"", 304)
     else:
-        body = _compressed_svg(f"coverage-graph:{etag}", options, commit)
+        body = _compressed_svg(f"coverage-graph:{etag}", options, coverage)
         if request.accept_encodings["gzip"]:
             response = _svg_response(body)
             response.headers["Content-Encoding"] = "gzip"

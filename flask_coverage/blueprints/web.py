@@ -25,7 +25,7 @@ from flask import Blueprint, Response, abort, make_response, render_template, re
 from werkzeug.exceptions import HTTPException
 
 from ..auth import can_read_repository
-from ..commits import FileTotals, file_lines, file_totals, find_repository, find_target
+from ..commits import FileTotals, file_lines, file_totals, find_flag, find_repository, find_target
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
 from ..names import is_storable
@@ -36,7 +36,7 @@ from ..state import call_hook, get_session
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
 from ..svg.color import NO_DATA_COLOR, coverage_steps
 from ..svg.writer import format_percent
-from .graphs import MAX_TOKEN_LENGTH, color_range
+from .graphs import MAX_TOKEN_LENGTH, color_range, requested_flag
 
 bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 handle_database_outage(bp)
@@ -340,16 +340,25 @@ def file_view(
     pullid: Optional[str] = None,
     sha: Optional[str] = None,
 ) -> Any:
-    """One file of the commit the URL's target names: each line with its state, hits and source."""
+    """One file of the commit the URL's target names (``?flag=``: of that flag of it): each line
+    with its state, hits and source."""
+    try:
+        flag = requested_flag()
+    except ValueError as error:
+        abort(400, str(error))
     view = _view(prov, owner, repo, _target(branch, pullid, sha))
     commit = view.commit
-    lines = file_lines(commit, path) if commit is not None else None
+    coverage = commit if flag is None or commit is None else find_flag(commit, flag)
+    lines = file_lines(coverage, path) if coverage is not None else None
     if commit is None or lines is None:
         abort(404)
     source = load_source(view.repository, commit.sha, path)
     user = _current_user()
     material = "\0".join(
-        map(str, (commit.id, commit.sha, commit.version, path, view.token, getattr(user, "id", None), source))
+        map(
+            str,
+            (commit.id, commit.sha, commit.version, path, flag, view.token, getattr(user, "id", None), source),
+        )
     )
     etag = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     if request.if_none_match.contains(etag):
@@ -377,6 +386,7 @@ def file_view(
             repository=view.repository,
             commit=commit,
             path=path,
+            flag=flag,
             totals=totals,
             coverage=format_percent(totals.hits, totals.lines),
             rows=rows,
