@@ -20,7 +20,9 @@ from .models import (
     AccessToken,
     Branch,
     Commit,
+    CommitFlag,
     FileCoverage,
+    FlagFileCoverage,
     Membership,
     Owner,
     Pull,
@@ -236,7 +238,7 @@ def rotate_token(service: Union[str, ServiceEnum], owner: str, name: str, *, kin
 
 
 def delete_repo(service: Union[str, ServiceEnum], owner: str, name: str) -> None:
-    """Delete a repository with all its coverage: commits, files, branches, pulls and uploads.
+    """Delete a repository with all its coverage: commits, files, flags, branches, pulls and uploads.
 
     Its name is free again at once (a new repository of that name starts empty, with new tokens).
     """
@@ -249,6 +251,8 @@ def delete_repo(service: Union[str, ServiceEnum], owner: str, name: str) -> None
         sa.delete(UploadFlag).where(UploadFlag.upload_id.in_(uploads)),
         sa.delete(Upload).where(Upload.commit_id.in_(commits)),
         sa.delete(FileCoverage).where(FileCoverage.commit_id.in_(commits)),
+        sa.delete(FlagFileCoverage).where(FlagFileCoverage.commit_id.in_(commits)),
+        sa.delete(CommitFlag).where(CommitFlag.commit_id.in_(commits)),
         sa.delete(Branch).where(Branch.repository_id == repository.id),
         sa.delete(Pull).where(Pull.repository_id == repository.id),
         sa.delete(Commit).where(Commit.repository_id == repository.id),
