@@ -19,10 +19,22 @@ from sqlalchemy.orm import contains_eager
 
 from .errors import InvalidInput, NotFound
 from .lines import LineCoverage, Totals
-from .models import Branch, Commit, CommitFlag, FileCoverage, FlagFileCoverage, Owner, Pull, Repository, ServiceEnum
+from .models import (
+    Branch,
+    Commit,
+    CommitFlag,
+    FileCoverage,
+    FlagFileCoverage,
+    Owner,
+    Pull,
+    Repository,
+    ServiceEnum,
+    Upload,
+    UploadFlag,
+)
 from .names import is_storable, refused_character
 from .operations import get_owner, get_repository, parse_service
-from .state import get_session
+from .state import get_engine, get_session
 
 #: The shortest sha prefix that names a commit (what ``git log --oneline`` shows).
 MIN_SHA_PREFIX = 7
@@ -330,3 +342,18 @@ def commit_web_path(repository: Repository, sha: str) -> str:
     prefix = current_app.config["COVERAGE_GRAPH_URL_PREFIX"].rstrip("/")
     names = "/".join(quote(name, safe="") for name in (owner.username, repository.name))
     return f"{prefix}/{owner.service.short}/{names}/commit/{sha}/graphs/tree.svg"
+
+
+def uploads_query(commit: Commit) -> sa.Select:
+    """The uploads of ``commit``, oldest first, as rows of :class:`~flask_coverage.models.Upload`'s
+    columns plus ``flags``: the upload's flags joined by ``","`` (``None`` for none), in one query."""
+    flag = UploadFlag.flag
+    joined = (
+        sa.func.string_agg(flag, ",") if get_engine().dialect.name == "postgresql" else sa.func.group_concat(flag, ",")
+    )
+    flags = sa.select(joined).where(UploadFlag.upload_id == Upload.id).scalar_subquery()
+    return (
+        sa.select(*Upload.__table__.columns, flags.label("flags"))
+        .where(Upload.commit_id == commit.id)
+        .order_by(Upload.created_at, Upload.id)
+    )

@@ -257,3 +257,38 @@ class CommitReportSchema(Schema):
         required=True,
         metadata={"format": "uri", "description": "Where the commit's coverage is shown (its tree graph)."},
     )
+
+
+# The uploads of a commit: GET /{service}/{owner_username}/repos/{repo}/commits/{sha}/uploads/.
+
+
+class CommitPathSchema(RepositoryPathSchema):
+    """The ``.../repos/{repo}/commits/{sha}`` path arguments of the v2 API."""
+
+    sha = fields.String(required=True, metadata={"description": "The commit's sha, or a unique prefix of 7+."})
+
+
+class UploadSchema(Schema):
+    """An upload merged into a commit, with what its uploader said about it."""
+
+    external_id = fields.String(
+        allow_none=True, metadata={"description": "The id given to the uploader (v4 and codecov-cli uploads)."}
+    )
+    created_at = fields.DateTime(required=True, format="iso")
+    state = fields.Constant("processed", metadata={"description": "Always `processed`: uploads merge at once."})
+    upload_type = fields.Constant("uploaded")
+    flags = fields.Method("_flags", metadata={"description": "The upload's flags, sorted."})
+    name = fields.String(allow_none=True, metadata={"description": "The upload's name (`-n`)."})
+    build_code = fields.String(attribute="build", allow_none=True, metadata={"description": "The CI build."})
+    job_code = fields.String(attribute="job", allow_none=True, metadata={"description": "The CI job."})
+    build_url = fields.String(allow_none=True, metadata={"description": "The CI build's URL."})
+    provider = fields.String(allow_none=True, metadata={"description": "The CI service."})
+
+    def _flags(self, row: Any) -> list[str]:
+        return sorted(row.flags.split(",")) if row.flags else []
+
+
+class PaginatedUploadListSchema(PaginatedSchema):
+    """A page of the uploads of a commit."""
+
+    results = fields.List(fields.Nested(UploadSchema), required=True)

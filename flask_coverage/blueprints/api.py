@@ -21,20 +21,23 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import PathConverter
 
 from ..auth import can_read_repository, is_member
-from ..commits import commit_web_path, find_repository, iter_file_coverage, resolve_commit
+from ..commits import commit_web_path, find_repository, iter_file_coverage, resolve_commit, uploads_query
 from ..lines import Totals
-from ..models import Membership, Owner, Repository, ServiceEnum
+from ..models import Commit, Membership, Owner, Repository, ServiceEnum
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
 from ..operations import get_owner
 from ..outage import handle_database_outage
 from ..pagination import InvalidPage, paginate
 from ..schemas import (
+    CommitPathSchema,
     CommitReportSchema,
     CoverageTotalsSchema,
     FileReportSchema,
     OwnerPathSchema,
     PaginatedSchema,
+    PaginatedUploadListSchema,
     PaginatedUserListSchema,
+    PaginationQuerySchema,
     ReportQuerySchema,
     RepositoryPathSchema,
     UserListQuerySchema,
@@ -421,3 +424,30 @@ def _totals_body(totals: Totals, files: int) -> dict[str, Any]:
         "branches": 0,
         "methods": 0,
     }
+
+
+def readable_commit(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, sha: str) -> Commit:
+    """The commit a v2 path names (full sha or unique prefix), if ``user`` may read its repository; else the 404."""
+    commit = resolve_commit(readable_repository(user, service, owner_username, repo), sha=sha)
+    if commit is None:
+        raise ApiError(404, NOT_FOUND)
+    return commit
+
+
+@api_get(
+    "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>/commits/<sha>/uploads/",
+    operation_id="repos_commits_uploads_list",
+    tag="Coverage",
+    summary="List the uploads of a commit",
+    description="The uploads merged into a commit, oldest first, with their flags, name, CI build, job and URL. "
+    "Read as the report is: public repositories without a token, private ones by their members; anything "
+    "unknown or not visible to the caller gets the same 404.",
+    auth="optional",
+    path=CommitPathSchema,
+    lookup=readable_commit,
+    query=PaginationQuerySchema,
+    response=PaginatedUploadListSchema,
+)
+def repos_commits_uploads_list(commit: Commit, args: dict[str, Any]) -> sa.Select:
+    """``GET .../repos/{repo}/commits/{sha}/uploads/``: one page of the uploads of a commit."""
+    return uploads_query(commit)
