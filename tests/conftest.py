@@ -32,6 +32,17 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))
 SERVER_URL = os.environ.get("COVERAGE_TEST_DATABASE_URL", "")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The real uploaders are installed from PyPI and npm and run as processes: only on request
+    # (-m clients, the tox env "clients"), never inside another run's "not browser".
+    if "clients" in (config.getoption("markexpr") or ""):
+        return
+    deselected = [item for item in items if item.get_closest_marker("clients") is not None]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if item.get_closest_marker("clients") is None]
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("postgresql") is not None and not SERVER_URL:
         pytest.skip("needs COVERAGE_TEST_DATABASE_URL (PostgreSQL)")

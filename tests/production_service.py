@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -104,8 +104,11 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
 class Gunicorn:
     """gunicorn serving ``app`` with ``workers`` sync workers on a free 127.0.0.1 port."""
 
-    def __init__(self, app: str, *, workers: int, env: dict[str, str], chdir: Path, log_dir: str) -> None:
+    def __init__(
+        self, app: str, *, workers: int, env: dict[str, str], chdir: Path, log_dir: str, extra_args: Sequence[str] = ()
+    ) -> None:
         self.app, self.workers, self.env, self.chdir, self.log_dir = app, workers, env, chdir, log_dir
+        self.extra_args = list(extra_args)  # more gunicorn options (an access log, say)
         self.port = 0
         self.process: Optional[subprocess.Popen[bytes]] = None
         self.log_path = Path(log_dir) / "gunicorn.log"
@@ -121,7 +124,7 @@ class Gunicorn:
                 self.process = subprocess.Popen(  # noqa: S603 - a fixed argv of our own
                     [sys.executable, "-m", "gunicorn", "--bind", f"fd://{listener.fileno()}",
                      "--workers", str(self.workers), "--timeout", "60", "--graceful-timeout", "10",
-                     "--chdir", str(self.chdir), self.app],
+                     "--chdir", str(self.chdir), *self.extra_args, self.app],
                     pass_fds=[listener.fileno()],
                     env={**os.environ, **self.env, "XDG_RUNTIME_DIR": self.log_dir},
                     stdout=log,

@@ -281,7 +281,7 @@ def upload_put() -> Response:
     return _json(200, upload_summary(repository, commit))
 
 
-def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, bytes]], list[str], dict[str, FileFix]]:
+def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, bytearray]], list[str], dict[str, FileFix]]:
     """The reports, file list and fixes of codecov-cli's upload body; a 4xx for anything malformed.
 
     Each coverage file's ``data`` is base64 of zlib data, inflated with what is left of ``limit``
@@ -296,7 +296,7 @@ def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, byte
     files = payload.get("coverage_files")
     if not isinstance(files, list) or not files:
         fail(400, "Upload refused: coverage_files must be a non-empty list.")
-    reports: list[tuple[str, bytes]] = []
+    reports: list[tuple[str, bytearray]] = []
     left = limit
     for index, item in enumerate(files):
         if not isinstance(item, dict) or not isinstance(item.get("data"), str):
@@ -310,7 +310,7 @@ def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, byte
         except (binascii.Error, ValueError):
             fail(400, f"Upload refused: coverage file {name!r}: data is not base64.")
         try:
-            data = bytes(inflate(compressed, left, what=f"coverage file {name!r}"))
+            data = inflate(compressed, left, what=f"coverage file {name!r}")
         except ReportTooLarge as error:
             fail(413, f"Upload refused: {error}.")
         except ReportError as error:
