@@ -50,8 +50,13 @@ def reports_errors(f: F) -> F:
 @reports_errors
 def init_db_command() -> None:
     """Create the coverage tables (safe to run again)."""
-    operations.init_db()
+    trigram_index = operations.init_db()
     click.echo("Coverage tables are ready.")
+    if trigram_index is False:
+        click.echo(
+            "No trigram index: the users list's search scans the members. A role that may create the "
+            "pg_trgm extension can run 'flask coverage init-db' again (see docs/api.md)."
+        )
 
 
 @coverage_cli.command("add-user", epilog=SERVICES_HELP)

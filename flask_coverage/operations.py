@@ -7,6 +7,7 @@ as it was. The ``flask coverage`` CLI is a thin layer over these functions.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import string
 from typing import Optional, Union
@@ -35,13 +36,37 @@ from .models import (
 from .names import check_name, is_storable
 from .state import get_engine, get_session
 
+log = logging.getLogger(__name__)
 _IMAGE_TOKEN_ALPHABET = string.ascii_letters + string.digits
 MAX_TOKEN_NAME_LENGTH = 100
 
 
-def init_db() -> None:
-    """Create the extension's tables that do not exist yet (idempotent)."""
-    metadata.create_all(bind=get_engine())
+#: PostgreSQL: the trigram index that serves the users list's ``search`` (``ILIKE '%term%'``).
+TRIGRAM_INDEX_DDL = (
+    "CREATE INDEX IF NOT EXISTS ix_coverage_owner_search ON coverage_owner "
+    "USING gin (username gin_trgm_ops, name gin_trgm_ops, email gin_trgm_ops)"
+)
+
+
+def init_db() -> Optional[bool]:
+    """Create the extension's tables that do not exist yet (idempotent).
+
+    On PostgreSQL it also creates the ``pg_trgm`` extension, where the role may, and the trigram index
+    of the users list's search, and returns whether that index exists; elsewhere it returns ``None``.
+    """
+    engine = get_engine()
+    metadata.create_all(bind=engine)
+    if engine.dialect.name != "postgresql":
+        return None
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.text("CREATE EXTENSION IF NOT EXISTS pg_trgm"))
+            connection.execute(sa.text(TRIGRAM_INDEX_DDL))
+    except sa.exc.DBAPIError as error:
+        # Not installed, or the role may not create it: search still works, by scanning the members.
+        log.warning("no trigram index for the users list's search: %s", " ".join(str(error.orig).split()))
+        return False
+    return True
 
 
 def parse_service(value: Union[str, ServiceEnum]) -> ServiceEnum:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 from urllib.parse import urlencode
 
@@ -11,7 +12,9 @@ import sqlalchemy as sa
 import webtest
 
 from flask_coverage.models import AccessToken, Membership, Owner, Repository, metadata
-from flask_coverage.operations import get_owner
+from flask_coverage.operations import add_member, add_org, add_user, create_token, get_owner
+
+URL = "/api/v2/github/acme/users/"
 
 
 def snapshot(db) -> dict[str, list[tuple]]:
@@ -316,3 +319,47 @@ def test_add_repo_sets_the_language(runner, db, acme) -> None:
     assert "language must not contain" in run_error(
         runner, db, "add-repo", "github", "acme", "x", "--language", "a\u202e"
     )
+
+
+@pytest.mark.postgresql
+def test_init_db_makes_the_trigram_index_of_the_search(runner, db) -> None:
+    result = run_ok(runner, "init-db")
+    assert result.output == "Coverage tables are ready.\n"
+    indexes = {index["name"] for index in sa.inspect(db.engine).get_indexes("coverage_owner")}
+    assert "ix_coverage_owner_search" in indexes
+
+
+@pytest.mark.postgresql
+def test_init_db_without_the_right_to_create_pg_trgm_says_so_and_search_still_works(
+    make_app, make_database_url, make_runner
+) -> None:
+    url = make_database_url()
+    role = f"coverage_limited_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+    with admin.connect() as connection:
+        # May create tables, but not extensions (CREATE on the database is what pg_trgm needs).
+        connection.execute(sa.text(f"CREATE ROLE {role} LOGIN"))
+        connection.execute(sa.text(f"GRANT CREATE ON SCHEMA public TO {role}"))
+    app = make_app(sa.make_url(url).set(username=role).render_as_string(hide_password=False))
+    try:
+        result = make_runner(app).invoke(args=["coverage", "init-db"])
+        assert result.exit_code == 0, result.output
+        assert "No trigram index" in result.output and "pg_trgm" in result.output
+        with app.app_context():
+            add_org("github", "acme")
+            add_user("github", "alice", name="Alice Liddell")
+            add_member("github", "acme", "alice")
+            token = create_token("github", "alice", name="ci")[1]
+            engine = app.extensions["sqlalchemy"].engine
+            assert "ix_coverage_owner_search" not in {
+                i["name"] for i in sa.inspect(engine).get_indexes("coverage_owner")
+            }
+        body = app.test_client().get(URL + "?search=LIDD", headers={"Authorization": f"Bearer {token}"}).json
+        assert [user["username"] for user in body["results"]] == ["alice"]
+    finally:
+        with app.app_context():
+            app.extensions["sqlalchemy"].engine.dispose()
+        with admin.connect() as connection:
+            connection.execute(sa.text(f"DROP OWNED BY {role}"))
+            connection.execute(sa.text(f"DROP ROLE {role}"))
+        admin.dispose()

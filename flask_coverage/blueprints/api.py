@@ -42,7 +42,7 @@ from ..schemas import (
     RepositoryPathSchema,
     UserListQuerySchema,
 )
-from ..state import call_hook
+from ..state import call_hook, get_engine
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -169,7 +169,8 @@ def api_get(
     4. ``query`` loads the query string (a 400 naming each bad argument); ``{}`` without it.
     5. ``view(found, args)`` returns the body: an object ``response`` dumps; for a ``PaginatedSchema``
        response, a ``select`` in a total order that is paginated by ``args`` (``rows`` as for
-       :func:`flask_coverage.pagination.paginate`); or a ready :class:`~flask.Response`.
+       :func:`flask_coverage.pagination.paginate`), or a pair ``(select, count)`` whose ``count`` is a
+       cheaper query of its number of rows (or ``None``); or a ready :class:`~flask.Response`.
 
     The OpenAPI operation is written from the same schemas: the parameters from ``path`` and
     ``query``, the 200 body from ``response``, the security from ``auth``, and the error responses
@@ -209,7 +210,8 @@ def api_get(
             if isinstance(result, Response):
                 return result
             if pages:
-                return paginated(response_schema, result, args, rows=rows)
+                query, count = result if isinstance(result, tuple) else (result, None)
+                return paginated(response_schema, query, args, rows=rows, count=count)
             return response_schema.dump(result)
 
         document.add(rule, "get", operation)
@@ -253,12 +255,16 @@ def load_query(schema: Schema) -> dict[str, Any]:
 
 
 def paginated(
-    schema: Schema, query: sa.Select, args: dict[str, Any], rows: Optional[Callable[[sa.Subquery], sa.Select]] = None
+    schema: Schema,
+    query: sa.Select,
+    args: dict[str, Any],
+    rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
+    count: Optional[sa.Select] = None,
 ) -> dict[str, Any]:
     """The page ``args["page"]`` (of ``args["page_size"]`` rows) of ``query``, dumped by ``schema``.
 
     ``args`` are the request's arguments loaded by a ``PaginationQuerySchema``; ``schema`` is a
-    ``PaginatedSchema`` whose ``results`` dump the rows; ``query`` and ``rows`` are as for
+    ``PaginatedSchema`` whose ``results`` dump the rows; ``query``, ``rows`` and ``count`` are as for
     :func:`flask_coverage.pagination.paginate`. The envelope holds ``count``, ``total_pages`` and the
     absolute links of the neighbour pages. A page past the last is a 404 :class:`ApiError`.
     """
@@ -269,6 +275,7 @@ def paginated(
             page_size=args["page_size"],
             max_page_size=current_app.config["COVERAGE_MAX_PAGE_SIZE"],
             rows=rows,
+            count=count,
         )
     except InvalidPage as error:
         raise ApiError(404, str(error)) from None
@@ -316,29 +323,85 @@ def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_usern
     return repository
 
 
+#: The shortest search term a trigram index can serve.
+TRIGRAM = 3
+
+
 def members_query(
     org: Owner, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
 ) -> sa.Select:
-    """The members of ``org`` (users of its service) as rows of ``User`` fields, in the documented order.
+    """The keys of the members of ``org`` (users of its service), in the documented order.
 
-    The order is ``lower(username)`` in the database's collation, then the owner id: total, so pages
-    never overlap. Usernames are unique per service, so the index on ``(service, lower(username))``
-    serves it and a page is read in index order instead of sorting every member.
+    The order is ``lower(username)`` in the database's collation (``Membership.sort_key``), then the
+    owner id: total, so pages never overlap. Without ``search`` a page of keys is read from the
+    ``(org_id, sort_key, user_id, activated, is_admin)`` index alone; :func:`member_rows` then joins
+    only the page to the owners.
     """
-    query = (
-        sa.select(Owner.service, Owner.username, Owner.name, Owner.email, Membership.activated, Membership.is_admin)
-        .join(Membership, Membership.user_id == Owner.id)
-        .where(Membership.org_id == org.id, Owner.service == org.service)
-    )
-    if activated is not None:
-        query = query.where(Membership.activated == activated)
-    if is_admin is not None:
-        query = query.where(Membership.is_admin == is_admin)
-    for term in dict.fromkeys((search or "").split()):
-        # autoescape makes % and _ (and the escape character) match literally.
+    keys = (Membership.sort_key, Membership.user_id, Membership.activated, Membership.is_admin)
+    query = sa.select(*keys).where(*_memberships(org, activated, is_admin))
+    terms = dict.fromkeys((search or "").split())
+    if not terms:
+        return query.where(Membership.sort_key.is_not(None)).order_by(Membership.sort_key, Membership.user_id)
+    # The same members as "sort_key IS NOT NULL", said on the owners: the planner may start from the
+    # owners that match (the trigram index on PostgreSQL, a scan on SQLite) and probe the memberships.
+    query = query.join(Owner, Owner.id == Membership.user_id).where(Owner.service == org.service)
+    dialect = get_engine().dialect.name
+    for term in terms:
         fields = (Owner.username, Owner.name, Owner.email)
-        query = query.where(sa.or_(*(column.icontains(term, autoescape=True) for column in fields)))
-    return query.order_by(sa.func.lower(Owner.username), Owner.id)
+        query = query.where(sa.or_(*(_contains(column, term, dialect) for column in fields)))
+    order: Any = Membership.sort_key
+    if dialect == "postgresql" and any(len(term) >= TRIGRAM for term in terms):
+        # The trigram index finds the matches; expecting many, PostgreSQL would rather walk the list's
+        # order until 20 match, which reads every member when few do. An order no index gives makes it
+        # sort the matches it found: the page costs at most what the count costs.
+        order = order + ""
+    return query.order_by(order, Membership.user_id)
+
+
+def members_count(
+    org: Owner, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
+) -> Optional[sa.Select]:
+    """The number of rows of :func:`members_query` counted the cheap way, or ``None`` for a search.
+
+    The memberships of ``org`` less those of users on another service (``sort_key`` NULL, rare): two
+    ranges of narrow indexes instead of one of the wide ``(org_id, sort_key, ...)`` one.
+    """
+    if (search or "").split():
+        return None
+    query = sa.select(sa.func.count()).select_from(Membership).where(*_memberships(org, activated, is_admin))
+    return sa.select(query.scalar_subquery() - query.where(Membership.sort_key.is_(None)).scalar_subquery())
+
+
+def _memberships(org: Owner, activated: Optional[bool], is_admin: Optional[bool]) -> list[Any]:
+    """The conditions on the memberships of ``org`` with the given flags."""
+    conditions = [Membership.org_id == org.id]
+    if activated is not None:
+        conditions.append(Membership.activated == activated)
+    if is_admin is not None:
+        conditions.append(Membership.is_admin == is_admin)
+    return conditions
+
+
+def _contains(column: Any, term: str, dialect: str) -> Any:
+    """SQL for: ``term`` is a case-insensitive substring of ``column`` (``%`` and ``_`` are literal)."""
+    if dialect == "sqlite":
+        # SQLite's LIKE ignores the case of ASCII letters, the only ones its lower() folds: the same
+        # match as lower(column) LIKE lower(pattern), without two lower() calls per row.
+        return column.contains(term, autoescape=True)
+    if len(term) < TRIGRAM:
+        # No trigram index serves a term this short; another statement, so that PostgreSQL's cached
+        # generic plan of the indexed one (which reads the whole index for it) never runs it.
+        column = column + ""
+    return column.icontains(term, autoescape=True)
+
+
+def member_rows(keys: sa.Subquery) -> sa.Select:
+    """The ``User`` fields of a page of :func:`members_query`, in its order."""
+    return (
+        sa.select(Owner.service, Owner.username, Owner.name, Owner.email, keys.c.activated, keys.c.is_admin)
+        .join(keys, keys.c.user_id == Owner.id)
+        .order_by(keys.c.sort_key, keys.c.user_id)
+    )
 
 
 @api_get(
@@ -354,10 +417,12 @@ def members_query(
     lookup=member_org,
     query=UserListQuerySchema,
     response=PaginatedUserListSchema,
+    rows=member_rows,
 )
-def users_list(org: Owner, args: dict[str, Any]) -> sa.Select:
+def users_list(org: Owner, args: dict[str, Any]) -> tuple[sa.Select, Optional[sa.Select]]:
     """``GET /{service}/{owner_username}/users/``: one page of the members of an organization."""
-    return members_query(org, **{name: args.get(name) for name in ("activated", "is_admin", "search")})
+    filters = {name: args.get(name) for name in ("activated", "is_admin", "search")}
+    return members_query(org, **filters), members_count(org, **filters)
 
 
 @_route("/openapi.json")

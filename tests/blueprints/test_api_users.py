@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -482,3 +483,98 @@ def test_the_number_of_queries_does_not_grow_with_the_members(testapp, acme, par
     # The members are counted in SQL, and only one page of them is fetched.
     assert sum("count(" in statement.lower() for statement in many) == 1
     assert sum("LIMIT" in statement and "coverage_membership" in statement for statement in many) == 1
+
+
+def test_every_page_costs_the_same_queries(testapp, acme) -> None:
+    get_users(testapp, acme["alice"])  # the token's first use writes last_used
+    pages = [count_queries(testapp, acme["alice"], page=page, page_size=2) for page in (1, 2, 3)]
+    searched = [count_queries(testapp, acme["alice"], search="e", page=page, page_size=1) for page in (1, 2, 3)]
+    assert len({len(statements) for statements in pages + searched}) == 1
+
+
+def test_the_count_and_the_page_read_the_membership_index_alone(app, testapp, acme) -> None:
+    # The shape of the ideal SQL: the count and the page of keys never touch coverage_owner; only the
+    # page (a subquery with LIMIT) is joined to the owners.
+    statements = count_queries(testapp, acme["alice"], activated="true", page=2, page_size=2)
+    count, page = [s for s in statements if "coverage_membership" in s and ("count(" in s or "LIMIT" in s)]
+    assert "coverage_owner" not in count
+    keys = page[page.index("(SELECT") : page.index("LIMIT")]
+    assert "coverage_owner" not in keys and "sort_key" in keys
+
+
+# --- the order stays true when usernames change -------------------------------------------------
+
+
+def all_usernames(testapp, token: str, page_size: int = 2) -> list[str]:
+    """Every member, read page by page (so that a wrong key would also misplace a page boundary)."""
+    seen, page = [], 1
+    while True:
+        body = get_users(testapp, token, page=page, page_size=page_size).json
+        seen += usernames_of(body)
+        if body["next"] is None:
+            return seen
+        page += 1
+
+
+def test_renaming_a_user_keeps_the_order_right(testapp, acme) -> None:
+    session = get_session()
+    get_owner("github", "alice").username = "Yolanda"
+    get_owner("github", "Zoë").username = "aaron"
+    session.commit()
+    expected = ["aaron", "Bob", "carol_x", "cy-young", "dave", "Yolanda"]
+    assert all_usernames(testapp, acme["Bob"]) == expected
+    assert usernames(get_users(testapp, acme["Bob"], search="y")) == ["cy-young", "Yolanda"]
+    # Only the case changes: the key is the same, the name shown is the new one.
+    get_owner("github", "BOB").username = "BOB"
+    session.commit()
+    assert all_usernames(testapp, acme["Bob"], page_size=4) == ["aaron", "BOB", *expected[2:]]
+
+
+def test_renaming_the_organization_keeps_its_members_in_order(testapp, acme) -> None:
+    get_owner("github", "acme").username = "Zeta-Corp"
+    get_session().commit()
+    url = "/api/v2/github/zeta-corp/users/"
+    assert usernames(get_users(testapp, acme["alice"], url=url)) == [member[0] for member in MEMBERS]
+
+
+def test_moving_a_user_to_another_service_drops_them_from_the_list_and_back(testapp, acme) -> None:
+    session = get_session()
+    dave = get_owner("github", "dave")
+    dave.service = ServiceEnum.gitlab
+    session.commit()
+    body = get_users(testapp, acme["alice"]).json
+    assert body["count"] == len(MEMBERS) - 1 and "dave" not in usernames_of(body)
+    assert get_users(testapp, acme["alice"], search="dave").json["count"] == 0
+    dave.service = ServiceEnum.github
+    session.commit()
+    assert usernames(get_users(testapp, acme["alice"])) == [member[0] for member in MEMBERS]
+
+
+def test_a_membership_moved_to_another_user_takes_that_users_place(testapp, acme) -> None:
+    session = get_session()
+    newcomer = Owner(service=ServiceEnum.github, username="Aardvark")
+    session.add(newcomer)
+    session.flush()
+    membership = session.execute(
+        sa.select(Membership).where(Membership.user_id == get_owner("github", "Zoë").id)
+    ).scalar_one()
+    membership.user_id = newcomer.id
+    session.commit()
+    assert usernames(get_users(testapp, acme["alice"])) == ["Aardvark", "alice", "Bob", "carol_x", "cy-young", "dave"]
+
+
+def test_the_migration_of_changes_md_fills_the_keys_of_an_existing_database(app, testapp, acme) -> None:
+    changes = (Path(__file__).parents[2] / "CHANGES.md").read_text(encoding="utf-8")
+    migration = changes.split("**Migrating an existing database**")[1].split("```sql")[1].split("```")[0]
+    statements = [statement.strip() for statement in migration.split(";") if statement.strip()]
+    assert [s.split()[0] for s in statements] == ["ALTER", "UPDATE", "CREATE"]
+    with get_engine().begin() as connection:
+        # The database as it was before: no sort key, no index.
+        connection.execute(sa.text("DROP INDEX ix_coverage_membership_org_sort_key"))
+        connection.execute(sa.text("ALTER TABLE coverage_membership DROP COLUMN sort_key"))
+        before = connection.execute(sa.text("SELECT * FROM coverage_membership ORDER BY id")).all()
+        for statement in statements:
+            connection.execute(sa.text(statement))
+        after = connection.execute(sa.text("SELECT * FROM coverage_membership ORDER BY id")).all()
+    assert [row[:-1] for row in after] == before  # every other column as it was
+    assert all_usernames(testapp, acme["alice"]) == [member[0] for member in MEMBERS]
