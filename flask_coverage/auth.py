@@ -85,6 +85,11 @@ def is_admin(user: Optional[Owner], owner: Owner) -> bool:
     return _has_membership(user, owner, Membership.activated.is_(True), Membership.is_admin.is_(True))
 
 
+def can_read_private(user: Optional[Owner], owner: Owner) -> bool:
+    """Whether ``user`` may read the private repositories of ``owner``: it is ``owner`` or an activated member."""
+    return _has_membership(user, owner, Membership.activated.is_(True))
+
+
 def can_read_repository(user: Optional[Owner], repository: Repository) -> bool:
     """Public repositories are readable by anyone; private ones by the owner and its activated members."""
-    return not repository.private or _has_membership(user, repository.owner, Membership.activated.is_(True))
+    return not repository.private or can_read_private(user, repository.owner)

@@ -504,20 +504,40 @@ def _store(
         session.execute(sa.update(_COMMIT_FLAGS).where(this_flag).values(version=_COMMIT_FLAGS.c.version + 1, **totals))
 
     now = utcnow()
-    tips: list[tuple[Any, dict[str, Any]]] = []
-    if branch is not None:
-        tips.append((_TIPS["branch"], {"name": branch}))
+    tips: list[tuple[Any, dict[str, Any], dict[str, Any]]] = []
     if pullid is not None:
-        tips.append((_TIPS["pull"], {"pullid": pullid}))
-    for table, key in tips:
+        # Read before the branch tip moves: the pull's base is the parent this commit names, else
+        # the default branch's tip as it was before this upload (kept from the pull's first upload).
+        parent = session.execute(sa.select(commits.c.parent_sha).where(commits.c.id == commit_id)).scalar()
+        base = parent or session.execute(_default_tip_sha(repository_id)).scalar()
+        pull_update = {"base_sha": parent} if parent else {}
+    if branch is not None:
+        tips.append((_TIPS["branch"], {"name": branch}, {}))
+    if pullid is not None:
+        tips.append((_TIPS["pull"], {"pullid": pullid, "base_sha": base}, pull_update))
+    for table, values, changes in tips:
         # Branch before pull, in every upload: concurrent uploads take these row locks in one order.
-        statement = insert(table).values(repository_id=repository_id, head_commit_id=commit_id, updatestamp=now, **key)
+        key = [name for name in values if name != "base_sha"]
+        statement = insert(table).values(
+            repository_id=repository_id, head_commit_id=commit_id, updatestamp=now, **values
+        )
         session.execute(
             statement.on_conflict_do_update(
-                index_elements=["repository_id", *key], set_={"head_commit_id": commit_id, "updatestamp": now}
+                index_elements=["repository_id", *key],
+                set_={"head_commit_id": commit_id, "updatestamp": now, **changes},
             )
         )
     return int(commit_id)
+
+
+def _default_tip_sha(repository_id: int) -> sa.Select:
+    repositories, branches = cast(sa.Table, Repository.__table__), _TIPS["branch"]
+    return (
+        sa.select(_COMMITS.c.sha)
+        .join(branches, branches.c.head_commit_id == _COMMITS.c.id)
+        .join(repositories, repositories.c.id == branches.c.repository_id)
+        .where(repositories.c.id == repository_id, branches.c.name == repositories.c.branch)
+    )
 
 
 def _insert() -> Callable[[sa.Table], Any]:

@@ -215,7 +215,11 @@ class Commit(Base):
     """A commit with coverage; ``version`` grows with every upload merged into it."""
 
     __tablename__ = "coverage_commit"
-    __table_args__ = (sa.UniqueConstraint("repository_id", "sha"),)
+    __table_args__ = (
+        sa.UniqueConstraint("repository_id", "sha"),
+        # The commits list and the coverage trend: a repository's commits newest first.
+        sa.Index(None, "repository_id", "timestamp", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     repository_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"))
@@ -260,6 +264,9 @@ class Pull(Base):
     repository_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"))
     pullid: Mapped[int]
     head_commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
+    # The sha the pull is compared with: the parent its uploads name, else the default branch's tip
+    # when its first upload came (flask_coverage.ingest); a sha, so it may name a commit not yet uploaded.
+    base_sha: Mapped[Optional[str]] = mapped_column(sa.String(64))
     updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
     head: Mapped[Commit] = relationship()

@@ -282,3 +282,11 @@ def widgets(app: Flask) -> Any:
 
     operations.add_org("github", "acme")
     return operations.add_repo("github", "acme", "widgets")
+
+
+@pytest.fixture
+def history(app: Flask, testapp: webtest.TestApp, db: Any) -> Any:
+    """The repositories, commits, branches and pulls of ``v2_history`` (from the real reports)."""
+    import v2_history
+
+    return v2_history.build(testapp, db)

@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, quote, urlencode
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request
 from flask.blueprints import BlueprintSetupState
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema, ValidationError, fields
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import PathConverter
 
@@ -155,6 +155,7 @@ def api_get(
     query: Optional[type[Schema]] = None,
     auth: Optional[str] = None,
     rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
+    item: Optional[Callable[[Any], Any]] = None,
     errors: tuple[int, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a ``GET`` endpoint of the v2 API at ``rule``: route, validate, inject, dump, document.
@@ -169,8 +170,9 @@ def api_get(
     4. ``query`` loads the query string (a 400 naming each bad argument); ``{}`` without it.
     5. ``view(found, args)`` returns the body: an object ``response`` dumps; for a ``PaginatedSchema``
        response, a ``select`` in a total order that is paginated by ``args`` (``rows`` as for
-       :func:`flask_coverage.pagination.paginate`), or a pair ``(select, count)`` whose ``count`` is a
-       cheaper query of its number of rows (or ``None``); or a ready :class:`~flask.Response`.
+       :func:`flask_coverage.pagination.paginate`, ``item`` makes a row into a result), or a pair
+       ``(select, count)`` whose ``count`` is a cheaper query of its number of rows (or ``None``); or a
+       ready :class:`~flask.Response`.
 
     The OpenAPI operation is written from the same schemas: the parameters from ``path`` and
     ``query``, the 200 body from ``response``, the security from ``auth``, and the error responses
@@ -211,7 +213,7 @@ def api_get(
                 return result
             if pages:
                 query, count = result if isinstance(result, tuple) else (result, None)
-                return paginated(response_schema, query, args, rows=rows, count=count)
+                return paginated(response_schema, query, args, rows=rows, count=count, item=item)
             return response_schema.dump(result)
 
         document.add(rule, "get", operation)
@@ -247,8 +249,13 @@ def bearer_user(*, required: bool = True) -> Optional[Owner]:
 
 def load_query(schema: Schema) -> dict[str, Any]:
     """The request's query arguments loaded by ``schema``, or a 400 :class:`ApiError` naming each bad one."""
+    # A list argument is repeated (?names=a&names=b); every other one is read once.
+    args = {
+        key: request.args.getlist(key) if isinstance(schema.fields.get(key), fields.List) else value
+        for key, value in request.args.items()
+    }
     try:
-        return schema.load(request.args)
+        return schema.load(args)
     except ValidationError as error:
         messages = error.messages if isinstance(error.messages, dict) else {"_query": error.messages}
         raise ApiError(400, "Invalid query parameters.", errors=messages) from None
@@ -260,12 +267,14 @@ def paginated(
     args: dict[str, Any],
     rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
     count: Optional[sa.Select] = None,
+    item: Optional[Callable[[Any], Any]] = None,
 ) -> dict[str, Any]:
     """The page ``args["page"]`` (of ``args["page_size"]`` rows) of ``query``, dumped by ``schema``.
 
     ``args`` are the request's arguments loaded by a ``PaginationQuerySchema``; ``schema`` is a
     ``PaginatedSchema`` whose ``results`` dump the rows; ``query``, ``rows`` and ``count`` are as for
-    :func:`flask_coverage.pagination.paginate`. The envelope holds ``count``, ``total_pages`` and the
+    :func:`flask_coverage.pagination.paginate`; ``item``, if given, makes each row into what ``results``
+    dump. The envelope holds ``count``, ``total_pages`` and the
     absolute links of the neighbour pages. A page past the last is a 404 :class:`ApiError`.
     """
     try:
@@ -285,7 +294,7 @@ def paginated(
             "next": _page_url(page.next_number),
             "previous": _page_url(page.previous_number),
             "total_pages": page.total_pages,
-            "results": page.items,
+            "results": page.items if item is None else [item(row) for row in page.items],
         }
     )
 
@@ -425,6 +434,21 @@ def users_list(org: Owner, args: dict[str, Any]) -> tuple[sa.Select, Optional[sa
     return members_query(org, **filters), members_count(org, **filters)
 
 
+def not_found(rest: str = "") -> Any:
+    """Any other path under the prefix: the JSON 404, never the host app's page."""
+    raise ApiError(404, NOT_FOUND)
+
+
+@bp.record
+def _add_not_found(state: BlueprintSetupState) -> None:
+    # Routing prefers every other rule, so these answer only what nothing else matched. Under an
+    # empty prefix they would take the host app's own 404s: then they are left out.
+    if state.url_prefix:
+        methods = ["GET", "HEAD", "OPTIONS", *_REFUSED_METHODS]
+        for rule in ("/", "/<path:rest>"):
+            state.add_url_rule(rule, "not_found", not_found, methods=methods, provide_automatic_options=False)
+
+
 @_route("/openapi.json")
 def openapi_document() -> Any:
     """The OpenAPI 3 document of the v2 API."""
@@ -456,21 +480,8 @@ def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Respo
     commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
     if commit is None:
         raise ApiError(404, NOT_FOUND)
-    # Each file is written to JSON text as soon as it is read: millions of [line, type] pairs as
-    # Python lists would take ten times the memory of their text.
-    json = current_app.json
-    files: list[str] = []
-    total = Totals()
-    for row, lines in iter_file_coverage(commit, args.get("path")):
-        totals = row.totals
-        total += totals
-        pairs = [(line, state) for line, _, state in lines]
-        report = {"name": row.path, "totals": _totals_body(totals, 1), "line_coverage": pairs}
-        files.append(json.dumps(_FILE_SCHEMA.dump(report)))
     url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
-    totals_text = json.dumps(_TOTALS_SCHEMA.dump(_totals_body(total, len(files))))
-    text = ['{"totals": ', totals_text, ', "files": [', ", ".join(files)]
-    text += ['], "commit_file_url": ', json.dumps(url), "}"]
+    text = ["{", *report_json(commit, args.get("path")), ', "commit_file_url": ', current_app.json.dumps(url), "}"]
     return Response(text, mimetype="application/json")
 
 
@@ -478,7 +489,27 @@ _FILE_SCHEMA = FileReportSchema()
 _TOTALS_SCHEMA = CoverageTotalsSchema()
 
 
-def _totals_body(totals: Totals, files: int) -> dict[str, Any]:
+def report_json(commit: Commit, path: Optional[str] = None) -> list[str]:
+    """The members ``"totals": ..., "files": [...]`` of a report's JSON object, as pieces of text.
+
+    Each file is written to JSON text as soon as it is read: millions of [line, type] pairs as
+    Python lists would take ten times the memory of their text.
+    """
+    json = current_app.json
+    files: list[str] = []
+    total = Totals()
+    for row, lines in iter_file_coverage(commit, path):
+        totals = row.totals
+        total += totals
+        pairs = [(line, state) for line, _, state in lines]
+        report = {"name": row.path, "totals": totals_body(totals, 1), "line_coverage": pairs}
+        files.append(json.dumps(_FILE_SCHEMA.dump(report)))
+    totals_text = json.dumps(_TOTALS_SCHEMA.dump(totals_body(total, len(files))))
+    return ['"totals": ', totals_text, ', "files": [', ", ".join(files), "]"]
+
+
+def totals_body(totals: Totals, files: int) -> dict[str, Any]:
+    """The ``CoverageTotalsSchema`` fields of ``totals`` over ``files`` files."""
     return {
         "files": files,
         "lines": totals.lines,

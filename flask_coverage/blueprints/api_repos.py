@@ -1,0 +1,317 @@
+"""The v2 API of owners, repositories, commits, branches and pulls, in Codecov's shapes (docs/api.md).
+
+Its views join :data:`flask_coverage.blueprints.api.bp`; the SQL is in :mod:`flask_coverage.listings`.
+Public repositories are read without a token, private ones by the owner and its activated members;
+anything unknown or not visible gets the same 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from flask import Response, current_app
+
+from ..auth import can_read_private
+from ..commits import resolve_commit
+from ..listings import (
+    branches_query,
+    commit_rows,
+    commit_totals,
+    commits_query,
+    find_branch,
+    find_pull,
+    pulls_query,
+    repositories_query,
+    repository_rows,
+)
+from ..models import Branch, Commit, Owner, Repository, ServiceEnum
+from ..operations import get_owner
+from ..schemas import (
+    BranchDetailSchema,
+    BranchPathSchema,
+    BranchSchema,
+    CommitDetailSchema,
+    CommitListQuerySchema,
+    CommitPathSchema,
+    CommitSchema,
+    OwnerPathSchema,
+    OwnerSchema,
+    PaginatedBranchListSchema,
+    PaginatedCommitListSchema,
+    PaginatedPullListSchema,
+    PaginatedRepositoryListSchema,
+    PaginationQuerySchema,
+    PullPathSchema,
+    PullSchema,
+    RepositoryListQuerySchema,
+    RepositoryPathSchema,
+    RepositorySchema,
+)
+from .api import (
+    NOT_FOUND,
+    ApiError,
+    api_get,
+    document,
+    readable_commit,
+    readable_repository,
+    report_json,
+    totals_body,
+)
+
+document.tags.update(
+    {
+        "Owners": "Users and organizations.",
+        "Repos": "The repositories of an owner.",
+        "Commits": "The commits of a repository with coverage.",
+        "Branches": "The branches of a repository and their tips.",
+        "Pulls": "The pull requests of a repository and their coverage.",
+    }
+)
+
+
+_VISIBILITY = (
+    " Public repositories can be read without a token; private ones by the owner and its activated members. "
+    "Anything unknown or not visible to the caller gets the same 404."
+)
+
+
+def readable_branch(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, name: str) -> Branch:
+    """The branch a path names in a repository the caller may read, else the 404."""
+    branch = find_branch(readable_repository(user, service, owner_username, repo), name)
+    if branch is None:
+        raise ApiError(404, NOT_FOUND)
+    return branch
+
+
+def readable_pull(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, pullid: int) -> Any:
+    """``(pull, head, base)`` of the pull a path names in a repository the caller may read, else the 404."""
+    row = find_pull(readable_repository(user, service, owner_username, repo), pullid)
+    if row is None:
+        raise ApiError(404, NOT_FOUND)
+    return row
+
+
+def any_owner(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> Owner:
+    """The owner a path names (owners are public), else the 404."""
+    owner = get_owner(service, owner_username)
+    if owner is None:
+        raise ApiError(404, NOT_FOUND)
+    return owner
+
+
+def owner_body(owner: Owner) -> dict[str, Any]:
+    return {"service": owner.service, "username": owner.username, "name": owner.name}
+
+
+def commit_body(commit: Commit) -> dict[str, Any]:
+    """The ``CommitSchema`` fields of ``commit``."""
+    return {
+        "commitid": commit.sha,
+        "timestamp": commit.timestamp,
+        "branch": commit.branch,
+        "totals": totals_body(commit_totals(commit), commit.files),
+        "state": "complete" if commit.version else "pending",
+        "parent": commit.parent_sha,
+    }
+
+
+def commit_detail_json(commit: Commit) -> list[str]:
+    """A commit with its report (``CommitDetailSchema``) as JSON text, the report written file by file."""
+    head = current_app.json.dumps(CommitSchema().dump(commit_body(commit)))
+    return [head[:-1], ', "report": {', *report_json(commit), "}}"]
+
+
+@api_get(
+    "/<service>/<coverage_name:owner_username>/",
+    operation_id="owners_retrieve",
+    tag="Owners",
+    summary="One owner",
+    description="The service, username and name of a user or an organization.",
+    auth="optional",
+    path=OwnerPathSchema,
+    lookup=any_owner,
+    response=OwnerSchema,
+)
+def owners_retrieve(owner: Owner, args: dict[str, Any]) -> dict[str, Any]:
+    """``GET /{service}/{owner_username}/``: the owner's service, username and name."""
+    return owner_body(owner)
+
+
+def owner_with_user(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> tuple[Owner, bool]:
+    """The owner a path names and whether the caller may see its private repositories, else the 404."""
+    owner = any_owner(user, service, owner_username)
+    return owner, can_read_private(user, owner)
+
+
+@api_get(
+    "/<service>/<coverage_name:owner_username>/repos/",
+    operation_id="repos_list",
+    tag="Repos",
+    summary="The repositories of an owner",
+    description="The repositories of an owner by name (case-insensitive), each with the totals of the tip of its "
+    "default branch (null before the first upload there). Private repositories are listed for the owner and its "
+    "activated members only.",
+    auth="optional",
+    path=OwnerPathSchema,
+    lookup=owner_with_user,
+    query=RepositoryListQuerySchema,
+    response=PaginatedRepositoryListSchema,
+    rows=repository_rows,
+    item=lambda row: repository_body(row[0], row[1]),
+)
+def repos_list(found: tuple[Owner, bool], args: dict[str, Any]) -> Any:
+    """``GET /{service}/{owner_username}/repos/``: one page of the repositories the caller may read."""
+    owner, private = found
+    names = {name: args.get(name) for name in ("active", "names", "search")}
+    return repositories_query(owner.id, private=private, **names)
+
+
+def repository_body(repository: Repository, tip: Optional[Commit]) -> dict[str, Any]:
+    """The ``RepositorySchema`` fields of ``repository`` whose default branch's tip is ``tip``."""
+    fields = ("name", "private", "updatestamp", "language", "branch", "active", "activated")
+    body = {name: getattr(repository, name) for name in fields}
+    body["author"] = owner_body(repository.owner)
+    body["totals"] = None if tip is None else totals_body(commit_totals(tip), tip.files)
+    return body
+
+
+_REPO = "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>"
+
+
+@api_get(
+    f"{_REPO}/",
+    operation_id="repos_retrieve",
+    tag="Repos",
+    summary="One repository",
+    description="One repository with the totals of the tip of its default branch." + _VISIBILITY,
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    response=RepositorySchema,
+)
+def repos_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
+    """``GET .../repos/{repo}/``: one repository with the totals of its default branch's tip."""
+    return repository_body(repository, resolve_commit(repository))
+
+
+@api_get(
+    f"{_REPO}/commits/",
+    operation_id="commits_list",
+    tag="Commits",
+    summary="The commits of a repository",
+    description="The commits of a repository (of one branch with `branch`), newest first." + _VISIBILITY,
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=CommitListQuerySchema,
+    response=PaginatedCommitListSchema,
+    rows=commit_rows,
+    item=lambda row: commit_body(row[0]),
+)
+def commits_list(repository: Repository, args: dict[str, Any]) -> Any:
+    """``GET .../commits/``: one page of the commits of a repository, newest first."""
+    return commits_query(repository, branch=args.get("branch"))
+
+
+@api_get(
+    f"{_REPO}/commits/<sha>/",
+    operation_id="commits_retrieve",
+    tag="Commits",
+    summary="One commit with its report",
+    description="One commit (full sha or a unique prefix of at least 7 hex digits) with its totals and its "
+    "report (as the report endpoint's)." + _VISIBILITY,
+    auth="optional",
+    path=CommitPathSchema,
+    lookup=readable_commit,
+    response=CommitDetailSchema,
+)
+def commits_retrieve(commit: Commit, args: dict[str, Any]) -> Response:
+    """``GET .../commits/{commitid}/``: one commit with its totals and report."""
+    return Response(commit_detail_json(commit), mimetype="application/json")
+
+
+@api_get(
+    f"{_REPO}/branches/",
+    operation_id="branches_list",
+    tag="Branches",
+    summary="The branches of a repository",
+    description="The branches of a repository, by name." + _VISIBILITY,
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=PaginationQuerySchema,
+    response=PaginatedBranchListSchema,
+    item=lambda row: row[0],
+)
+def branches_list(repository: Repository, args: dict[str, Any]) -> Any:
+    """``GET .../branches/``: one page of the branches of a repository, by name."""
+    return branches_query(repository)
+
+
+@api_get(
+    f"{_REPO}/branches/<coverage_name:name>/",
+    operation_id="branches_retrieve",
+    tag="Branches",
+    summary="One branch with its tip",
+    description="One branch (its name may hold /) with its tip commit, its totals and its report." + _VISIBILITY,
+    auth="optional",
+    path=BranchPathSchema,
+    lookup=readable_branch,
+    response=BranchDetailSchema,
+)
+def branches_retrieve(branch: Branch, args: dict[str, Any]) -> Response:
+    """``GET .../branches/{name}/``: one branch with its tip commit."""
+    head = current_app.json.dumps(_BRANCH_SCHEMA.dump(branch))
+    return Response(
+        [head[:-1], ', "head_commit": ', *commit_detail_json(branch.head), "}"], mimetype="application/json"
+    )
+
+
+_BRANCH_SCHEMA = BranchSchema()
+
+
+def pull_body(row: Any) -> dict[str, Any]:
+    """The ``PullSchema`` fields of a ``(pull, head, base)`` row."""
+    pull, head, base = row
+    return {
+        "pullid": pull.pullid,
+        "base_totals": None if base is None else totals_body(commit_totals(base), base.files),
+        "head_totals": totals_body(commit_totals(head), head.files),
+        "updatestamp": pull.updatestamp,
+        "state": "open",
+    }
+
+
+@api_get(
+    f"{_REPO}/pulls/",
+    operation_id="pulls_list",
+    tag="Pulls",
+    summary="The pull requests of a repository",
+    description="The pull requests of a repository, newest (highest number) first, with the totals of their base "
+    "and head commits." + _VISIBILITY,
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=PaginationQuerySchema,
+    response=PaginatedPullListSchema,
+    item=pull_body,
+)
+def pulls_list(repository: Repository, args: dict[str, Any]) -> Any:
+    """``GET .../pulls/``: one page of the pull requests of a repository, newest first."""
+    return pulls_query(repository)
+
+
+@api_get(
+    f"{_REPO}/pulls/<pullid>/",
+    operation_id="pulls_retrieve",
+    tag="Pulls",
+    summary="One pull request",
+    description="One pull request with the totals of its base and head commits." + _VISIBILITY,
+    auth="optional",
+    path=PullPathSchema,
+    lookup=readable_pull,
+    response=PullSchema,
+)
+def pulls_retrieve(row: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """``GET .../pulls/{pullid}/``: one pull request with its base and head totals."""
+    return pull_body(row)

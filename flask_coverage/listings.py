@@ -1,0 +1,113 @@
+"""The lists of the v2 API as SQL: an owner's repositories, a repository's commits, branches and pulls.
+
+Each function returns a ``select`` in a total order for :func:`flask_coverage.pagination.paginate`
+(the keys of a page, with a ``rows`` function for the deferred join where the rows are wide) or
+one row; none reads the request. Who may see what is decided by the caller (``auth.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import sqlalchemy as sa
+from sqlalchemy.orm import aliased
+
+from .lines import Totals
+from .models import Branch, Commit, Pull, Repository
+from .names import is_storable
+from .state import get_session
+
+
+def commit_totals(commit: Commit) -> Totals:
+    """The stored totals of ``commit``."""
+    return Totals(commit.lines, commit.hits, commit.misses, commit.partials)
+
+
+def repositories_query(
+    owner_id: int,
+    *,
+    private: bool,
+    active: Optional[bool] = None,
+    names: Optional[list[str]] = None,
+    search: Optional[str] = None,
+) -> sa.Select:
+    """The ids of the repositories of an owner, ordered by name (case-insensitive, unique per owner).
+
+    ``private=False`` leaves the private ones out. ``names`` keeps the given names (any case),
+    ``search`` those whose name holds it (case-insensitive; ``%`` and ``_`` literal).
+    """
+    query = sa.select(Repository.id, sa.func.lower(Repository.name).label("sort_name")).where(
+        Repository.owner_id == owner_id, Repository.deleted == sa.false()
+    )
+    if not private:
+        query = query.where(Repository.private == sa.false())
+    if active is not None:
+        query = query.where(Repository.active == active)
+    if names is not None:
+        query = query.where(sa.func.lower(Repository.name).in_([name.lower() for name in names]))
+    if search:
+        query = query.where(Repository.name.icontains(search, autoescape=True))
+    # The unique index on (owner_id, lower(name)) serves the order: pages are read in index order.
+    return query.order_by(sa.func.lower(Repository.name))
+
+
+def repository_rows(keys: sa.Subquery) -> sa.Select:
+    """The page of repositories ``keys`` names, each with the tip of its default branch (or ``None``)."""
+    tip = aliased(Commit)
+    return (
+        sa.select(Repository, tip)
+        .join(keys, keys.c.id == Repository.id)
+        .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
+        .outerjoin(tip, tip.id == Branch.head_commit_id)
+        .order_by(keys.c.sort_name)
+    )
+
+
+def default_tip(repository: Repository) -> Optional[Commit]:
+    """The tip of the default branch of ``repository``, or ``None`` before its first upload there."""
+    query = sa.select(Commit).join(Branch, Branch.head_commit_id == Commit.id)
+    query = query.where(Branch.repository_id == repository.id, Branch.name == repository.branch)
+    return get_session().execute(query).scalar_one_or_none()
+
+
+def commits_query(repository: Repository, *, branch: Optional[str] = None) -> sa.Select:
+    """The ids of the commits of ``repository`` (only ``branch``'s, if given), newest first."""
+    query = sa.select(Commit.id, Commit.timestamp).where(Commit.repository_id == repository.id)
+    if branch is not None:
+        query = query.where(Commit.branch == branch)
+    return query.order_by(Commit.timestamp.desc(), Commit.id.desc())
+
+
+def commit_rows(keys: sa.Subquery) -> sa.Select:
+    """The commits of a page of :func:`commits_query`, in its order."""
+    return sa.select(Commit).join(keys, keys.c.id == Commit.id).order_by(keys.c.timestamp.desc(), keys.c.id.desc())
+
+
+def branches_query(repository: Repository) -> sa.Select:
+    """The branches of ``repository`` by name."""
+    return sa.select(Branch).where(Branch.repository_id == repository.id).order_by(Branch.name)
+
+
+def find_branch(repository: Repository, name: str) -> Optional[Branch]:
+    """The branch ``name`` of ``repository`` with its tip loaded, or ``None``."""
+    if not is_storable(name):
+        return None
+    query = sa.select(Branch).where(Branch.repository_id == repository.id, Branch.name == name)
+    return get_session().execute(query).scalar_one_or_none()
+
+
+def pulls_query(repository: Repository) -> sa.Select:
+    """The pull requests of ``repository``, newest (highest number) first, with head and base commits."""
+    head, base = aliased(Commit), aliased(Commit)
+    return (
+        sa.select(Pull, head, base)
+        .join(head, head.id == Pull.head_commit_id)
+        .outerjoin(base, sa.and_(base.repository_id == Pull.repository_id, base.sha == Pull.base_sha))
+        .where(Pull.repository_id == repository.id)
+        .order_by(Pull.pullid.desc())
+    )
+
+
+def find_pull(repository: Repository, pullid: int) -> Optional[sa.Row]:
+    """``(pull, head, base)`` of the pull request ``pullid`` (base ``None`` if not uploaded), or ``None``."""
+    return get_session().execute(pulls_query(repository).where(Pull.pullid == pullid)).first()

@@ -1,0 +1,180 @@
+"""The v2 API of owners, repositories, commits, branches and pulls (docs/api.md), over WebTest."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from v2_history import API, C0, C1, C2, C3, REPO, assert_not_found, bearer
+
+TOTALS_KEYS = {"files", "lines", "hits", "misses", "partials", "coverage", "branches", "methods"}
+
+
+def report(testapp, sha: str, **headers) -> dict:
+    """The commit's report from the report API: the reference the new endpoints must agree with."""
+    return testapp.get(f"{REPO}/report/", params={"sha": sha}, headers=headers).json
+
+
+def test_owner_detail(testapp, history) -> None:
+    assert testapp.get(f"{API}/").json == {"service": "github", "username": "acme", "name": "Acme Corp"}
+    assert testapp.get("/api/v2/github/ACME/", headers=bearer(history.tokens["mallory"])).json["username"] == "acme"
+    for url in ["/api/v2/github/nobody/", "/api/v2/gh/acme/", "/api/v2/github/ac%00me/"]:
+        assert_not_found(testapp.get(url, status=404))
+    assert testapp.get(f"{API}/", headers=bearer("nope"), status=401).headers["WWW-Authenticate"] == "Bearer"
+
+
+def test_repositories_list_shows_private_ones_to_activated_members_only(testapp, history) -> None:
+    names = lambda body: [repo["name"] for repo in body["results"]]  # noqa: E731
+    anonymous = testapp.get(f"{API}/repos/").json
+    assert names(anonymous) == ["dormant", "widgets"] and anonymous["count"] == 2
+    for who in ("mallory", "nina"):
+        assert names(testapp.get(f"{API}/repos/", headers=bearer(history.tokens[who])).json) == ["dormant", "widgets"]
+    member = testapp.get(f"{API}/repos/", headers=bearer(history.tokens["alice"])).json
+    assert names(member) == ["dormant", "secret", "widgets"]
+
+    widgets = member["results"][2]
+    assert set(widgets) == {
+        "name", "private", "updatestamp", "author", "language", "branch", "active", "activated", "totals"
+    }  # fmt: skip
+    assert widgets["author"] == {"service": "github", "username": "acme", "name": "Acme Corp"}
+    assert (widgets["language"], widgets["branch"], widgets["private"], widgets["active"]) == (
+        "python",
+        "main",
+        False,
+        True,
+    )
+    assert widgets["totals"] == report(testapp, C1)["totals"]  # the tip of main
+    assert member["results"][0]["totals"] is None  # no upload yet
+
+
+def test_repositories_list_filters_and_pages(testapp, history) -> None:
+    token = bearer(history.tokens["alice"])
+    get = lambda **params: testapp.get(f"{API}/repos/", params=params, headers=token).json  # noqa: E731
+    assert [r["name"] for r in get(active="false")["results"]] == ["dormant"]
+    assert [r["name"] for r in get(active="1")["results"]] == ["secret", "widgets"]
+    assert [r["name"] for r in get(search="ID")["results"]] == ["widgets"]
+    assert get(search="%")["count"] == 0  # literal
+    by_names = testapp.get(f"{API}/repos/?names=WIDGETS&names=secret&names=none", headers=token).json
+    assert [r["name"] for r in by_names["results"]] == ["secret", "widgets"]
+    first = get(page_size=2)
+    assert (first["count"], first["total_pages"], len(first["results"])) == (3, 2, 2)
+    assert first["next"] == f"http://localhost{API}/repos/?page_size=2&page=2" and first["previous"] is None
+    assert [r["name"] for r in get(page_size=2, page=2)["results"]] == ["widgets"]
+    assert get(page_size=10**6)["results"][-1]["name"] == "widgets"  # clamped
+    assert testapp.get(f"{API}/repos/?page=3&page_size=2", headers=token, status=404).json == {
+        "detail": "Invalid page."
+    }
+
+
+def test_one_repository(testapp, history) -> None:
+    body = testapp.get(f"{REPO}/").json
+    assert body["name"] == "widgets" and body["totals"] == report(testapp, C1)["totals"]
+    assert testapp.get(f"{API}/repos/WIDGETS/").json == body
+    secret = f"{API}/repos/secret/"
+    for headers in ({}, bearer(history.tokens["mallory"]), bearer(history.tokens["nina"])):
+        assert_not_found(testapp.get(secret, headers=headers, status=404))
+    assert testapp.get(secret, headers=bearer(history.tokens["alice"])).json["private"] is True
+    assert_not_found(testapp.get(f"{API}/repos/nothing/", status=404))
+
+
+def test_commits_newest_first_with_totals_branch_and_parent(testapp, history) -> None:
+    body = testapp.get(f"{REPO}/commits/").json
+    assert body["count"] == 4
+    assert [c["commitid"] for c in body["results"]] == [C3, C2, C1, C0]
+    by_sha = {c["commitid"]: c for c in body["results"]}
+    assert set(by_sha[C3]) == {"commitid", "timestamp", "branch", "totals", "state", "parent"}
+    assert (by_sha[C3]["branch"], by_sha[C3]["parent"], by_sha[C3]["state"]) == ("fix/typo", C0, "complete")
+    assert by_sha[C2]["parent"] is None and by_sha[C2]["branch"] == "feature/faster"
+    for sha, commit in by_sha.items():
+        assert commit["totals"] == report(testapp, sha)["totals"]
+    main = testapp.get(f"{REPO}/commits/", params={"branch": "main"}).json
+    assert [c["commitid"] for c in main["results"]] == [C1, C0]
+    assert testapp.get(f"{REPO}/commits/", params={"branch": "nope"}).json["count"] == 0
+    second = testapp.get(f"{REPO}/commits/", params={"page_size": 3, "page": 2}).json
+    assert [c["commitid"] for c in second["results"]] == [C0]
+
+
+def test_one_commit_with_its_report(testapp, history) -> None:
+    body = testapp.get(f"{REPO}/commits/{C1}/").json
+    reference = report(testapp, C1)
+    assert body["report"] == {"totals": reference["totals"], "files": reference["files"]}
+    assert body["totals"] == reference["totals"] and body["commitid"] == C1
+    assert testapp.get(f"{REPO}/commits/{C1[:7]}/").json["commitid"] == C1
+    assert testapp.get(f"{REPO}/commits/{C2[:8]}/").json["commitid"] == C2
+    # An ambiguous prefix, an unknown or malformed sha: the same 404.
+    for sha in (C2[:7], "f" * 40, "zz", "c0c0c0"):
+        assert_not_found(testapp.get(f"{REPO}/commits/{sha}/", status=404))
+
+
+def test_branches_and_one_branch_with_its_tip(testapp, history) -> None:
+    body = testapp.get(f"{REPO}/branches/").json
+    assert [b["name"] for b in body["results"]] == ["feature/faster", "fix/typo", "main"]
+    assert set(body["results"][0]) == {"name", "updatestamp"}
+    branch = testapp.get(f"{REPO}/branches/feature/faster/").json
+    assert branch["name"] == "feature/faster"
+    assert branch["head_commit"] == testapp.get(f"{REPO}/commits/{C2}/").json
+    for name in ("nope", "Main", "main%00"):
+        assert_not_found(testapp.get(f"{REPO}/branches/{name}/", status=404))
+
+
+def test_pulls_with_base_and_head_totals(testapp, history) -> None:
+    body = testapp.get(f"{REPO}/pulls/").json
+    assert [p["pullid"] for p in body["results"]] == [8, 7]
+    pull8, pull7 = body["results"]
+    assert set(pull7) == {"pullid", "base_totals", "head_totals", "updatestamp", "state"}
+    # Pull 7 named no parent: its base is main's tip when its first upload came (C1).
+    assert pull7["base_totals"] == report(testapp, C1)["totals"]
+    assert pull7["head_totals"] == report(testapp, C2)["totals"] and pull7["state"] == "open"
+    # Pull 8's commit named its parent (codecov-cli's create-commit): C0.
+    assert pull8["base_totals"] == report(testapp, C0)["totals"]
+    assert testapp.get(f"{REPO}/pulls/7/").json == pull7
+    for pullid in ("9", "0", "-7", "abc", "99999999999", "%EF%BC%97"):
+        assert_not_found(testapp.get(f"{REPO}/pulls/{pullid}/", status=404))
+
+
+@pytest.mark.parametrize("kind", ["commits", "branches", "pulls", ""])
+def test_private_repositories_lists_need_an_activated_member(testapp, history, kind) -> None:
+    url = f"{API}/repos/secret/{kind + '/' if kind else ''}"
+    for headers in ({}, bearer(history.tokens["mallory"]), bearer(history.tokens["nina"])):
+        assert_not_found(testapp.get(url, headers=headers, status=404))
+    assert testapp.get(url, headers=bearer(history.tokens["alice"]), status=200)
+
+
+def test_bad_input_is_a_4xx_and_changes_nothing(testapp, history, snapshot) -> None:
+    before = snapshot()
+    bad = {
+        f"{API}/repos/?active=yes": 400,
+        f"{API}/repos/?page=0": 400,
+        f"{API}/repos/?page_size=x": 400,
+        f"{API}/repos/?search=a%00b": 400,
+        f"{API}/repos/?names=": 400,
+        f"{REPO}/commits/?branch=": 400,
+        f"{REPO}/commits/?page=99": 404,
+        f"{REPO}/branches/?page=-1": 400,
+        f"{REPO}/pulls/?page_size=0": 400,
+        f"{REPO}/commits/{'a' * 65}/": 404,
+    }
+    for url, status in bad.items():
+        response = testapp.get(url, status=status)
+        assert response.content_type == "application/json" and "detail" in response.json, url
+    response = testapp.post(f"{REPO}/commits/", status=405)
+    assert response.json["detail"] == 'Method "POST" not allowed.'
+    assert snapshot() == before
+
+
+def test_every_endpoint_is_in_the_openapi_document(testapp) -> None:
+    document = testapp.get("/api/v2/openapi.json").json
+    ids = {operation["operationId"] for path in document["paths"].values() for operation in path.values()}
+    expected = {"owners_retrieve", "repos_list", "repos_retrieve", "commits_list", "commits_retrieve"}
+    assert expected | {"branches_list", "branches_retrieve", "pulls_list", "pulls_retrieve"} <= ids
+    assert json.dumps(document).count("CoverageTotals") > 1
+
+
+def test_every_unmatched_path_under_the_prefix_is_a_json_404(testapp) -> None:
+    for url in ["/api/v2/", "/api/v2/github/acme/repos/widgets/nothing/", "/api/v2/a/b/c/d/e/f/g/", "/api/v2/%FF"]:
+        assert_not_found(testapp.get(url, status=404))
+    assert_not_found(testapp.delete("/api/v2/nothing", status=404))
+    # A missing trailing slash still redirects to the endpoint.
+    assert testapp.get("/api/v2/github/acme/repos", status=308).location.endswith("/api/v2/github/acme/repos/")
+    # Outside the prefix, the host app's own 404 page is untouched.
+    assert testapp.get("/elsewhere", status=404).content_type == "text/html"
