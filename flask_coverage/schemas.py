@@ -9,6 +9,7 @@ Other endpoints add their schemas at the end of this module.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any, Optional
 
@@ -57,6 +58,15 @@ class ServiceField(fields.Field):
             return parse_service(value)
         except InvalidInput as error:
             raise ValidationError(str(error)) from None
+
+
+class UtcDateTime(fields.DateTime):
+    """A time the database holds in UTC without a zone, dumped in ISO 8601 with its zone (``+00:00``)."""
+
+    def _serialize(self, value: Any, attr: Optional[str], obj: Any, **kwargs: Any) -> Any:
+        if isinstance(value, dt.datetime) and value.tzinfo is None:
+            value = value.replace(tzinfo=dt.timezone.utc)
+        return super()._serialize(value, attr, obj, **kwargs)
 
 
 class QueryBoolean(fields.Boolean):
@@ -326,7 +336,7 @@ class RepositorySchema(Schema):
 
     name = fields.String(required=True)
     private = fields.Boolean(required=True)
-    updatestamp = fields.DateTime(required=True, metadata={"description": "Last changed (UTC)."})
+    updatestamp = UtcDateTime(required=True, metadata={"description": "Last changed (UTC)."})
     author = fields.Nested(OwnerSchema, required=True, metadata={"description": "The owner."})
     language = fields.String(required=True, allow_none=True)
     branch = fields.String(required=True, metadata={"description": "The default branch."})
@@ -354,7 +364,7 @@ class CommitSchema(Schema):
     """A commit with the totals of its coverage."""
 
     commitid = fields.String(required=True, metadata={"description": "The commit's sha."})
-    timestamp = fields.DateTime(required=True, metadata={"description": "When the commit was first seen (UTC)."})
+    timestamp = UtcDateTime(required=True, metadata={"description": "When the commit was first seen (UTC)."})
     branch = fields.String(required=True, allow_none=True, metadata={"description": "The branch its uploads named."})
     totals = fields.Nested(CoverageTotalsSchema, required=True)
     state = fields.String(
@@ -396,7 +406,7 @@ class BranchSchema(Schema):
     """A branch of a repository."""
 
     name = fields.String(required=True)
-    updatestamp = fields.DateTime(required=True, metadata={"description": "When its tip last moved (UTC)."})
+    updatestamp = UtcDateTime(required=True, metadata={"description": "When its tip last moved (UTC)."})
 
 
 class BranchDetailSchema(BranchSchema):
@@ -429,7 +439,7 @@ class PullSchema(Schema):
         CoverageTotalsSchema, required=True, allow_none=True, metadata={"description": "Null without a base upload."}
     )
     head_totals = fields.Nested(CoverageTotalsSchema, required=True)
-    updatestamp = fields.DateTime(required=True, metadata={"description": "When its tip last moved (UTC)."})
+    updatestamp = UtcDateTime(required=True, metadata={"description": "When its tip last moved (UTC)."})
     state = fields.String(
         required=True,
         validate=validate.OneOf(["open"]),

@@ -258,7 +258,15 @@ def load_query(schema: Schema) -> dict[str, Any]:
         return schema.load(args)
     except ValidationError as error:
         messages = error.messages if isinstance(error.messages, dict) else {"_query": error.messages}
-        raise ApiError(400, "Invalid query parameters.", errors=messages) from None
+        errors = {key: list(dict.fromkeys(_flat(value))) for key, value in messages.items()}
+        raise ApiError(400, "Invalid query parameters.", errors=errors) from None
+
+
+def _flat(messages: Any) -> list[str]:
+    # A list argument's messages come per item ({index: [...]}): one list of messages per argument.
+    if isinstance(messages, dict):
+        return [message for value in messages.values() for message in _flat(value)]
+    return [str(message) for message in messages] if isinstance(messages, list) else [str(messages)]
 
 
 def paginated(

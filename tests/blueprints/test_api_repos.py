@@ -5,6 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schemathesis import GenerationMode
+from test_api_openapi import CHECKS
 from v2_history import API, C0, C1, C2, C3, REPO, assert_not_found, bearer
 
 TOTALS_KEYS = {"files", "lines", "hits", "misses", "partials", "coverage", "branches", "methods"}
@@ -178,3 +183,32 @@ def test_every_unmatched_path_under_the_prefix_is_a_json_404(testapp) -> None:
     assert testapp.get("/api/v2/github/acme/repos", status=308).location.endswith("/api/v2/github/acme/repos/")
     # Outside the prefix, the host app's own 404 page is untouched.
     assert testapp.get("/elsewhere", status=404).content_type == "text/html"
+
+
+REAL = {"service": "github", "owner_username": "acme", "repo": "widgets", "commitid": C1, "name": "main", "pullid": 7}
+
+
+def test_generated_requests_to_every_endpoint_never_get_a_500_or_an_undocumented_answer(app, history) -> None:
+    schema = schemathesis.openapi.from_wsgi("/api/v2/openapi.json", app)
+    headers = bearer(history.tokens["alice"])
+    bounded = settings(max_examples=15, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    statuses: set[int] = set()
+    for result in schema.get_all_operations():
+        operation = result.ok()
+
+        # Half of the requests name real things, so that pages and filters answer 200s.
+        @bounded
+        @given(case=operation.as_strategy(), real=st.booleans())
+        def positive(case, real: bool) -> None:
+            if real:
+                case.path_parameters = {key: REAL[key] for key in case.path_parameters or {}}
+            statuses.add(case.call_and_validate(headers=headers, checks=CHECKS).status_code)
+
+        @bounded
+        @given(case=operation.as_strategy(generation_mode=GenerationMode.NEGATIVE))
+        def negative(case) -> None:
+            statuses.add(case.call_and_validate(headers=headers, checks=CHECKS).status_code)
+
+        positive()
+        negative()
+    assert {200, 400, 404} <= statuses
