@@ -515,15 +515,13 @@ def _store(
         tips.append((_TIPS["branch"], {"name": branch}, {}))
     if pullid is not None:
         tips.append((_TIPS["pull"], {"pullid": pullid, "base_sha": base}, pull_update))
-    for table, values, changes in tips:
+    for table, tip, changes in tips:
         # Branch before pull, in every upload: concurrent uploads take these row locks in one order.
-        key = [name for name in values if name != "base_sha"]
-        statement = insert(table).values(
-            repository_id=repository_id, head_commit_id=commit_id, updatestamp=now, **values
-        )
+        unique = [name for name in tip if name != "base_sha"]
+        statement = insert(table).values(repository_id=repository_id, head_commit_id=commit_id, updatestamp=now, **tip)
         session.execute(
             statement.on_conflict_do_update(
-                index_elements=["repository_id", *key],
+                index_elements=["repository_id", *unique],
                 set_={"head_commit_id": commit_id, "updatestamp": now, **changes},
             )
         )

@@ -285,7 +285,7 @@ class UploadSchema(Schema):
     external_id = fields.String(
         allow_none=True, metadata={"description": "The id given to the uploader (v4 and codecov-cli uploads)."}
     )
-    created_at = fields.DateTime(required=True, format="iso")
+    created_at = UtcDateTime(required=True)
     state = fields.Constant("processed", metadata={"description": "Always `processed`: uploads merge at once."})
     upload_type = fields.Constant("uploaded")
     flags = fields.Method("_flags", metadata={"description": "The upload's flags, sorted."})
