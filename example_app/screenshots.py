@@ -2,12 +2,14 @@
 
 Run from a clone, with the test extra installed (it brings Playwright)::
 
-    .venv/bin/python -m example_app.screenshots            # docs/images/home.png
+    .venv/bin/python -m example_app.screenshots            # docs/images/{home,repository,file}.png
     .venv/bin/python -m example_app.screenshots --graphs   # and docs/images/{tree,icicle,sunburst,badge}.png
 
 The app runs on a free local port with the demo data in a temporary SQLite database; the browser is
 Debian's Chromium (``CHROMIUM_PATH`` to use another), which loads nothing from the network.
-``home.png`` is the home page, signed in. The graph pictures are each graph kind of
+``home.png`` is the home page, signed in; ``repository.png`` the graphs of ``globex/d3-hierarchy`` on
+its page, with their legend; ``file.png`` the file view of :data:`FILE_VIEW` with its source (from the
+demo's git mirror). The graph pictures are each graph kind of
 ``globex/d3-hierarchy``, whose default branch ends at d3-hierarchy's real LCOV report as it is, drawn
 at its default size and twice the pixel density, and so is its badge. The same inputs give the same pictures.
 """
@@ -43,6 +45,8 @@ SIGNED_IN_AS = "alice"
 GRAPH_REPOSITORY = "/gh/globex/d3-hierarchy"
 #: Device pixels per CSS pixel of the graph pictures.
 GRAPH_SCALE = 2
+#: The file view ``file.png`` shows, scrolled to its first missed lines.
+FILE_VIEW = "/gh/globex/d3-hierarchy/blob/src/hierarchy/index.js#L9"
 
 
 def launch_chromium(playwright: Any) -> Any:
@@ -73,6 +77,18 @@ def shoot_home(browser: Any, base: str, out: Path) -> Path:
     return out / "home.png"
 
 
+def shoot_pages(browser: Any, base: str, out: Path) -> list[Path]:
+    """The graphs section (with the legend) of :data:`GRAPH_REPOSITORY`'s page as ``out/repository.png``,
+    and :data:`FILE_VIEW` as ``out/file.png``."""
+    page = browser.new_page(viewport={"width": 1000, "height": 560}, device_scale_factor=1)
+    page.goto(f"{base}{GRAPH_REPOSITORY}")
+    section = page.locator("section[aria-labelledby='coverage-graphs-title']")
+    section.screenshot(path=str(out / "repository.png"))
+    page.goto(f"{base}{FILE_VIEW}")
+    page.screenshot(path=str(out / "file.png"), full_page=False)
+    return [out / "repository.png", out / "file.png"]
+
+
 def shoot_graphs(browser: Any, base: str, out: Path) -> list[Path]:
     """Each graph kind of :data:`GRAPH_REPOSITORY` at its default size and :data:`GRAPH_SCALE`, as
     ``out/{kind}.png``, and its badge as ``out/badge.png``."""
@@ -101,7 +117,13 @@ def take_screenshots(out: Path, *, graphs: bool, generated_files: int) -> list[P
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with tempfile.TemporaryDirectory() as folder:
-        app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/demo.db", "SECRET_KEY": "screenshots"})
+        app = create_app(
+            {
+                "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/demo.db",
+                "SECRET_KEY": "screenshots",
+                "COVERAGE_SOURCE_GIT_ROOT": f"{folder}/git-mirrors",
+            }
+        )
         with app.app_context():
             load_demo(generated_files=generated_files)
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
@@ -113,6 +135,7 @@ def take_screenshots(out: Path, *, graphs: bool, generated_files: int) -> list[P
             with sync_playwright() as playwright:
                 browser = launch_chromium(playwright)
                 written.append(shoot_home(browser, base, out))
+                written.extend(shoot_pages(browser, base, out))
                 if graphs:
                     written.extend(shoot_graphs(browser, base, out))
                 browser.close()
