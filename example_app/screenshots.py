@@ -45,8 +45,8 @@ SIGNED_IN_AS = "alice"
 GRAPH_REPOSITORY = "/gh/globex/d3-hierarchy"
 #: Device pixels per CSS pixel of the graph pictures.
 GRAPH_SCALE = 2
-#: The file view ``file.png`` shows, scrolled to its first missed lines.
-FILE_VIEW = "/gh/globex/d3-hierarchy/blob/src/hierarchy/index.js#L9"
+#: The file view ``file.png`` shows (its top: totals, missed lines, the first lines).
+FILE_VIEW = "/gh/globex/d3-hierarchy/blob/src/hierarchy/index.js"
 
 
 def launch_chromium(playwright: Any) -> Any:
@@ -80,7 +80,7 @@ def shoot_home(browser: Any, base: str, out: Path) -> Path:
 def shoot_pages(browser: Any, base: str, out: Path) -> list[Path]:
     """The graphs section (with the legend) of :data:`GRAPH_REPOSITORY`'s page as ``out/repository.png``,
     and :data:`FILE_VIEW` as ``out/file.png``."""
-    page = browser.new_page(viewport={"width": 1000, "height": 560}, device_scale_factor=1)
+    page = browser.new_page(viewport={"width": 1000, "height": 640}, device_scale_factor=1)
     page.goto(f"{base}{GRAPH_REPOSITORY}")
     section = page.locator("section[aria-labelledby='coverage-graphs-title']")
     section.screenshot(path=str(out / "repository.png"))

@@ -2,7 +2,7 @@
 put them, committed as real git objects, so every demo commit sha is the sha of a git commit.
 
 No third-party source is shipped: each file is made from its report alone (a statement on every
-tracked line, a branch on a partial one, blank lines and a comment elsewhere). The objects are
+tracked line, a branch on a partial one, a comment marker elsewhere). The objects are
 hashed here without git, so the shas are the same with or without a mirror; :func:`write_mirror`
 stores them as a bare repository (loose objects), which the file view's git loader reads
 (``COVERAGE_SOURCE_GIT_ROOT``, docs/web.md).
@@ -26,7 +26,7 @@ _COMMENTS = {".js": "//", ".mjs": "//", ".ts": "//", ".c": "//", ".go": "//", ".
 
 def source_text(path: str, lines: LineCoverage) -> bytes:
     """A made-up file for ``path`` with a statement on each tracked line of ``lines`` (a branch on
-    partial ones) and nothing else that a coverage tool would track."""
+    partial ones) and comments, which no coverage tool tracks, on the others."""
     comment = _COMMENTS.get(os.path.splitext(path)[1], "#")
     c_like = comment == "//"
     tracked = {number: state for number, _, state in lines}
@@ -35,7 +35,8 @@ def source_text(path: str, lines: LineCoverage) -> bytes:
     for number in range(1, max(tracked, default=0) + 1):
         state = tracked.get(number)
         if state is None:
-            out.append(header if number == 1 else "")
+            # A bare comment marker: lines that are not code read as comments, not as missing text.
+            out.append(header if number == 1 else comment)
         elif state == PARTIAL:
             out.append(
                 f"if (check({number})) total += {number};" if c_like else f"if check({number}): total += {number}"

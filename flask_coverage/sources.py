@@ -41,6 +41,9 @@ BINARY_SNIFF_BYTES = 8000
 CACHE_SECONDS = 86400
 #: A loader that failed or ran out of time is asked again after this long.
 FAILURE_CACHE_SECONDS = 60
+#: Bigger files are shown without highlighting: Pygments lexes about 1 ms per KiB, and the first
+#: view of a file must stay fast (docs/web.md).
+HIGHLIGHT_MAX_BYTES = 64 * 1024
 
 _GITHUB = (ServiceEnum.github, ServiceEnum.github_enterprise)
 _GITLAB = (ServiceEnum.gitlab, ServiceEnum.gitlab_enterprise)
@@ -119,6 +122,8 @@ def _decoded(found: Union[str, bytes], max_bytes: int, path: str) -> Source:
     if lines and lines[-1] == "":
         lines.pop()  # the newline at the end of the last line starts no line
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if len(data) > HIGHLIGHT_MAX_BYTES:
+        return Source(tuple(escape(line) for line in lines))
     return Source(highlight_lines(lines, path))
 
 
@@ -135,22 +140,38 @@ def highlight_lines(lines: list[str], path: str) -> tuple[Markup, ...]:
         lexer = get_lexer_for_filename(path, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return tuple(escape(line) for line in lines)
-    out: list[list[str]] = [[]]
+    out: list[list[tuple[str, str]]] = [[]]
+    classes: dict[Any, str] = {}
     for token, value in lexer.get_tokens("\n".join(lines)):
-        css = STANDARD_TYPES.get(token)
-        while css is None:  # a token type of the lexer's own: its nearest standard parent
-            token = token.parent
-            css = STANDARD_TYPES.get(token)
+        css = classes.get(token)
+        if css is None:
+            standard = token
+            while STANDARD_TYPES.get(standard) is None:  # a type of the lexer's own: its standard parent
+                standard = standard.parent
+            css = classes[token] = _styled(STANDARD_TYPES[standard])
         for number, piece in enumerate(value.split("\n")):
             if number:
                 out.append([])
-            if piece:
-                text = escape(piece)
-                out[-1].append(f'<span class="{css}">{text}</span>' if css else str(text))
+            if not piece:
+                continue
+            line = out[-1]
+            if line and line[-1][0] == css:  # one element for neighbours of one class
+                line[-1] = (css, line[-1][1] + piece)
+            else:
+                line.append((css, piece))
     # A lexer may drop or add a last empty line; the numbers must stay the file's.
     out = (out + [[] for _ in lines])[: len(lines)]
-    # Every piece was escaped above; the class names are Pygments' own.
-    return tuple(Markup("".join(parts)) for parts in out)  # noqa: S704
+    # Every piece is escaped; the class names are Pygments' own.
+    return tuple(
+        Markup("".join(f'<span class="{css}">{escape(text)}</span>' if css else escape(text) for css, text in parts))  # noqa: S704
+        for parts in out
+    )
+
+
+def _styled(css: str) -> str:
+    """``css`` if coverage.css styles it, else ``""``: names, operators and punctuation stay plain text,
+    which saves most of the elements of a highlighted file."""
+    return css if css[:1] in ("k", "s", "c", "m") or css in ("nf", "nc", "fm", "nb", "bp", "nd", "ow") else ""
 
 
 def default_source_loader(repository: Repository, sha: str, path: str) -> Optional[bytes]:

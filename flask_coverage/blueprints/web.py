@@ -22,6 +22,7 @@ from typing import Any, NamedTuple, Optional
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, abort, make_response, render_template, request, url_for
+from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from ..auth import can_read_repository
@@ -306,25 +307,46 @@ def repository_page(
     return _target_page(view)
 
 
-class Row(NamedTuple):
-    """One line of the file view: number, state name (``""`` untracked), hits, source HTML."""
-
-    number: int
-    state: str
-    hits: Optional[int]
-    code: Any
-
-
-def _miss_ranges(rows: list[Row]) -> list[tuple[int, int]]:
+def _miss_ranges(tracked: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
+    """The runs of consecutive missed lines, as ``(first, last)``."""
     ranges: list[tuple[int, int]] = []
-    for row in rows:
-        if row.state != "miss":
+    for number in sorted(tracked):
+        if tracked[number][1] != MISS:
             continue
-        if ranges and ranges[-1][1] == row.number - 1:
-            ranges[-1] = (ranges[-1][0], row.number)
+        if ranges and ranges[-1][1] == number - 1:
+            ranges[-1] = (ranges[-1][0], number)
         else:
-            ranges.append((row.number, row.number))
+            ranges.append((number, number))
     return ranges
+
+
+def lines_html(tracked: dict[int, tuple[int, int]], source: Optional[tuple[Markup, ...]]) -> Markup:
+    """The rows of the file view's table, built here rather than in a template loop: a 5,000-line
+    file is 5,000 rows, and a join of formatted strings is several times faster (docs/web.md).
+
+    With ``source``: every line, ``number | hits | code``; without: the tracked lines, ``number |
+    state | hits``. A row's class is its state (``coverage-hit``, ...; none for untracked lines).
+    """
+    rows = []
+    if source is None:
+        for number in sorted(tracked):
+            hits, state = tracked[number]
+            name = STATE_NAMES[state]
+            rows.append(
+                f'<tr class="coverage-{name}" id="L{number}"><td><a href="#L{number}">{number}</a></td>'
+                f"<td>{name}</td><td>{hits}</td></tr>"
+            )
+    else:
+        count = max(len(source), max(tracked, default=0))
+        for number in range(1, count + 1):
+            code = source[number - 1] if number <= len(source) else ""
+            found = tracked.get(number)
+            css, hits = ("", "") if found is None else (f' class="coverage-{STATE_NAMES[found[1]]}"', found[0])
+            rows.append(
+                f'<tr{css} id="L{number}"><td><a href="#L{number}">{number}</a></td><td>{hits}</td><td>{code}</td></tr>'
+            )
+    # Numbers, state names and already escaped source only.
+    return Markup("\n".join(rows))  # noqa: S704
 
 
 @bp.get(_REPO + "/blob/<path:path>")
@@ -366,18 +388,6 @@ def file_view(
         response.set_etag(etag)
         return response
     tracked = {number: (hits, state) for number, hits, state in lines}
-    if source.lines is not None:
-        count = max(len(source.lines), max(tracked, default=0))
-        code = list(source.lines) + [""] * (count - len(source.lines))
-        numbers: Any = range(1, count + 1)
-    else:
-        numbers, code = sorted(tracked), None
-    rows = []
-    for index, number in enumerate(numbers):
-        hits, state = tracked.get(number, (None, None))
-        rows.append(
-            Row(number, "" if state is None else STATE_NAMES[state], hits, code[index] if code is not None else None)
-        )
     totals = lines.totals()
     response = make_response(
         render_template(
@@ -389,9 +399,9 @@ def file_view(
             flag=flag,
             totals=totals,
             coverage=format_percent(totals.hits, totals.lines),
-            rows=rows,
+            rows=lines_html(tracked, source.lines),
             source=source,
-            miss_ranges=_miss_ranges(rows),
+            miss_ranges=_miss_ranges(tracked),
             listed_miss_ranges=LISTED_MISS_RANGES,
             legend=legend_of(view.repository),
             Target=Target,

@@ -183,7 +183,7 @@ def test_a_block_opens_the_file_view_with_source_and_keys(
         "partial": {"rgb(252, 241, 207)"},
     }
     miss = page.locator("tr.coverage-miss").first
-    assert "work(" in miss.locator(".coverage-code").text_content()
+    assert "work(" in miss.locator("td:nth-child(3)").text_content()
     miss.scroll_into_view_if_needed()
     pixels = png_pixels(miss.screenshot())
     assert pixels[len(pixels) // 2][-5] == (251, 227, 222)  # the row's right end: the miss tint
