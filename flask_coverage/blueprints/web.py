@@ -341,7 +341,7 @@ def lines_html(tracked: dict[int, tuple[int, int]], source: Optional[tuple[Marku
         for number in range(1, count + 1):
             code = source[number - 1] if number <= len(source) else ""
             found = tracked.get(number)
-            css, hits = ("", "") if found is None else (f' class="coverage-{STATE_NAMES[found[1]]}"', found[0])
+            css, hits = ("", "") if found is None else (f' class="coverage-{STATE_NAMES[found[1]]}"', str(found[0]))
             rows.append(
                 f'<tr{css} id="L{number}"><td><a href="#L{number}">{number}</a></td><td>{hits}</td><td>{code}</td></tr>'
             )
