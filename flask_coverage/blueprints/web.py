@@ -337,14 +337,13 @@ def lines_html(tracked: dict[int, tuple[int, int]], source: Optional[tuple[Marku
                 f"<td>{name}</td><td>{hits}</td></tr>"
             )
     else:
-        count = max(len(source), max(tracked, default=0))
-        for number in range(1, count + 1):
+        last = max(len(source), max(tracked, default=0))
+        for number in range(1, last + 1):
             code = source[number - 1] if number <= len(source) else ""
             found = tracked.get(number)
-            css, hits = ("", "") if found is None else (f' class="coverage-{STATE_NAMES[found[1]]}"', str(found[0]))
-            rows.append(
-                f'<tr{css} id="L{number}"><td><a href="#L{number}">{number}</a></td><td>{hits}</td><td>{code}</td></tr>'
-            )
+            css, hits_text = ("", "") if found is None else (f' class="coverage-{STATE_NAMES[found[1]]}"', found[0])
+            link = f'<a href="#L{number}">{number}</a>'
+            rows.append(f'<tr{css} id="L{number}"><td>{link}</td><td>{hits_text}</td><td>{code}</td></tr>')
     # Numbers, state names and already escaped source only.
     return Markup("\n".join(rows))  # noqa: S704
 
