@@ -21,6 +21,8 @@ import hmac
 import json
 import re
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn, Optional
 from urllib.parse import urlencode
 
@@ -173,9 +175,16 @@ def meta_claims(meta: UploadMeta) -> dict[str, Any]:
 
 def merge_v2_body(repository: Repository, limit: Optional[int], **arguments: Any) -> Commit:
     """Merge the reports of a v2 request body (plain or gzip, maybe the uploaders' envelope)."""
-    try:
+    with refusals():
         body = _decompressed(read_body(limit), limit)
         return upload_reports(repository, split_envelope(body), network=envelope_network(body), **arguments)
+
+
+@contextmanager
+def refusals() -> Iterator[None]:
+    """What reading and merging an upload raises, as its refusal: 413, 409, 404 or 400 with the message."""
+    try:
+        yield
     except ReportTooLarge as error:
         fail(413, f"Upload refused: {error}.")
     except UploadConflict as error:
@@ -200,10 +209,8 @@ def _v2_arguments() -> tuple[str, Optional[str], Optional[int], UploadMeta]:
     if not args.get("commit"):
         fail(400, "Upload refused: the commit sha is missing (?commit=<sha>).")
     pr = args.get("pr") or args.get("pull_request")
-    try:
+    with refusals():
         return check_sha(args["commit"]), normalize_branch(args.get("branch")), normalize_pullid(pr), upload_meta(args)
-    except InvalidInput as error:
-        fail(400, f"Upload refused: {error}.")
 
 
 def v2_answer(repository: Repository, commit: Commit) -> Response:

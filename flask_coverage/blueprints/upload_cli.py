@@ -29,9 +29,8 @@ import sqlalchemy as sa
 from flask import Response, jsonify, request
 
 from ..commits import commit_web_path
-from ..errors import InvalidInput, ReportError, ReportTooLarge
 from ..inflate import inflate
-from ..ingest import FileFix, UploadConflict, UploadMeta, check_sha, record_commit, upload_reports
+from ..ingest import FileFix, UploadMeta, check_sha, record_commit, upload_reports
 from ..models import Commit, Repository, Upload, utcnow
 from ..names import MAX_NAME_LENGTH, check_name
 from ..operations import parse_service
@@ -46,6 +45,7 @@ from .upload import (
     meta_claims,
     put_url,
     read_body,
+    refusals,
     repository_for_token,
     upload_summary,
     upload_token,
@@ -74,10 +74,8 @@ def _json(status: int, body: dict[str, Any]) -> Response:
 
 def _repository(service: str, slug: str) -> Repository:
     """The repository the path names, if the request's upload token is its token; else a 4xx."""
-    try:
+    with refusals():
         wanted = parse_service("github" if service == "github-actions" else service)
-    except InvalidInput as error:
-        fail(400, f"Upload refused: {error}.")
     match = _SLUG.fullmatch(slug)
     if match is None:
         fail(400, f"Upload refused: the slug {slug[:80]!r} is not 'owner::::repo' (or 'group:::subgroup::::repo').")
@@ -115,14 +113,12 @@ def _text_field(body: dict[str, Any], key: str) -> Optional[str]:
 
 
 def _sha(value: str) -> str:
-    try:
+    with refusals():
         return check_sha(value)
-    except InvalidInput as error:
-        fail(400, f"Upload refused: {error}.")
 
 
 def _record(repository: Repository, sha: str, body: dict[str, Any]) -> Commit:
-    try:
+    with refusals():
         return record_commit(
             repository,
             sha,
@@ -130,8 +126,6 @@ def _record(repository: Repository, sha: str, body: dict[str, Any]) -> Commit:
             pullid=_text_field(body, "pullid"),
             parent=_text_field(body, "parent_commit_id"),
         )
-    except InvalidInput as error:
-        fail(400, f"Upload refused: {error}.")
 
 
 def _stored_commit(repository: Repository, sha: str) -> Optional[Commit]:
@@ -178,10 +172,8 @@ def cli_create_report(service: str, slug: str, sha: str) -> Response:
 
 
 def _code(value: Optional[str]) -> str:
-    try:
+    with refusals():
         return check_name(value or "default", "report code", max_length=100)
-    except InvalidInput as error:
-        fail(400, f"Upload refused: {error}.")
 
 
 @_cli_route("/commits/<sha>/reports/<code>/uploads")
@@ -211,7 +203,7 @@ def _upload_answer(
     flags = body.get("flags")
     if flags is not None and not (isinstance(flags, list) and all(isinstance(flag, str) for flag in flags)):
         fail(400, "Upload refused: flags must be a list of names.")
-    try:
+    with refusals():
         meta = UploadMeta.create(
             flags=flags,
             name=_text_field(body, "name"),
@@ -220,8 +212,6 @@ def _upload_answer(
             build_url=_text_field(body, "ci_url"),
             provider=_text_field(body, "ci_service"),
         )
-    except InvalidInput as error:
-        fail(400, f"Upload refused: {error}.")
     external_id = str(uuid.uuid4())
     claims = {"kind": "json", "id": external_id, "commit": sha, "branch": branch, "pullid": pullid}
     location = put_url(repository, {**claims, "meta": meta_claims(meta)})
@@ -270,14 +260,8 @@ def upload_put() -> Response:
     if claims["kind"] == "v2":
         return v2_answer(repository, merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
     reports, network, fixes = _cli_payload(read_body(limit), limit)
-    try:
+    with refusals():
         commit = upload_reports(repository, reports, network=network, fixes=fixes, **arguments)
-    except ReportTooLarge as error:
-        fail(413, f"Upload refused: {error}.")
-    except UploadConflict as error:
-        fail(409, f"Upload refused: {error}.")
-    except InvalidInput as error:
-        fail(400, f"Upload refused: {error}.")
     return _json(200, upload_summary(repository, commit))
 
 
@@ -309,12 +293,8 @@ def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, byte
             compressed = base64.b64decode(item["data"], validate=True)
         except (binascii.Error, ValueError):
             fail(400, f"Upload refused: coverage file {name!r}: data is not base64.")
-        try:
+        with refusals():
             data = inflate(compressed, left, what=f"coverage file {name!r}")
-        except ReportTooLarge as error:
-            fail(413, f"Upload refused: {error}.")
-        except ReportError as error:
-            fail(400, f"Upload refused: {error}.")
         if left is not None:
             left -= len(data)
         reports.append((name, data))
