@@ -96,3 +96,13 @@ def test_fixes_remove_lines_that_are_not_code(app, widgets, make_lcov) -> None:
     assert list(file_lines(commit, "a.py")) == [(1, 1, HIT), (3, 0, MISS)]
     assert file_lines(commit, "b.py") is None  # nothing left of it
     assert commit.files == 2
+
+
+def test_place_by_network_compares_ends_at_most_32_folders_deep() -> None:
+    deep = "/".join(f"d{k}" for k in range(40))
+    too_long = "x/" * 2100 + "b.py"  # longer than any path can be: not a network file
+    network = [f"{deep}/a.py", too_long] + [f"pkg{k}/" * 300 + f"m{k}.py" for k in range(2000)]
+    near = "/".join(deep.split("/")[-31:]) + "/a.py"  # 32 folders from the file: placed
+    far = "/".join(deep.split("/")[-33:]) + "/a.py"  # 34: too deep to compare, stays
+    moves = place_by_network([near, far, "m7.py", "b.py"], network)
+    assert moves == {near: f"{deep}/a.py", "m7.py": "pkg7/" * 300 + "m7.py"}

@@ -26,6 +26,8 @@ from ..names import refusal, refused_character
 from ._common import quote
 
 MAX_PATH_LENGTH = 4096
+#: How many folders deep :func:`place_by_network` compares the ends of paths.
+MAX_PLACING_DEPTH = 32
 
 _DRIVE = re.compile(r"[A-Za-z]:(?=/|$)")
 
@@ -139,28 +141,43 @@ def place_by_network(paths: Iterable[str], network: Iterable[str]) -> dict[str, 
     that is not moves to the one network file that ends with ``/path`` (a report written relative to
     an inner source folder), else to the longest network file that ``path`` ends with (a report
     that kept a build directory in front). A path that matches no file, or several equally, stays.
-    Returns ``{path: new path}`` for the paths that move.
+    Endings are compared up to :data:`MAX_PLACING_DEPTH` folders deep, so the cost stays linear in
+    the list's size whatever it holds. Returns ``{path: new path}`` for the paths that move.
     """
     # Only names that could be report paths: relative, inside the repository, plain text.
     files = {_normalise(name) for name in network if name.strip() and len(name) <= MAX_PATH_LENGTH}
     files = {name for name in files if not (_is_absolute(name) or name.startswith("..") or refused_character(name))}
-    if not files:
+    unplaced = {path for path in paths if path not in files}
+    if not files or not unplaced:
         return {}
-    endings: dict[str, Optional[str]] = {}
+    depth = min(MAX_PLACING_DEPTH, max(path.count("/") for path in unplaced) + 1)
+    # The network file each unplaced path is the end of; None when several are.
+    ends_of: dict[str, Optional[str]] = {}
     for name in files:
-        parts = name.split("/")
-        for start in range(1, len(parts)):
-            ending = "/".join(parts[start:])
-            # Two files with this ending: it places nothing.
-            endings[ending] = name if ending not in endings else None
+        end = len(name)
+        for _ in range(depth):
+            cut = name.rfind("/", 0, end)
+            if cut < 0:
+                break
+            ending = name[cut + 1 :]
+            if ending in unplaced:
+                ends_of[ending] = name if ending not in ends_of else None
+            end = cut
     moves: dict[str, str] = {}
-    for path in paths:
-        if path in files:
-            continue
-        target = endings.get(path)
-        if target is None:
-            parts = path.split("/")
-            target = next(("/".join(parts[i:]) for i in range(1, len(parts)) if "/".join(parts[i:]) in files), None)
+    for path in unplaced:
+        target = ends_of.get(path) or _longest_listed_end(path, files)
         if target is not None:
             moves[path] = target
     return moves
+
+
+def _longest_listed_end(path: str, files: set[str]) -> Optional[str]:
+    start = 0
+    for _ in range(MAX_PLACING_DEPTH):
+        cut = path.find("/", start)
+        if cut < 0:
+            return None
+        if path[cut + 1 :] in files:
+            return path[cut + 1 :]
+        start = cut + 1
+    return None
