@@ -31,7 +31,7 @@ from ._common import (
     check_line_number,
     quote,
 )
-from ._paths import PathResolver
+from ._paths import MAX_PATH_LENGTH, PathResolver
 
 __all__ = ["parse_cobertura"]
 
@@ -135,9 +135,10 @@ class _CoberturaReader:
             self._methods_depth += 1
             self._target = self._method_lines
             self._parser.EndElementHandler = self._end_in_methods
-        elif name == "source":
+        elif name == "source" and self._resolver is None and self._class_lines is None:
+            # Only the report's <sources> (before any class); a <source> elsewhere is not a folder.
             self._source_text = []
-            self._parser.CharacterDataHandler = self._source_text.append
+            self._parser.CharacterDataHandler = self._source_data
             self._parser.EndElementHandler = self._end_source
         elif name == "package" or name == "packages":
             self.end_class()
@@ -149,10 +150,18 @@ class _CoberturaReader:
                 self._target = self._class_lines
                 self._parser.EndElementHandler = None
 
+    def _source_data(self, text: str) -> None:
+        self._source_text.append(text)
+        if len(self._source_text) > 64 and sum(map(len, self._source_text)) > MAX_PATH_LENGTH + 1024:
+            # Blanks around the folder are allowed, a megabyte of text is not kept.
+            raise ReportError(f"invalid Cobertura report: a <source> is longer than {MAX_PATH_LENGTH} characters")
+
     def _end_source(self, name: str) -> None:
         self._parser.CharacterDataHandler = None
         self._parser.EndElementHandler = None
         text = "".join(self._source_text).strip()
+        if len(text) > MAX_PATH_LENGTH:
+            raise ReportError(f"invalid Cobertura report: a <source> is longer than {MAX_PATH_LENGTH} characters")
         if text:
             self._sources.append(text)
 

@@ -37,7 +37,7 @@ def parse_lcov(chunks: Iterable[bytes], root: str | None = None) -> Iterator[Par
     Raises ReportError on anything that is not LCOV, on a record cut short and on bad numbers.
     """
     resolver = PathResolver(root)
-    decoder = codecs.getincrementaldecoder("utf-8")()
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()  # a byte order mark first is dropped
     offset = 0
     lineno = 0
     pending = ""

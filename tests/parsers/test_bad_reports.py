@@ -275,3 +275,9 @@ def test_lcov_line_without_end():
 def test_json_blank_run_is_skipped_quickly():
     # Millions of blanks are skipped by a regular-expression search, not a Python loop per character.
     assert parse_all(b'{"meta": {}, "files": {' + b" " * 5_000_000 + b"}}") == []
+
+
+def test_a_huge_source_is_refused_without_being_kept():
+    data = b"<coverage><sources><source>" + b"x" * 5_000_000 + b"</source></sources></coverage>"
+    with pytest.raises(ReportError, match="a <source> is longer than 4096 characters"):
+        parse_all(data)

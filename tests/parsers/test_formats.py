@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from flask_coverage.errors import ReportError
@@ -65,6 +67,28 @@ def test_cobertura_method_lines_count_only_without_class_lines():
         (2, 0, MISS),
     ]
     assert cobertura_lines("", methods) == [(1, 9, HIT)]
+
+
+def test_a_source_inside_methods_stays_in_its_class():
+    """A ``<source>`` element inside ``<methods>`` (seen in the wild) is not a source folder and does
+    not end the methods early: the next class's lines are its own."""
+    data = (
+        "<coverage><sources><source>/w/r</source></sources><packages><package><classes>"
+        '<class filename="/w/r/a.py"><methods><method name="f"><source>x</source>'
+        '<lines><line number="9" hits="1"/></lines></method></methods>'
+        '<lines><line number="1" hits="1"/></lines></class>'
+        '<class filename="/w/r/b.py"><methods/><lines><line number="2" hits="0"/></lines></class>'
+        "</classes></package></packages></coverage>"
+    ).encode()
+    assert [(f.path, list(f.lines)) for f in parse_report(data)] == [("a.py", [(1, 1, HIT)]), ("b.py", [(2, 0, MISS)])]
+
+
+def test_lcov_with_a_byte_order_mark():
+    data = b"\xef\xbb\xbfTN:\nSF:a.py\nDA:1,1\nend_of_record\n"
+    for format in ("auto", "lcov"):
+        assert [(f.path, list(f.lines)) for f in parse_report(data, format=format)] == [("a.py", [(1, 1, HIT)])]
+    # Split anywhere, even inside the mark.
+    assert [f.path for f in parse_report(io.BytesIO(data))] == ["a.py"]
 
 
 def test_cobertura_classes_of_one_file_are_yielded_separately():
