@@ -11,6 +11,9 @@ server's own work; CPU time is used where it is steadier than wall time on a bus
 
 - ``members``: ``POST /upload/v2`` with a body made of the 20-byte gzip of ``b""`` repeated, 1 MB
   and 8 MB (the review's reproduction). Goal: the 8 MB body costs at most 3x the 1 MB one.
+- ``oracle``: an existing private repository against a missing one, 400 interleaved samples each, on
+  the report API (anonymous) and the older settings API (an outsider's access token). Goal: the
+  medians of the two 404s differ by less than 0.3 ms.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from flask import Flask  # noqa: E402
 
 from flask_coverage import CoverageService  # noqa: E402
-from flask_coverage.operations import add_org, add_repo, init_db  # noqa: E402
+from flask_coverage.operations import add_org, add_repo, add_user, create_token, init_db  # noqa: E402
 
 SHA = "5eed" * 10
 
@@ -43,6 +46,9 @@ def make_app(directory: str) -> Flask:
         init_db()
         add_org("github", "acme")
         add_repo("github", "acme", "public")
+        add_repo("github", "acme", "secret", private=True)
+        add_user("github", "outsider")
+        app.config["BENCH_OUTSIDER_TOKEN"] = create_token("github", "outsider", name="bench")[1]
     return app
 
 
@@ -61,7 +67,7 @@ def check_members(app: Flask) -> bool:
         from flask_coverage.models import Repository
         from flask_coverage.state import get_session
 
-        token = get_session().query(Repository).one().upload_token
+        token = get_session().query(Repository).filter_by(name="public").one().upload_token
     client = app.test_client()
     member = gzip.compress(b"")
     costs = {}
@@ -80,7 +86,36 @@ def check_members(app: Flask) -> bool:
     return ratio <= 3
 
 
-CHECKS = {"members": check_members}
+def check_oracle(app: Flask) -> bool:
+    client = app.test_client()
+    outsider = {"Authorization": f"token {app.config['BENCH_OUTSIDER_TOKEN']}"}
+    cases = {
+        "report, anonymous": ("/api/v2/github/acme/repos/{}/report/", {}),
+        "settings, outsider": ("/api/pub/gh/acme/{}/settings", outsider),
+    }
+    met = True
+    for name, (url, headers) in cases.items():
+        samples: dict[str, list[float]] = {"secret": [], "missing": []}
+        for _ in range(20):  # warm up: connections, caches, code paths
+            for repo in samples:
+                client.get(url.format(repo), headers=headers)
+        for _ in range(400):
+            for repo in samples:
+                start = time.perf_counter()
+                response = client.get(url.format(repo), headers=headers)
+                samples[repo].append(time.perf_counter() - start)
+                assert response.status_code == 404, (url, repo, response.status_code)
+        secret, missing = (statistics.median(samples[repo]) * 1000 for repo in ("secret", "missing"))
+        difference = abs(secret - missing)
+        print(
+            f"oracle: {name}: private {secret:.3f} ms, missing {missing:.3f} ms,"
+            f" difference {difference:.3f} ms (goal < 0.3)"
+        )
+        met = met and difference < 0.3
+    return met
+
+
+CHECKS = {"members": check_members, "oracle": check_oracle}
 
 
 def main() -> int:

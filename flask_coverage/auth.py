@@ -93,3 +93,23 @@ def can_read_private(user: Optional[Owner], owner: Owner) -> bool:
 def can_read_repository(user: Optional[Owner], repository: Repository) -> bool:
     """Public repositories are readable by anyone; private ones by the owner and its activated members."""
     return not repository.private or can_read_private(user, repository.owner)
+
+
+def readable_by(user: Optional[Owner]) -> sa.ColumnElement[bool]:
+    """The SQL condition "this ``Repository`` row is readable by ``user``" (``None``: anonymous).
+
+    Public repositories are readable by anyone; private ones by the owner and its activated members.
+    The condition has the same shape for every caller, so a query with it costs the same whether the
+    repository is missing, private or readable (no timing tells them apart).
+    """
+    user_id = user.id if user is not None else 0  # ids start at 1
+    member = (
+        sa.select(Membership.id)
+        .where(
+            Membership.org_id == Repository.owner_id,
+            Membership.user_id == user_id,
+            Membership.activated.is_(True),
+        )
+        .exists()
+    )
+    return sa.or_(Repository.private.is_(False), Repository.owner_id == user_id, member)

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlalchemy.orm import contains_eager
 
+from .auth import readable_by
 from .errors import InvalidInput, NotFound
 from .lines import LineCoverage, Totals
 from .models import (
@@ -79,6 +80,36 @@ def find_repository(service: Union[str, ServiceEnum], owner: str, name: str) -> 
     if repository is None or repository.deleted:
         return None
     return repository
+
+
+def find_readable_repository(
+    service: Union[str, ServiceEnum], owner: str, name: str, user: Optional[Owner], *, deleted: bool = False
+) -> Optional[Repository]:
+    """The repository ``owner/name`` on ``service`` if ``user`` may read it (``None``: anonymous), else ``None``.
+
+    One query of the same shape whether the repository is missing, private or readable, so that the
+    answers of the first two take the same time. ``deleted`` repositories are found only when asked for.
+    """
+    if not (is_storable(owner) and is_storable(name)):
+        return None
+    try:
+        service = parse_service(service)
+    except InvalidInput:
+        return None
+    query = (
+        sa.select(Repository)
+        .join(Owner, Repository.owner_id == Owner.id)
+        .where(
+            Owner.service == service,
+            sa.func.lower(Owner.username) == owner.lower(),
+            sa.func.lower(Repository.name) == name.lower(),
+            readable_by(user),
+        )
+        .options(contains_eager(Repository.owner))
+    )
+    if not deleted:
+        query = query.where(Repository.deleted.is_(False))
+    return get_session().execute(query).scalar_one_or_none()
 
 
 def repository_by_slug(slug: str) -> Repository:

@@ -10,18 +10,20 @@ OpenAPI operation written from the same objects to :data:`document`, which is se
 from __future__ import annotations
 
 import functools
+import itertools
+from collections.abc import Iterator
 from typing import Any, Callable, Optional, TypeVar
 from urllib.parse import parse_qsl, quote, urlencode
 
 import sqlalchemy as sa
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema, ValidationError, fields
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import PathConverter
 
-from ..auth import can_read_repository, is_member
-from ..commits import commit_web_path, find_repository, iter_file_coverage, resolve_commit, uploads_query
+from ..auth import is_member
+from ..commits import commit_web_path, find_readable_repository, iter_file_coverage, resolve_commit, uploads_query
 from ..lines import Totals
 from ..models import Commit, Membership, Owner, Repository, ServiceEnum
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
@@ -333,9 +335,12 @@ def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str)
 
 
 def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str) -> Repository:
-    """The repository a v2 path names, if ``user`` may read it; else the 404 :class:`ApiError`."""
-    repository = find_repository(service, owner_username, repo)
-    if repository is None or not can_read_repository(user, repository):
+    """The repository a v2 path names, if ``user`` may read it; else the 404 :class:`ApiError`.
+
+    Missing and not readable are one query of the same shape: the same 404 after the same work.
+    """
+    repository = find_readable_repository(service, owner_username, repo, user)
+    if repository is None:
         raise ApiError(404, NOT_FOUND)
     return repository
 
@@ -475,8 +480,9 @@ document.tags["Coverage"] = "The coverage stored for the commits of a repository
     summary="The coverage report of a commit",
     description="The totals, and every file with the state of each tracked line, of one commit: `sha`, else "
     "the tip of `branch`, else the tip of the default branch; `path` keeps only the files under it. Public "
-    "repositories can be read without a token; private ones by members of the owning organization (and the "
-    "owner). Anything unknown or not visible to the caller gets the same 404.",
+    "repositories can be read without a token; private ones by activated members of the owning organization "
+    "(and the owner), and their answers are `Cache-Control: private, no-store`. Anything unknown or not "
+    "visible to the caller gets the same 404.",
     auth="optional",
     path=RepositoryPathSchema,
     lookup=readable_repository,
@@ -489,31 +495,37 @@ def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Respo
     if commit is None:
         raise ApiError(404, NOT_FOUND)
     url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
-    text = ["{", *report_json(commit, args.get("path")), ', "commit_file_url": ', current_app.json.dumps(url), "}"]
-    return Response(text, mimetype="application/json")
+    # Streamed: the body is made while the rows are read, so memory does not grow with the files.
+    end = (', "commit_file_url": ', current_app.json.dumps(url), "}")
+    text = itertools.chain("{", report_json(commit, args.get("path")), end)
+    response = Response(stream_with_context(text), mimetype="application/json")
+    if repository.private:
+        response.headers["Cache-Control"] = "private, no-store"
+    return response
 
 
 _FILE_SCHEMA = FileReportSchema()
 _TOTALS_SCHEMA = CoverageTotalsSchema()
 
 
-def report_json(commit: Commit, path: Optional[str] = None) -> list[str]:
-    """The members ``"totals": ..., "files": [...]`` of a report's JSON object, as pieces of text.
+def report_json(commit: Commit, path: Optional[str] = None) -> Iterator[str]:
+    """The members ``"files": [...], "totals": ...`` of a report's JSON object, as pieces of text.
 
-    Each file is written to JSON text as soon as it is read: millions of [line, type] pairs as
-    Python lists would take ten times the memory of their text.
+    Each file is written to JSON text as soon as its row is read (millions of [line, type] pairs as
+    Python lists would take ten times the memory of their text), and yielded: a streamed answer holds
+    one file at a time. ``files`` comes first so that ``totals`` are those of the very files sent.
     """
     json = current_app.json
-    files: list[str] = []
+    files = 0
     total = Totals()
+    yield '"files": ['
     for row, lines in iter_file_coverage(commit, path):
-        totals = row.totals
-        total += totals
+        total += row.totals
         pairs = [(line, state) for line, _, state in lines]
-        report = {"name": row.path, "totals": totals_body(totals, 1), "line_coverage": pairs}
-        files.append(json.dumps(_FILE_SCHEMA.dump(report)))
-    totals_text = json.dumps(_TOTALS_SCHEMA.dump(totals_body(total, len(files))))
-    return ['"totals": ', totals_text, ', "files": [', ", ".join(files), "]"]
+        report = {"name": row.path, "totals": totals_body(row.totals, 1), "line_coverage": pairs}
+        yield (", " if files else "") + json.dumps(_FILE_SCHEMA.dump(report))
+        files += 1
+    yield '], "totals": ' + json.dumps(_TOTALS_SCHEMA.dump(totals_body(total, files)))
 
 
 def totals_body(totals: Totals, files: int) -> dict[str, Any]:

@@ -14,10 +14,9 @@ from typing import Any, Optional
 from flask import Blueprint, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from ..auth import can_read_repository, is_admin
-from ..models import SERVICE_BY_SHORT, Owner, Repository, ServiceEnum
-from ..names import is_storable
-from ..operations import get_owner, get_repository
+from ..auth import is_admin
+from ..commits import find_readable_repository
+from ..models import SERVICE_BY_SHORT, Owner, Repository
 from ..outage import handle_database_outage
 from ..state import call_hook
 
@@ -77,13 +76,6 @@ def access_token_user() -> Owner:
     return user
 
 
-def _find_repository(service: ServiceEnum, owner_name: str, repo_name: str) -> Optional[Repository]:
-    if not (is_storable(owner_name) and is_storable(repo_name)):
-        return None
-    owner = get_owner(service, owner_name)
-    return get_repository(owner, repo_name) if owner is not None else None
-
-
 def _timestamp(value: Optional[dt.datetime]) -> Optional[str]:
     # Stored as naive UTC; the API says so explicitly.
     return value.replace(tzinfo=dt.timezone.utc).isoformat() if value is not None else None
@@ -126,9 +118,9 @@ def repository_settings(provider: str, owner: str, repo: str) -> Any:
     if service is None:
         raise LegacyError(404, f"Unknown provider. Expected one of: {', '.join(SERVICE_BY_SHORT)}.")
     user = access_token_user()
-    repository = _find_repository(service, owner, repo)
-    # A private repository the caller cannot read answers like a missing one, so it does not leak.
-    if repository is None or not can_read_repository(user, repository):
+    # A private repository the caller cannot read answers like a missing one, with the same work.
+    repository = find_readable_repository(service, owner, repo, user, deleted=True)
+    if repository is None:
         raise LegacyError(404, "Not found.")
     if not is_admin(user, repository.owner):
         raise LegacyError(403, "You do not have permission to perform this action.")

@@ -254,3 +254,29 @@ def test_the_report_is_in_the_openapi_document(testapp) -> None:
     assert {} in operation["security"]  # a token is optional
     schema = document["components"]["schemas"]["FileReport"]["properties"]["line_coverage"]
     assert schema["type"] == "array" and schema["items"]["items"] == {"type": "integer"}
+
+
+def test_private_answers_are_not_stored_by_any_cache(app, testapp, private) -> None:
+    answer = testapp.get(URL, headers=bearer(private["alice"]))
+    assert answer.headers["Cache-Control"] == "private, no-store"
+    missing = testapp.get(URL.replace("widgets", "nope"), status=404)
+    hidden = testapp.get(URL, status=404)
+    assert (sorted(missing.headers.items()), missing.body) == (sorted(hidden.headers.items()), hidden.body)
+
+
+def test_public_answers_may_be_cached(testapp, history) -> None:
+    assert "Cache-Control" not in testapp.get(URL).headers
+
+
+def test_the_report_is_streamed_file_by_file(app, history) -> None:
+    """The body is produced while the rows are read; its totals are those of the files sent."""
+    response = app.test_client().get(URL, buffered=False)
+    assert response.is_streamed
+    parts = [part if isinstance(part, str) else part.decode() for part in response.response]
+    assert sum('"line_coverage": ' in part for part in parts) == 3  # a part per file
+    body = json.loads("".join(parts))
+    assert len(body["files"]) == 3
+    for key in ("lines", "hits", "misses", "partials"):
+        assert body["totals"][key] == sum(f["totals"][key] for f in body["files"])
+    assert body["totals"]["files"] == len(body["files"])
+    response.close()

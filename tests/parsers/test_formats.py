@@ -73,13 +73,13 @@ def test_a_source_inside_methods_stays_in_its_class():
     """A ``<source>`` element inside ``<methods>`` (seen in the wild) is not a source folder and does
     not end the methods early: the next class's lines are its own."""
     data = (
-        "<coverage><sources><source>/w/r</source></sources><packages><package><classes>"
-        '<class filename="/w/r/a.py"><methods><method name="f"><source>x</source>'
-        '<lines><line number="9" hits="1"/></lines></method></methods>'
-        '<lines><line number="1" hits="1"/></lines></class>'
-        '<class filename="/w/r/b.py"><methods/><lines><line number="2" hits="0"/></lines></class>'
-        "</classes></package></packages></coverage>"
-    ).encode()
+        b"<coverage><sources><source>/w/r</source></sources><packages><package><classes>"
+        b'<class filename="/w/r/a.py"><methods><method name="f"><source>x</source>'
+        b'<lines><line number="9" hits="1"/></lines></method></methods>'
+        b'<lines><line number="1" hits="1"/></lines></class>'
+        b'<class filename="/w/r/b.py"><methods/><lines><line number="2" hits="0"/></lines></class>'
+        b"</classes></package></packages></coverage>"
+    )
     assert [(f.path, list(f.lines)) for f in parse_report(data)] == [("a.py", [(1, 1, HIT)]), ("b.py", [(2, 0, MISS)])]
 
 
