@@ -14,7 +14,7 @@ import re
 from typing import Any, Optional
 
 from flask import current_app
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from .commits import MAX_PULLID
 from .errors import InvalidInput
@@ -199,16 +199,20 @@ class RepositoryPathSchema(OwnerPathSchema):
     repo = fields.String(required=True, metadata={"description": "The name of the repository."})
 
 
-class ReportQuerySchema(Schema):
-    """Query arguments of ``repos_report_retrieve``: which commit, and which of its files."""
+_SHA_RULE = validate.Regexp(r"\A[0-9a-fA-F]{7,64}\Z", error="Not a commit sha (7 to 64 hex digits).")
+_SHA_PATTERN = "^[0-9a-fA-F]{7,64}$"
+
+
+class CommitQuerySchema(Schema):
+    """Which commit: ``sha``, else the tip of ``branch``, else the tip of the default branch."""
 
     class Meta:
         unknown = EXCLUDE
 
     sha = fields.String(
-        validate=validate.Regexp(r"\A[0-9a-fA-F]{7,64}\Z", error="Not a commit sha (7 to 64 hex digits)."),
+        validate=_SHA_RULE,
         metadata={
-            "pattern": "^[0-9a-fA-F]{7,64}$",
+            "pattern": _SHA_PATTERN,
             "description": "A commit: its full sha or a unique prefix of at least 7 hex digits. Wins over branch.",
         },
     )
@@ -219,6 +223,11 @@ class ReportQuerySchema(Schema):
             "No control, format or line-separator characters.",
         },
     )
+
+
+class ReportQuerySchema(CommitQuerySchema):
+    """Query arguments of ``repos_report_retrieve``: which commit, and which of its files."""
+
     path = fields.String(
         validate=[validate.Length(max=1024), _name_rule],
         metadata={
@@ -451,3 +460,114 @@ class PaginatedPullListSchema(PaginatedSchema):
     """A page of the pull requests of a repository."""
 
     results = fields.List(fields.Nested(PullSchema), required=True)
+
+
+# Totals, one file's report and the comparison of two commits (docs/api.md).
+
+
+class TotalsQuerySchema(ReportQuerySchema):
+    """Query arguments of ``repos_totals_retrieve``: which commit, which of its files, which flag."""
+
+    flag = fields.String(
+        validate=validate.Regexp(r"\A[A-Za-z0-9_.\-]{1,45}\Z", error="Not a flag (1 to 45 letters, digits, _ . -)."),
+        metadata={
+            "pattern": r"^[A-Za-z0-9_.\-]{1,45}$",
+            "description": "Only the coverage of the uploads with this flag.",
+        },
+    )
+
+
+class FileTotalsSchema(Schema):
+    """One file of a commit with its totals."""
+
+    name = fields.String(required=True, metadata={"description": "The path from the repository root."})
+    totals = fields.Nested(CoverageTotalsSchema, required=True)
+
+
+class CommitTotalsReportSchema(Schema):
+    """The totals of a commit (or of the files under ``path``), and each file's."""
+
+    totals = fields.Nested(CoverageTotalsSchema, required=True)
+    files = fields.List(fields.Nested(FileTotalsSchema), required=True, metadata={"description": "By path."})
+    commit_file_url = fields.String(required=True, metadata={"format": "uri"})
+
+
+class FileReportPathSchema(RepositoryPathSchema):
+    """The path arguments of one file's report."""
+
+    path = fields.String(required=True, metadata={"description": "The file's path from the repository root."})
+
+
+class CommitFileReportSchema(FileReportSchema):
+    """One file of a commit with its totals and the state of each tracked line."""
+
+    commit_sha = fields.String(required=True, metadata={"description": "The commit the coverage is of."})
+    commit_file_url = fields.String(required=True, metadata={"format": "uri"})
+
+
+class CompareQuerySchema(Schema):
+    """Query arguments of ``repos_compare_retrieve``: two commits, or a pull request."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    base = fields.String(validate=_SHA_RULE, metadata={"pattern": _SHA_PATTERN, "description": "The base commit."})
+    head = fields.String(validate=_SHA_RULE, metadata={"pattern": _SHA_PATTERN, "description": "The head commit."})
+    pullid = QueryInteger(
+        validate=validate.Range(min=1, max=MAX_PULLID),
+        metadata={"description": "A pull request: its base and head commits (instead of base and head)."},
+    )
+
+    @validates_schema
+    def _one_way(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "pullid" in data:
+            if "base" in data or "head" in data:
+                raise ValidationError("Give either pullid, or base and head.", "pullid")
+        elif "base" not in data or "head" not in data:
+            raise ValidationError("Give both base and head (or pullid).", "base" if "base" not in data else "head")
+
+
+class ComparedTotalsSchema(Schema):
+    """Totals before and after; ``patch`` (the changed lines' totals) needs a diff: always null here."""
+
+    base = fields.Nested(CoverageTotalsSchema, required=True, allow_none=True)
+    head = fields.Nested(CoverageTotalsSchema, required=True, allow_none=True)
+    patch = fields.Nested(CoverageTotalsSchema, required=True, allow_none=True)
+
+
+class ComparedNameSchema(Schema):
+    """A file's path in the base and head commits (null where it has no coverage)."""
+
+    base = fields.String(required=True, allow_none=True)
+    head = fields.String(required=True, allow_none=True)
+
+
+class ChangeSummarySchema(Schema):
+    """Lines tracked in both commits whose state changed, counted as Codecov does: each such line is
+    -1 for its base state and +1 for its head state (only the states that changed appear)."""
+
+    hits = fields.Integer()
+    misses = fields.Integer()
+    partials = fields.Integer()
+
+
+class ComparedFileSchema(Schema):
+    """One file of the head commit compared with the base."""
+
+    name = fields.Nested(ComparedNameSchema, required=True)
+    totals = fields.Nested(ComparedTotalsSchema, required=True)
+    has_diff = fields.Boolean(required=True, metadata={"description": "Always false: no diff is known."})
+    stats = fields.Raw(required=True, allow_none=True, metadata={"description": "Always null: no diff is known."})
+    change_summary = fields.Nested(ChangeSummarySchema, required=True)
+
+
+class ComparisonSchema(Schema):
+    """The coverage of a head commit compared with a base commit."""
+
+    base_commit = fields.String(required=True)
+    head_commit = fields.String(required=True)
+    totals = fields.Nested(ComparedTotalsSchema, required=True)
+    files = fields.List(fields.Nested(ComparedFileSchema), required=True, metadata={"description": "By path."})
+    untracked = fields.List(
+        fields.String(), required=True, metadata={"description": "Always empty: changed files need a diff."}
+    )

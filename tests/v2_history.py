@@ -71,7 +71,9 @@ def build(testapp: Any, db: Any) -> SimpleNamespace:
     upload(testapp, token, (DATA / "marshmallow.coverage.xml").read_bytes(), C1, branch="main")
     upload(testapp, token, regressed(lcov).encode(), C2, branch="feature/faster", pr=7)
     # A second job of the same commit covers another package: files the base does not have.
-    upload(testapp, token, (DATA / "flask-sqlalchemy.lcov").read_bytes(), C2, branch="feature/faster", pr=7, job=2)
+    upload(
+        testapp, token, (DATA / "flask-sqlalchemy.lcov").read_bytes(), C2, branch="feature/faster", pr=7, flags="sqla"
+    )
     record_commit(widgets, C3, branch="fix/typo", pullid=8, parent=C0)
     upload(testapp, token, (DATA / "marshmallow.coverage.json").read_bytes(), C3, branch="fix/typo", pr=8)
     upload(testapp, secret.upload_token, (DATA / "d3-hierarchy.lcov").read_bytes(), C0, branch="main")

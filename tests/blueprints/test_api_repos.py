@@ -185,7 +185,10 @@ def test_every_unmatched_path_under_the_prefix_is_a_json_404(testapp) -> None:
     assert testapp.get("/elsewhere", status=404).content_type == "text/html"
 
 
-REAL = {"service": "github", "owner_username": "acme", "repo": "widgets", "sha": C1, "name": "main", "pullid": 7}
+REAL = {
+    "service": "github", "owner_username": "acme", "repo": "widgets", "sha": C1, "name": "main", "pullid": 7,
+    "path": "src/marshmallow/fields.py",
+}  # fmt: skip
 
 
 def test_generated_requests_to_every_endpoint_never_get_a_500_or_an_undocumented_answer(app, history) -> None:

@@ -1,0 +1,165 @@
+"""The v2 API's totals, file report and comparison of a repository, in Codecov's shapes (docs/api.md).
+
+Its views join :data:`flask_coverage.blueprints.api.bp`; the comparison is computed by
+:mod:`flask_coverage.compare`. Visibility as for the report: public repositories without a token,
+private ones for the owner and its activated members, the same 404 otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from flask import request
+
+from ..commits import Coverage, commit_web_path, file_lines, file_totals, find_flag, resolve_commit
+from ..compare import compare_files
+from ..lines import Totals
+from ..listings import commit_totals, find_pull
+from ..models import Commit, Repository
+from ..schemas import (
+    CommitFileReportSchema,
+    CommitQuerySchema,
+    CommitTotalsReportSchema,
+    CompareQuerySchema,
+    ComparisonSchema,
+    FileReportPathSchema,
+    RepositoryPathSchema,
+    TotalsQuerySchema,
+)
+from .api import NOT_FOUND, ApiError, api_get, readable_repository, totals_body
+
+_REPO = "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>"
+_VISIBILITY = (
+    " Public repositories can be read without a token; private ones by the owner and its activated members. "
+    "Anything unknown or not visible to the caller gets the same 404."
+)
+
+
+def _commit(repository: Repository, args: dict[str, Any]) -> Commit:
+    commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
+    if commit is None:
+        raise ApiError(404, NOT_FOUND)
+    return commit
+
+
+def _commit_url(repository: Repository, commit: Commit) -> str:
+    return request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
+
+
+def _totals(totals: Optional[Totals], files: int = 1) -> Optional[dict[str, Any]]:
+    return None if totals is None else totals_body(totals, files)
+
+
+@api_get(
+    f"{_REPO}/totals/",
+    operation_id="repos_totals_retrieve",
+    tag="Coverage",
+    summary="The totals of a commit",
+    description="The totals of one commit (`sha`, else the tip of `branch`, else the tip of the default branch) "
+    "and of each of its files; `path` keeps the files under it, `flag` the coverage of the uploads with that "
+    "flag (a 404 when none had it)." + _VISIBILITY,
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=TotalsQuerySchema,
+    response=CommitTotalsReportSchema,
+)
+def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
+    """``GET .../repos/{repo}/totals/``: the totals of a commit and of each of its files."""
+    commit = _commit(repository, args)
+    coverage: Optional[Coverage] = commit if args.get("flag") is None else find_flag(commit, args["flag"])
+    if coverage is None:
+        raise ApiError(404, NOT_FOUND)
+    files = file_totals(coverage, args.get("path"))
+    return {
+        "totals": totals_body(sum((file.totals for file in files), Totals()), len(files)),
+        "files": [{"name": file.path, "totals": totals_body(file.totals, 1)} for file in files],
+        "commit_file_url": _commit_url(repository, commit),
+    }
+
+
+def readable_file(user: Any, service: Any, owner_username: str, repo: str, path: str) -> tuple[Repository, str]:
+    """The repository a path names (if the caller may read it) and the file path, else the 404."""
+    return readable_repository(user, service, owner_username, repo), path
+
+
+@api_get(
+    f"{_REPO}/file_report/<coverage_name:path>",
+    operation_id="repos_file_report_retrieve",
+    tag="Coverage",
+    summary="The coverage of one file",
+    description="One file of one commit (`sha`, else the tip of `branch`, else the tip of the default branch): "
+    "its totals and the state of each tracked line." + _VISIBILITY,
+    auth="optional",
+    path=FileReportPathSchema,
+    lookup=readable_file,
+    query=CommitQuerySchema,
+    response=CommitFileReportSchema,
+)
+def repos_file_report_retrieve(found: tuple[Repository, str], args: dict[str, Any]) -> dict[str, Any]:
+    """``GET .../repos/{repo}/file_report/{path}``: one file's totals and line coverage."""
+    repository, path = found
+    commit = _commit(repository, args)
+    lines = file_lines(commit, path)
+    if lines is None:
+        raise ApiError(404, NOT_FOUND)
+    return {
+        "name": path,
+        "totals": totals_body(lines.totals(), 1),
+        "line_coverage": [(line, state) for line, _, state in lines],
+        "commit_sha": commit.sha,
+        "commit_file_url": _commit_url(repository, commit),
+    }
+
+
+def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Commit]:
+    """The base and head commits ``args`` name: ``base`` and ``head``, or a pull request's."""
+    if "pullid" in args:
+        row = find_pull(repository, args["pullid"])
+        if row is None:
+            raise ApiError(404, NOT_FOUND)
+        _, head, base = row
+        if base is None:
+            raise ApiError(404, "The pull request's base commit has no coverage.")
+        return base, head
+    base = resolve_commit(repository, sha=args["base"])
+    head = resolve_commit(repository, sha=args["head"])
+    if base is None or head is None:
+        raise ApiError(404, NOT_FOUND)
+    return base, head
+
+
+@api_get(
+    f"{_REPO}/compare/",
+    operation_id="repos_compare_retrieve",
+    tag="Coverage",
+    summary="Compare the coverage of two commits",
+    description="The coverage of a head commit compared with a base commit (`base` and `head`, full shas or "
+    "unique prefixes; or `pullid`: the pull request's base and tip): both totals, and each file of the head "
+    "with its totals before and after and how many of the lines tracked in both changed state. `patch`, "
+    "`stats` and `untracked` need a diff of the sources, which the service does not have." + _VISIBILITY,
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=CompareQuerySchema,
+    response=ComparisonSchema,
+)
+def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
+    """``GET .../repos/{repo}/compare/``: the comparison of two commits."""
+    base, head = _compared(repository, args)
+    files = [
+        {
+            "name": {"base": None if file.base is None else file.path, "head": file.path},
+            "totals": {"base": _totals(file.base), "head": _totals(file.head), "patch": None},
+            "has_diff": False,
+            "stats": None,
+            "change_summary": file.change_summary,
+        }
+        for file in compare_files(base, head)
+    ]
+    totals = {
+        "base": totals_body(commit_totals(base), base.files),
+        "head": totals_body(commit_totals(head), head.files),
+        "patch": None,
+    }
+    return {"base_commit": base.sha, "head_commit": head.sha, "totals": totals, "files": files, "untracked": []}
