@@ -340,8 +340,9 @@ def test_init_db_without_the_right_to_create_pg_trgm_says_so_and_search_still_wo
         # May create tables, but not extensions (CREATE on the database is what pg_trgm needs).
         connection.execute(sa.text(f"CREATE ROLE {role} LOGIN"))
         connection.execute(sa.text(f"GRANT CREATE ON SCHEMA public TO {role}"))
-    app = make_app(sa.make_url(url).set(username=role).render_as_string(hide_password=False))
+    app = None
     try:
+        app = make_app(sa.make_url(url).set(username=role).render_as_string(hide_password=False))
         result = make_runner(app).invoke(args=["coverage", "init-db"])
         assert result.exit_code == 0, result.output
         assert "No trigram index" in result.output and "pg_trgm" in result.output
@@ -357,8 +358,9 @@ def test_init_db_without_the_right_to_create_pg_trgm_says_so_and_search_still_wo
         body = app.test_client().get(URL + "?search=LIDD", headers={"Authorization": f"Bearer {token}"}).json
         assert [user["username"] for user in body["results"]] == ["alice"]
     finally:
-        with app.app_context():
-            app.extensions["sqlalchemy"].engine.dispose()
+        if app is not None:  # its connections go before its role
+            with app.app_context():
+                app.extensions["sqlalchemy"].engine.dispose()
         with admin.connect() as connection:
             connection.execute(sa.text(f"DROP OWNED BY {role}"))
             connection.execute(sa.text(f"DROP ROLE {role}"))
