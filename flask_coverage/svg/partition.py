@@ -122,7 +122,9 @@ def sunburst_ticks(radius: float) -> int:
 def sunburst(root: Node, radius: float, *, min_arc: float = 1.0) -> list[Arc]:
     """The partition in polar form: the root is the center disc, each level
     one ring further out, all of equal width; angles are proportional to
-    weight.
+    weight.  A file (and a folded slice) reaches out to the rim from its
+    ring, so a few deep folders do not stick out of the circle as thin spikes
+    (docs/svg.md); folders keep to their ring.
 
     Angles are rounded to :func:`sunburst_ticks` steps, so neighbours share an
     exact edge and the children of a node cover exactly its angle (the root
@@ -134,6 +136,13 @@ def sunburst(root: Node, radius: float, *, min_arc: float = 1.0) -> list[Arc]:
     ring = radius / _levels(slices)
     # Multiply before dividing: the full circle is then exactly 360.
     return [
-        Arc(s.x0 * 360 / ticks, s.x1 * 360 / ticks, s.depth * ring, (s.depth + 1) * ring, s.node, s.folded)
+        Arc(
+            s.x0 * 360 / ticks,
+            s.x1 * 360 / ticks,
+            s.depth * ring,
+            radius if s.folded is not None or s.node.children is None else (s.depth + 1) * ring,
+            s.node,
+            s.folded,
+        )
         for s in slices
     ]
