@@ -18,7 +18,7 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, vali
 
 from .commits import MAX_PULLID
 from .errors import InvalidInput
-from .models import ServiceEnum
+from .models import SERVICE_BY_SHORT, ServiceEnum
 from .names import refusal, refused_character
 from .operations import parse_service
 
@@ -571,3 +571,60 @@ class ComparisonSchema(Schema):
     untracked = fields.List(
         fields.String(), required=True, metadata={"description": "Always empty: changed files need a diff."}
     )
+
+
+# The settings of a repository: GET .../{provider}/{owner}/{repo}/settings (docs/legacy-api.md).
+
+
+class SettingsOwnerSchema(Schema):
+    """The owner of a repository, as the settings show it."""
+
+    username = fields.String()
+    name = fields.String(allow_none=True)
+    service = ServiceField()
+    service_id = fields.String(allow_none=True)
+    avatar_url = fields.String(allow_none=True)
+    updatestamp = UtcDateTime(allow_none=True)
+
+
+class SettingsRepositorySchema(Schema):
+    """A repository's settings, its upload and graph tokens included."""
+
+    name = fields.String()
+    private = fields.Boolean()
+    active = fields.Boolean()
+    activated = fields.Boolean()
+    deleted = fields.Boolean()
+    language = fields.String(allow_none=True)
+    branch = fields.String(allow_none=True)
+    upload_token = fields.String()
+    image_token = fields.String()
+    using_integration = fields.Boolean()
+    bot_username = fields.String(allow_none=True)
+    service_id = fields.String(allow_none=True)
+    updatestamp = UtcDateTime(allow_none=True)
+
+
+class SettingsSchema(Schema):
+    """The settings of a repository (``repo``) and of its ``owner``."""
+
+    owner = fields.Nested(SettingsOwnerSchema)
+    repo = fields.Nested(SettingsRepositorySchema)
+
+
+class ProviderField(fields.Field):
+    """A service by its short name in the older API's URLs (``gh``, ``gl``, ``bb``, ``ghe``, ...)."""
+
+    def _deserialize(self, value: Any, attr: Optional[str], data: Any, **kwargs: Any) -> ServiceEnum:
+        service = SERVICE_BY_SHORT.get(value) if isinstance(value, str) else None
+        if service is None:
+            raise ValidationError(f"Unknown provider. Expected one of: {', '.join(SERVICE_BY_SHORT)}.")
+        return service
+
+
+class SettingsPathSchema(Schema):
+    """The ``{provider}/{owner}/{repo}`` path arguments of the settings endpoint."""
+
+    provider = ProviderField(required=True)
+    owner = fields.String(required=True)
+    repo = fields.String(required=True)

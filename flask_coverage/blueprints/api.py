@@ -19,17 +19,17 @@ import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema, ValidationError, fields
-from werkzeug.exceptions import HTTPException
 from werkzeug.routing import PathConverter
 
 from ..auth import is_member
 from ..commits import commit_web_path, find_readable_repository, iter_file_coverage, resolve_commit, uploads_query
+from ..errors import CoverageError, InvalidInput, NotFound, Unauthorized
+from ..http_errors import detail_json, handle_errors
 from ..lines import Totals
 from ..models import Commit, Membership, Owner, Repository, ServiceEnum
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
 from ..operations import get_owner
-from ..outage import handle_database_outage
-from ..pagination import InvalidPage, paginate
+from ..pagination import paginate
 from ..schemas import (
     CommitPathSchema,
     CommitReportSchema,
@@ -78,42 +78,14 @@ _ALLOW = "GET, HEAD, OPTIONS"
 _REFUSED_METHODS = ["POST", "PUT", "PATCH", "DELETE"]
 
 
-class ApiError(Exception):
-    """An error answered as ``{"detail": message}`` (plus ``errors`` per field for a 400)."""
-
-    def __init__(
-        self,
-        status: int,
-        detail: str,
-        errors: Optional[dict[str, Any]] = None,
-        headers: Optional[dict[str, str]] = None,
-    ) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
-        self.errors = errors
-        self.headers = headers or {}
-
-
-@bp.errorhandler(ApiError)
-def _api_error(error: ApiError) -> Any:
-    body: dict[str, Any] = {"detail": error.detail}
-    if error.errors:
-        body["errors"] = error.errors
-    response = jsonify(body)
-    response.status_code = error.status
-    response.headers.update(error.headers)
+def _render_error(error: CoverageError) -> Response:
+    response = detail_json(error)
     if error.status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
     return response
 
 
-@bp.errorhandler(HTTPException)
-def _http_error(error: HTTPException) -> Any:
-    return _api_error(ApiError(error.code or 500, error.description or error.name))
-
-
-handle_database_outage(bp, lambda message: _api_error(ApiError(503, message)))
+handle_errors(bp, _render_error)
 
 
 def _read_only(view: F) -> F:
@@ -122,7 +94,7 @@ def _read_only(view: F) -> F:
         if request.method == "OPTIONS":
             return Response(status=200, headers={"Allow": _ALLOW})
         if request.method not in ("GET", "HEAD"):
-            raise ApiError(405, f'Method "{request.method}" not allowed.', headers={"Allow": _ALLOW})
+            raise CoverageError(f'Method "{request.method}" not allowed.', status=405, headers={"Allow": _ALLOW})
         return view(**kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -137,120 +109,173 @@ def _route(rule: str) -> Callable[[F], F]:
     return decorator
 
 
-# The OpenAPI security of each ``auth`` of api_get; ``{}`` is "or no token at all".
+# The OpenAPI security of each ``auth``; ``{}`` is "or no token at all".
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "required": [{BEARER_AUTH: []}],
     "optional": [{BEARER_AUTH: []}, {}],
 }
 
 
-def api_get(
-    rule: str,
-    *,
-    operation_id: str,
-    tag: str,
-    summary: str,
-    description: str,
-    path: type[Schema],
-    lookup: Callable[..., Any],
-    response: type[Schema],
-    query: Optional[type[Schema]] = None,
-    auth: Optional[str] = None,
-    rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
-    item: Optional[Callable[[Any], Any]] = None,
-    errors: tuple[int, ...] = (),
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare a ``GET`` endpoint of the v2 API at ``rule``: route, validate, inject, dump, document.
+class Endpoints:
+    """Declares the JSON endpoints of one blueprint, each once: see :meth:`get`.
 
-    A request is answered in this order, so that nothing about a resource the caller may not see
-    leaks through a different status:
-
-    1. ``auth``: ``"required"`` reads the bearer token (a 401 without one), ``"optional"`` reads it
-       when sent (a bad one is still a 401), ``None`` reads none; the user (or ``None``) goes on.
-    2. ``path`` loads the URL's arguments (a value it refuses is the same 404 as an unknown name).
-    3. ``lookup(user, **path_arguments)`` returns what the URL names, or raises the 404.
-    4. ``query`` loads the query string (a 400 naming each bad argument); ``{}`` without it.
-    5. ``view(found, args)`` returns the body: an object ``response`` dumps; for a ``PaginatedSchema``
-       response, a ``select`` in a total order that is paginated by ``args`` (``rows`` as for
-       :func:`flask_coverage.pagination.paginate`, ``item`` makes a row into a result), or a pair
-       ``(select, count)`` whose ``count`` is a cheaper query of its number of rows (or ``None``); or a
-       ready :class:`~flask.Response`.
-
-    The OpenAPI operation is written from the same schemas: the parameters from ``path`` and
-    ``query``, the 200 body from ``response``, the security from ``auth``, and the error responses
-    from what the steps can answer plus ``errors``.
+    ``authenticate(required)`` reads the request's credentials (``None`` when none are sent and
+    ``required`` is false; an ``Unauthorized`` for bad ones); ``route(rule)`` registers a view on the
+    blueprint; ``document``, if given, receives each endpoint's OpenAPI operation; ``not_found`` is
+    the message of the 404 for a path value the path schema refuses (``None``: the schema's message).
     """
+
+    def __init__(
+        self,
+        *,
+        authenticate: Callable[[bool], Optional[Owner]],
+        route: Callable[[str], Callable[[Callable[..., Any]], Any]],
+        document: Optional[ApiDocument] = None,
+        not_found: Optional[str] = None,
+    ) -> None:
+        self.authenticate = authenticate
+        self.route = route
+        self.document = document
+        self.not_found = not_found
+
+    def get(
+        self,
+        rule: str,
+        *,
+        lookup: Callable[..., Any],
+        response: type[Schema],
+        path: Optional[type[Schema]] = None,
+        query: Optional[type[Schema]] = None,
+        auth: Optional[str] = None,
+        rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
+        item: Optional[Callable[[Any], Any]] = None,
+        headers: Optional[dict[str, str]] = None,
+        errors: tuple[int, ...] = (),
+        **operation: str,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Declare a ``GET`` endpoint at ``rule``: route, authenticate, validate, inject, dump, document.
+
+        A request is answered in this order, so that nothing about a resource the caller may not
+        see leaks through a different status:
+
+        1. ``auth``: ``"required"`` reads the credentials (a 401 without them), ``"optional"`` reads
+           them when sent (bad ones are still a 401), ``None`` reads none; the user (or ``None``) goes on.
+        2. ``path`` loads the URL's arguments (a value it refuses, such as an unknown service, is a
+           404); without it they go on as the URL has them.
+        3. ``lookup(user, **path_arguments)`` returns what the URL names, or raises the 404.
+        4. ``query`` loads the query string (a 400 naming each bad argument); ``{}`` without it.
+        5. ``view(found, args)`` returns the body: an object ``response`` dumps; for a
+           ``PaginatedSchema`` response, a ``select`` in a total order paginated by ``args`` (``rows``
+           as for :func:`flask_coverage.pagination.paginate`, ``item`` makes a row into a result), or a
+           pair ``(select, count)`` whose
+           ``count`` is a cheaper query of its number of rows (or ``None``); or a ready
+           :class:`~flask.Response`.
+           ``headers`` are added to the answer.
+
+        With a ``document``, the OpenAPI operation (``operation_id``, ``tag``, ``summary`` and
+        ``description`` in ``operation``) is written from the same objects: the parameters of
+        ``path`` and ``query``, the 200 body of ``response``, the security of ``auth``, and the
+        error responses the steps can answer plus ``errors``.
+        """
+        path_schema = path() if path else None
+        query_schema = query() if query else None
+        response_schema = response()
+        pages = isinstance(response_schema, PaginatedSchema)
+        if self.document is not None:
+            self.document.add(rule, "get", _operation(operation, path, query, response, auth, errors))
+
+        def decorator(view: Callable[..., Any]) -> Callable[..., Any]:
+            @functools.wraps(view)
+            def endpoint(**values: str) -> Any:
+                user = self.authenticate(auth == "required") if auth else None
+                arguments: dict[str, Any] = values
+                if path_schema is not None:
+                    try:
+                        arguments = path_schema.load(values)
+                    except ValidationError as error:
+                        raise NotFound(self.not_found or _first_message(error.messages)) from None
+                found = lookup(user, **arguments)
+                args = load_query(query_schema) if query_schema is not None else {}
+                result = view(found, args)
+                if pages:
+                    select, count = result if isinstance(result, tuple) else (result, None)
+                    result = jsonify(paginated(response_schema, select, args, rows=rows, count=count, item=item))
+                elif not isinstance(result, Response):
+                    result = jsonify(response_schema.dump(result))
+                result.headers.update(headers or {})
+                return result
+
+            return self.route(rule)(endpoint)
+
+        return decorator
+
+
+def _first_message(messages: Any) -> str:
+    while not isinstance(messages, str):
+        messages = next(iter(messages.values() if isinstance(messages, dict) else messages))
+    return messages
+
+
+def _operation(
+    operation: dict[str, str],
+    path: Optional[type[Schema]],
+    query: Optional[type[Schema]],
+    response: type[Schema],
+    auth: Optional[str],
+    errors: tuple[int, ...],
+) -> dict[str, Any]:
+    """The OpenAPI operation of an endpoint :meth:`Endpoints.get` declares."""
     statuses = {404, *errors}
     statuses.update(status for status, used in ((400, query), (401, auth)) if used)
-    parameters: list[dict[str, Any]] = [{"in": "path", "schema": path}]
-    if query is not None:
-        parameters.append({"in": "query", "schema": query})
-    operation: dict[str, Any] = {
-        "operationId": operation_id,
-        "tags": [tag],
-        "summary": summary,
-        "description": description,
+    parameters = [{"in": where, "schema": schema} for where, schema in (("path", path), ("query", query)) if schema]
+    return {
+        "operationId": operation["operation_id"],
+        "tags": [operation["tag"]],
+        "summary": operation["summary"],
+        "description": operation["description"],
         **({"security": _SECURITY[auth]} if auth else {}),
         "parameters": parameters,
         "responses": {
-            "200": {"description": _first_line(response), "content": {"application/json": {"schema": response}}},
+            "200": {
+                # The first line of the response schema's docstring.
+                "description": (response.__doc__ or "").strip().split("\n")[0],
+                "content": {"application/json": {"schema": response}},
+            },
             **error_responses(*sorted(statuses)),
         },
     }
-    path_schema, query_schema, response_schema = path(), query() if query else None, response()
-    pages = isinstance(response_schema, PaginatedSchema)
-
-    def decorator(view: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(view)
-        def endpoint(**values: str) -> Any:
-            user = bearer_user(required=auth == "required") if auth else None
-            try:
-                arguments = path_schema.load(values)
-            except ValidationError:
-                raise ApiError(404, NOT_FOUND) from None
-            found = lookup(user, **arguments)
-            args = load_query(query_schema) if query_schema is not None else {}
-            result = view(found, args)
-            if isinstance(result, Response):
-                return result
-            if pages:
-                query, count = result if isinstance(result, tuple) else (result, None)
-                return paginated(response_schema, query, args, rows=rows, count=count, item=item)
-            return response_schema.dump(result)
-
-        document.add(rule, "get", operation)
-        return _route(rule)(endpoint)
-
-    return decorator
-
-
-def _first_line(schema: type[Schema]) -> str:
-    return (schema.__doc__ or "").strip().split("\n")[0]
 
 
 def bearer_user(*, required: bool = True) -> Optional[Owner]:
     """The user of the request's ``Authorization: Bearer <token>``, via the ``verify_token`` hook.
 
-    Raises a 401 :class:`ApiError` for a malformed header or a token the hook denies, and for a
+    Raises :class:`~flask_coverage.errors.Unauthorized` for a malformed header or a token the hook denies, and for a
     missing header when ``required``.
     """
     header = request.headers.get("Authorization")
     if header is None:
         if required:
-            raise ApiError(401, "Authentication credentials were not provided.")
+            raise Unauthorized("Authentication credentials were not provided.")
         return None
     scheme, _, token = header.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or " " in token:
-        raise ApiError(401, "Invalid token header. Expected 'Authorization: Bearer <token>'.")
+        raise Unauthorized("Invalid token header. Expected 'Authorization: Bearer <token>'.")
     user = call_hook("verify_token", token)
     if user is None:
-        raise ApiError(401, "Invalid token.")
+        raise Unauthorized("Invalid token.")
     return user
 
 
+#: The v2 API's endpoints; ``api_get(rule, ...)`` declares one (see :meth:`Endpoints.get`).
+endpoints = Endpoints(
+    authenticate=lambda required: bearer_user(required=required), route=_route, document=document, not_found=NOT_FOUND
+)
+api_get = endpoints.get
+
+
 def load_query(schema: Schema) -> dict[str, Any]:
-    """The request's query arguments loaded by ``schema``, or a 400 :class:`ApiError` naming each bad one."""
+    """The request's query arguments loaded by ``schema``; else ``InvalidInput`` (a 400) naming each bad one."""
     # A list argument is repeated (?names=a&names=b); every other one is read once.
     args = {
         key: request.args.getlist(key) if isinstance(schema.fields.get(key), fields.List) else value
@@ -261,7 +286,7 @@ def load_query(schema: Schema) -> dict[str, Any]:
     except ValidationError as error:
         messages = error.messages if isinstance(error.messages, dict) else {"_query": error.messages}
         errors = {key: list(dict.fromkeys(_flat(value))) for key, value in messages.items()}
-        raise ApiError(400, "Invalid query parameters.", errors=errors) from None
+        raise InvalidInput("Invalid query parameters.", errors=errors) from None
 
 
 def _flat(messages: Any) -> list[str]:
@@ -285,19 +310,16 @@ def paginated(
     ``PaginatedSchema`` whose ``results`` dump the rows; ``query``, ``rows`` and ``count`` are as for
     :func:`flask_coverage.pagination.paginate`; ``item``, if given, makes each row into what ``results``
     dump. The envelope holds ``count``, ``total_pages`` and the
-    absolute links of the neighbour pages. A page past the last is a 404 :class:`ApiError`.
+    absolute links of the neighbour pages. A page past the last is ``InvalidPage`` (a 404).
     """
-    try:
-        page = paginate(
-            query,
-            page=args["page"],
-            page_size=args["page_size"],
-            max_page_size=current_app.config["COVERAGE_MAX_PAGE_SIZE"],
-            rows=rows,
-            count=count,
-        )
-    except InvalidPage as error:
-        raise ApiError(404, str(error)) from None
+    page = paginate(
+        query,
+        page=args["page"],
+        page_size=args["page_size"],
+        max_page_size=current_app.config["COVERAGE_MAX_PAGE_SIZE"],
+        rows=rows,
+        count=count,
+    )
     return schema.dump(
         {
             "count": page.count,
@@ -327,21 +349,21 @@ def _page_url(number: Optional[int]) -> Optional[str]:
 
 
 def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> Owner:
-    """The organization a v2 path names, if ``user`` is one of its members; else the 404 :class:`ApiError`."""
+    """The organization a v2 path names, if ``user`` is one of its members; else ``NotFound``."""
     org = get_owner(service, owner_username)
     if org is None or not is_member(user, org):
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     return org
 
 
 def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str) -> Repository:
-    """The repository a v2 path names, if ``user`` may read it; else the 404 :class:`ApiError`.
+    """The repository a v2 path names, if ``user`` may read it; else ``NotFound``.
 
     Missing and not readable are one query of the same shape: the same 404 after the same work.
     """
     repository = find_readable_repository(service, owner_username, repo, user)
     if repository is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     return repository
 
 
@@ -449,7 +471,7 @@ def users_list(org: Owner, args: dict[str, Any]) -> tuple[sa.Select, Optional[sa
 
 def not_found(rest: str = "") -> Any:
     """Any other path under the prefix: the JSON 404, never the host app's page."""
-    raise ApiError(404, NOT_FOUND)
+    raise NotFound(NOT_FOUND)
 
 
 @bp.record
@@ -493,7 +515,7 @@ def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Respo
     """``GET /{service}/{owner_username}/repos/{repo}/report/``: the coverage report of a commit."""
     commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
     if commit is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
     # Streamed: the body is made while the rows are read, so memory does not grow with the files.
     end = (', "commit_file_url": ', current_app.json.dumps(url), "}")
@@ -546,7 +568,7 @@ def readable_commit(user: Optional[Owner], service: ServiceEnum, owner_username:
     """The commit a v2 path names (full sha or unique prefix), if ``user`` may read its repository; else the 404."""
     commit = resolve_commit(readable_repository(user, service, owner_username, repo), sha=sha)
     if commit is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     return commit
 
 

@@ -13,6 +13,7 @@ from flask import request
 
 from ..commits import Coverage, commit_web_path, file_lines, file_totals, find_flag, resolve_commit
 from ..compare import compare_files
+from ..errors import NotFound
 from ..lines import Totals
 from ..listings import commit_totals, find_pull
 from ..models import Commit, Repository
@@ -26,7 +27,7 @@ from ..schemas import (
     RepositoryPathSchema,
     TotalsQuerySchema,
 )
-from .api import NOT_FOUND, ApiError, api_get, readable_repository, totals_body
+from .api import NOT_FOUND, api_get, readable_repository, totals_body
 
 _REPO = "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>"
 _VISIBILITY = (
@@ -38,7 +39,7 @@ _VISIBILITY = (
 def _commit(repository: Repository, args: dict[str, Any]) -> Commit:
     commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
     if commit is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     return commit
 
 
@@ -69,7 +70,7 @@ def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[
     commit = _commit(repository, args)
     coverage: Optional[Coverage] = commit if args.get("flag") is None else find_flag(commit, args["flag"])
     if coverage is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     files = file_totals(coverage, args.get("path"))
     return {
         "totals": totals_body(sum((file.totals for file in files), Totals()), len(files)),
@@ -102,7 +103,7 @@ def repos_file_report_retrieve(found: tuple[Repository, str], args: dict[str, An
     commit = _commit(repository, args)
     lines = file_lines(commit, path)
     if lines is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     return {
         "name": path,
         "totals": totals_body(lines.totals(), 1),
@@ -117,15 +118,15 @@ def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Com
     if "pullid" in args:
         row = find_pull(repository, args["pullid"])
         if row is None:
-            raise ApiError(404, NOT_FOUND)
+            raise NotFound(NOT_FOUND)
         _, head, base = row
         if base is None:
-            raise ApiError(404, "The pull request's base commit has no coverage.")
+            raise NotFound("The pull request's base commit has no coverage.")
         return base, head
     base = resolve_commit(repository, sha=args["base"])
     head = resolve_commit(repository, sha=args["head"])
     if base is None or head is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     return base, head
 
 

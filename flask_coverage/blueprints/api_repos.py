@@ -13,6 +13,7 @@ from flask import Response, current_app
 
 from ..auth import can_read_private
 from ..commits import resolve_commit
+from ..errors import NotFound
 from ..listings import (
     branches_query,
     commit_rows,
@@ -49,7 +50,6 @@ from ..schemas import (
 )
 from .api import (
     NOT_FOUND,
-    ApiError,
     api_get,
     document,
     readable_commit,
@@ -79,7 +79,7 @@ def readable_branch(user: Optional[Owner], service: ServiceEnum, owner_username:
     """The branch a path names in a repository the caller may read, else the 404."""
     branch = find_branch(readable_repository(user, service, owner_username, repo), name)
     if branch is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     return branch
 
 
@@ -87,7 +87,7 @@ def readable_pull(user: Optional[Owner], service: ServiceEnum, owner_username: s
     """``(pull, head, base)`` of the pull a path names in a repository the caller may read, else the 404."""
     row = find_pull(readable_repository(user, service, owner_username, repo), pullid)
     if row is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     return row
 
 
@@ -95,7 +95,7 @@ def any_owner(user: Optional[Owner], service: ServiceEnum, owner_username: str) 
     """The owner a path names (owners are public), else the 404."""
     owner = get_owner(service, owner_username)
     if owner is None:
-        raise ApiError(404, NOT_FOUND)
+        raise NotFound(NOT_FOUND)
     return owner
 
 

@@ -289,3 +289,9 @@ def test_other_methods_are_not_allowed(testapp: TestApp, world: World) -> None:
 def test_head_answers_like_get_without_a_body(testapp: TestApp, world: World) -> None:
     response = testapp.head(url("alice", "site"), headers={"Authorization": world.alice}, status=200)
     assert response.body == b""
+
+
+def test_the_token_is_checked_before_the_provider(testapp: TestApp, world: World) -> None:
+    assert_error(get(testapp, url("alice", "site", "xx"), None, 401), 401)
+    response = get(testapp, url("alice", "site", "xx"), world.alice, 404)
+    assert response.json["error"]["reason"] == "Unknown provider. Expected one of: gh, gl, bb, ghe, gle, bbs."
