@@ -15,7 +15,7 @@ from flask import Blueprint, Response, jsonify
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from .errors import CoverageError
-from .outage import handle_database_outage, plain_text_response
+from .outage import handle_database_outage
 
 #: Builds a blueprint's error body for ``error``; the status and ``error.headers`` are set after it.
 Render = Callable[[CoverageError], Response]
@@ -27,11 +27,6 @@ def detail_json(error: CoverageError) -> Response:
     if error.errors:
         body["errors"] = error.errors
     return jsonify(body)
-
-
-def plain_text(error: CoverageError) -> Response:
-    """The error's message as ``text/plain``."""
-    return plain_text_response(str(error))
 
 
 def http_exception_message(error: HTTPException) -> str:

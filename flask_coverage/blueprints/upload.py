@@ -27,15 +27,15 @@ from typing import Any, NoReturn, Optional
 from urllib.parse import urlencode
 
 import sqlalchemy as sa
-from flask import Blueprint, Response, current_app, jsonify, request, url_for
-from werkzeug.exceptions import HTTPException, MethodNotAllowed
+from flask import Blueprint, Response, current_app, request, url_for
+from werkzeug.exceptions import MethodNotAllowed
 
 from ..commits import commit_web_path
-from ..errors import InvalidInput, NotFound, ReportTooLarge
+from ..errors import AlreadyExists, CoverageError, InvalidInput, NotFound
+from ..http_errors import detail_json, handle_errors
 from ..inflate import GZIP_MAGIC, gunzip
 from ..ingest import (
     META_FIELDS,
-    UploadConflict,
     UploadMeta,
     check_sha,
     normalize_branch,
@@ -44,7 +44,6 @@ from ..ingest import (
 )
 from ..lines import Totals
 from ..models import Commit, Repository
-from ..outage import handle_database_outage
 from ..state import get_session
 from ..upload_urls import sign_upload
 
@@ -62,15 +61,7 @@ _NOT_REPORTS = frozenset({"fixes"})
 # Not part of an upload's run_id: the token (a secret, which may change between two attempts) and
 # the arguments that are passed to the upload on their own.
 _NOT_RUN_ARGS = frozenset({"token", "commit", "branch", "pr", "pull_request"})
-
-
-class UploadError(Exception):
-    """An upload refused with ``status`` and a one-line ``message`` for the uploader to print."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+_SERVICE_ERRORS = (InvalidInput, NotFound, AlreadyExists)
 
 
 def _text(status: int, body: str) -> Response:
@@ -83,34 +74,21 @@ def _text(status: int, body: str) -> Response:
 JSON_ENDPOINTS: set[str] = set()
 
 
-def _error(status: int, message: str) -> Response:
+def _render_error(error: CoverageError) -> Response:
     if request.endpoint in JSON_ENDPOINTS:
-        response = jsonify(detail=message)
-        response.status_code = status
-        return response
+        return detail_json(error)
     # The npm uploader splits v4's answer on "\n" and PUTs to the second part if there are two:
     # an error there has no line break.
-    return _text(status, message if request.endpoint == "coverage_upload.upload_v4" else message + "\n")
+    message = str(error)
+    return _text(error.status, message if request.endpoint == "coverage_upload.upload_v4" else message + "\n")
 
 
-@bp.errorhandler(UploadError)
-def _upload_error(error: UploadError) -> Response:
-    return _error(error.status, error.message)
-
-
-@bp.errorhandler(HTTPException)
-def _http_error(error: HTTPException) -> Response:
-    response = _error(error.code or 500, f"{error.name}: {error.description}")
-    if isinstance(error, MethodNotAllowed) and error.valid_methods:
-        response.headers["Allow"] = ", ".join(error.valid_methods)
-    return response
-
-
-handle_database_outage(bp, lambda message: _error(503, message))
+handle_errors(bp, _render_error, describe=lambda error: f"{error.name}: {error.description}")
 
 
 def fail(status: int, message: str) -> NoReturn:
-    raise UploadError(status, message)
+    """Refuse the request with ``status`` and a one-line ``message`` for the uploader to print."""
+    raise CoverageError(message, status=status)
 
 
 @bp.route("/upload/v2", methods=["POST"])
@@ -132,8 +110,8 @@ def upload_v4() -> Response:
     try:
         repository = repository_for_token(upload_token())
         sha, branch, pullid, meta = _v2_arguments()
-    except UploadError as error:
-        raise UploadError(400, error.message) from None
+    except CoverageError as error:
+        fail(400, str(error))
     claims = {
         "kind": "v2",
         "id": str(uuid.uuid4()),
@@ -182,17 +160,15 @@ def merge_v2_body(repository: Repository, limit: Optional[int], **arguments: Any
 
 @contextmanager
 def refusals() -> Iterator[None]:
-    """What reading and merging an upload raises, as its refusal: 413, 409, 404 or 400 with the message."""
+    """What reading and merging an upload raises, as its refusal: "Upload refused: ..." with its status.
+
+    The service's errors are the kinds of ``CoverageError`` (413, 409, 404, 400, ...); a refusal made
+    here (:func:`fail`) is already worded and goes on as it is.
+    """
     try:
         yield
-    except ReportTooLarge as error:
-        fail(413, f"Upload refused: {error}.")
-    except UploadConflict as error:
-        fail(409, f"Upload refused: {error}.")
-    except NotFound as error:
-        fail(404, f"Upload refused: {error}.")
-    except InvalidInput as error:
-        fail(400, f"Upload refused: {error}.")
+    except _SERVICE_ERRORS as error:
+        fail(error.status, f"Upload refused: {error}.")
 
 
 def check_length() -> Optional[int]:
