@@ -12,9 +12,18 @@ import sqlalchemy as sa
 from flask import Response
 
 from .models import AccessToken, Membership, Owner, Repository, utcnow
+from .names import is_storable
 from .state import get_session
 
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
+#: The longest token the service looks up: its tokens are UUIDs (36 characters) or graph tokens (10).
+MAX_TOKEN_LENGTH = 200
+
+
+def is_plausible_token(token: Optional[str]) -> bool:
+    """Whether ``token`` is worth looking up: 1 to :data:`MAX_TOKEN_LENGTH` characters, none of them
+    refused by the name rule (:mod:`flask_coverage.names`). Anything else is refused unread."""
+    return is_storable(token, MAX_TOKEN_LENGTH)
 
 
 def generate_token() -> str:
@@ -32,7 +41,7 @@ def default_verify_token(token: str) -> Optional[Owner]:
 
     ``last_used`` is kept to the minute: a token used again within a minute costs no write.
     """
-    if not token or len(token) > 200:
+    if not is_plausible_token(token):
         return None
     digest = hash_token(token)
     session = get_session()

@@ -41,6 +41,7 @@ from flask import Blueprint, Response, current_app, request
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 
+from ..auth import is_plausible_token
 from ..commits import Coverage, find_flag_target, find_target
 from ..ingest import FLAG_PATTERN
 from ..models import SERVICE_BY_SHORT, Commit, CommitFlag, FileCoverage, FlagFileCoverage, Repository
@@ -55,8 +56,6 @@ handle_database_outage(bp)
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Graph tokens are 10 characters; a much longer one is refused without asking the hook.
-MAX_TOKEN_LENGTH = 200
 # Part of every cache key and ETag: a new release may draw differently.
 try:
     _RENDERER = metadata.version("flask-coverage")
@@ -114,9 +113,10 @@ def default_file_url(repository: Repository, commit: Commit) -> Optional[str]:
     return f"{prefix}/{owner.service.short}/{names}/commit/{commit.sha}/blob/"
 
 
-def _graph_token() -> Optional[str]:
+def graph_token() -> Optional[str]:
+    """The request's ``?token=`` (a graph token), if it is worth asking the hook about."""
     token = request.args.get("token")
-    return token if token and len(token) <= MAX_TOKEN_LENGTH else None
+    return token if is_plausible_token(token) else None
 
 
 def requested_flag() -> Optional[str]:
@@ -160,7 +160,7 @@ def _readable_target(
     if found is None or coverage is None:
         return None
     repository = found[0]
-    if repository.private and not call_hook("verify_graph_token", repository, _graph_token()):
+    if repository.private and not call_hook("verify_graph_token", repository, graph_token()):
         return None
     return repository, found[1], coverage
 
@@ -201,7 +201,7 @@ def _link_target(repository: Repository, commit: Commit, flag: Optional[str]) ->
     if get_state().service.file_url_callback is not default_file_url:
         return call_hook("file_url", repository, commit), ""
     config = current_app.config
-    query = {"token": _graph_token() if repository.private else None, "flag": flag}
+    query = {"token": graph_token() if repository.private else None, "flag": flag}
     suffix = urlencode({key: value for key, value in query.items() if value is not None}, quote_via=quote)
     suffix = f"?{suffix}" if suffix else ""
     if config["COVERAGE_WEB_URL_PREFIX"] == config["COVERAGE_GRAPH_URL_PREFIX"]:

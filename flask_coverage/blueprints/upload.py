@@ -30,6 +30,7 @@ import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, request, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
+from ..auth import is_plausible_token
 from ..commits import commit_web_path
 from ..errors import AlreadyExists, CoverageError, InvalidInput, NotFound
 from ..http_errors import detail_json, handle_errors
@@ -49,8 +50,6 @@ from ..upload_urls import sign_upload
 
 bp = Blueprint("coverage_upload", __name__)
 
-#: Upload tokens are UUIDs; anything much longer is not looked up.
-MAX_TOKEN_LENGTH = 100
 _READ_SIZE = 64 * 1024
 # Envelope markers, each alone on its line.
 _MARKER = re.compile(rb"^<<<<<< (ENV|network|EOF)[ \t]*\r?$", re.MULTILINE)
@@ -248,8 +247,8 @@ def upload_token() -> str:
 def repository_for_token(token: str) -> Repository:
     """The repository whose upload token is ``token``, compared in constant time; else a 401."""
     invalid = "Upload refused: the upload token is not valid."
-    # Only printable ASCII reaches the database (PostgreSQL refuses NUL bytes in text).
-    if len(token) > MAX_TOKEN_LENGTH or not (token.isascii() and token.isprintable()):
+    # No control character reaches the database (PostgreSQL refuses NUL bytes in text).
+    if not is_plausible_token(token):
         fail(401, invalid)
     query = sa.select(Repository).where(Repository.upload_token == token)
     repository = get_session().execute(query).scalar_one_or_none()

@@ -29,7 +29,6 @@ from ..auth import can_read_repository
 from ..commits import FileTotals, file_lines, file_totals, find_flag, find_repository, find_target
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
-from ..names import is_storable
 from ..operations import get_owner
 from ..outage import handle_database_outage
 from ..sources import load_source
@@ -37,7 +36,7 @@ from ..state import call_hook, get_session
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
 from ..svg.color import NO_DATA_COLOR, coverage_steps
 from ..svg.writer import format_percent
-from .graphs import MAX_TOKEN_LENGTH, color_range, requested_flag
+from .graphs import color_range, graph_token, requested_flag
 
 bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 handle_database_outage(bp)
@@ -125,11 +124,6 @@ def _error_page(error: HTTPException) -> Any:
     return render_template("coverage/error.html", title=title, message=message), status
 
 
-def _request_token() -> Optional[str]:
-    token = request.args.get("token")
-    return token if token and is_storable(token, MAX_TOKEN_LENGTH) else None
-
-
 def _current_user() -> Optional[Owner]:
     return call_hook("current_user")
 
@@ -138,7 +132,7 @@ def _visible(repository: Repository) -> tuple[bool, Optional[str]]:
     """``(may read, token to carry on)``: public, a member (no token needed), or the graph token."""
     if not repository.private:
         return True, None
-    token = _request_token()
+    token = graph_token()
     if token and call_hook("verify_graph_token", repository, token):
         return True, token
     return can_read_repository(_current_user(), repository), None
