@@ -83,6 +83,7 @@ def seed(database_url: str) -> str:
         operations.init_db()
         operations.add_org("github", "acme")
         token = operations.add_repo("github", "acme", "widgets").upload_token
+    with app.app_context():  # after the first context gave its connection back
         app.extensions["sqlalchemy"].engine.dispose()
     return token
 
