@@ -20,6 +20,7 @@ import concurrent.futures
 import hashlib
 import logging
 import os
+import socket
 import subprocess
 import time
 import urllib.error
@@ -306,7 +307,8 @@ def read_provider_api(provider: dict[str, str], repository: Repository, sha: str
         if error.code in (401, 403):
             raise SourceUnavailable(f"The provider refused to send the file ({error.code}): check the token.") from None
         raise SourceUnavailable(f"The provider answered {error.code}.") from None
-    except (TimeoutError, OSError) as error:
-        if isinstance(getattr(error, "reason", error), TimeoutError) or isinstance(error, TimeoutError):
+    except OSError as error:
+        # socket.timeout is TimeoutError from Python 3.10 on, a plain OSError subclass before.
+        if isinstance(getattr(error, "reason", error), socket.timeout) or isinstance(error, socket.timeout):
             raise SourceUnavailable("The provider did not answer in time.") from None
         raise SourceUnavailable("The provider could not be reached.") from None
