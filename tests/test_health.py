@@ -45,16 +45,21 @@ def bare_app(make_database_url) -> Any:
 
 
 def test_missing_tables_are_named_and_init_db_fixes_them(bare_app, make_runner) -> None:
-    """A database made by an older release lacks the newest table (coverage_upload)."""
+    """A database made by an older release lacks the newer tables (coverage_upload and those that refer to it)."""
+    newer = {"coverage_upload"} | {
+        table.name
+        for table in metadata.sorted_tables
+        if any(key.column.table.name == "coverage_upload" for key in table.foreign_keys)
+    }
     with bare_app.app_context():
         engine = bare_app.extensions["sqlalchemy"].engine
-        metadata.create_all(engine, tables=[t for t in metadata.sorted_tables if t.name != "coverage_upload"])
+        metadata.create_all(engine, tables=[t for t in metadata.sorted_tables if t.name not in newer])
     client = webtest.TestApp(bare_app)
     response = client.get("/_coverage/health", status=503)
     assert response.json == {
         "status": "error",
         "checks": {"database": "ok", "schema": "missing", "cache": "ok"},
-        "missing_tables": ["coverage_upload"],
+        "missing_tables": sorted(newer),
     }
     result = make_runner(bare_app).invoke(args=["coverage", "init-db"])
     assert result.exit_code == 0, result.output
