@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import sqlalchemy as sa
 from flask import current_app
-from sqlalchemy.orm import contains_eager
+from sqlalchemy.orm import aliased, contains_eager
 
 from .auth import readable_by
 from .errors import InvalidInput, NotFound
@@ -307,6 +307,23 @@ def find_flag(commit: Commit, flag: str) -> Optional[CommitFlag]:
     """The coverage of ``flag`` in ``commit``, or ``None`` if no upload of the commit had that flag."""
     query = sa.select(CommitFlag).where(CommitFlag.commit_id == commit.id, CommitFlag.flag == flag)
     return get_session().execute(query).scalar_one_or_none()
+
+
+def flags_query(repository: Repository, commit: Optional[Commit]) -> sa.Select:
+    """Every flag that uploads to ``repository`` carried, in name order, as rows of ``flag_name``
+    and the flag's ``lines``, ``hits``, ``misses`` and ``partials`` in ``commit`` (``NULL`` when
+    ``commit`` is ``None`` or has no upload with that flag)."""
+    names = (
+        sa.select(CommitFlag.flag)
+        .join(Commit, Commit.id == CommitFlag.commit_id)
+        .where(Commit.repository_id == repository.id)
+        .distinct()
+        .subquery()
+    )
+    here = aliased(CommitFlag)
+    on = sa.and_(here.flag == names.c.flag, here.commit_id == (commit.id if commit is not None else None))
+    columns = (here.lines, here.hits, here.misses, here.partials)
+    return sa.select(names.c.flag.label("flag_name"), *columns).outerjoin(here, on).order_by(names.c.flag)
 
 
 def _file_model(coverage: Coverage) -> tuple[Any, sa.ColumnElement[bool]]:

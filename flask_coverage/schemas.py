@@ -18,6 +18,8 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, vali
 
 from .commits import MAX_PULLID
 from .errors import InvalidInput
+from .ingest import FLAG_PATTERN
+from .lines import Totals
 from .models import SERVICE_BY_SHORT, ServiceEnum
 from .names import refusal, refused_character
 from .operations import parse_service
@@ -226,7 +228,7 @@ class CommitQuerySchema(Schema):
 
 
 class ReportQuerySchema(CommitQuerySchema):
-    """Query arguments of ``repos_report_retrieve``: which commit, and which of its files."""
+    """Query arguments of ``repos_report_retrieve``: which commit, which of its files, which flag."""
 
     path = fields.String(
         validate=[validate.Length(max=1024), _name_rule],
@@ -235,6 +237,44 @@ class ReportQuerySchema(CommitQuerySchema):
             "No control, format or line-separator characters.",
         },
     )
+    flag = fields.String(
+        validate=validate.Regexp(rf"\A(?:{FLAG_PATTERN.pattern})?\Z", error="Not a flag name."),
+        metadata={
+            "pattern": f"^(?:{FLAG_PATTERN.pattern})?$",
+            "description": "Only the coverage of the uploads with this flag (1 to 45 letters, digits, _ . -); "
+            "a flag the commit has no upload with gives an empty report. Empty: all uploads.",
+        },
+    )
+
+
+class FlagListQuerySchema(PaginationQuerySchema, CommitQuerySchema):
+    """Query arguments of ``repos_flags_list``: a page, and the commit whose coverage is shown."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
+class FlagSchema(Schema):
+    """A flag of a repository and its coverage in the commit."""
+
+    flag_name = fields.String(required=True, metadata={"description": "The flag, as uploads carry it."})
+    coverage = fields.Function(
+        lambda row: None if row.lines is None else Totals(row.lines, row.hits, row.misses, row.partials).coverage,
+        required=True,
+        allow_none=True,
+        metadata={
+            "type": "number",
+            "nullable": True,
+            "description": "hits / lines * 100 of the flag's uploads to the commit, rounded down to 2 decimals; "
+            "null when the commit has no upload with the flag.",
+        },
+    )
+
+
+class PaginatedFlagListSchema(PaginatedSchema):
+    """A page of the flags of a repository."""
+
+    results = fields.List(fields.Nested(FlagSchema), required=True)
 
 
 class CoverageTotalsSchema(Schema):

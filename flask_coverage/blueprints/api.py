@@ -22,7 +22,16 @@ from marshmallow import Schema, ValidationError, fields
 from werkzeug.routing import PathConverter
 
 from ..auth import is_member
-from ..commits import commit_web_path, find_readable_repository, iter_file_coverage, resolve_commit, uploads_query
+from ..commits import (
+    Coverage,
+    commit_web_path,
+    find_flag,
+    find_readable_repository,
+    flags_query,
+    iter_file_coverage,
+    resolve_commit,
+    uploads_query,
+)
 from ..errors import CoverageError, InvalidInput, NotFound, Unauthorized
 from ..http_errors import detail_json, handle_errors
 from ..lines import Totals
@@ -35,7 +44,9 @@ from ..schemas import (
     CommitReportSchema,
     CoverageTotalsSchema,
     FileReportSchema,
+    FlagListQuerySchema,
     OwnerPathSchema,
+    PaginatedFlagListSchema,
     PaginatedSchema,
     PaginatedUploadListSchema,
     PaginatedUserListSchema,
@@ -516,22 +527,50 @@ def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Respo
     commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
     if commit is None:
         raise NotFound(NOT_FOUND)
+    flag = args.get("flag")
+    coverage = commit if not flag else find_flag(commit, flag)
     url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
     # Streamed: the body is made while the rows are read, so memory does not grow with the files.
     end = (', "commit_file_url": ', current_app.json.dumps(url), "}")
-    text = itertools.chain("{", report_json(commit, args.get("path")), end)
+    text = itertools.chain("{", report_json(coverage, args.get("path")), end)
     response = Response(stream_with_context(text), mimetype="application/json")
     if repository.private:
         response.headers["Cache-Control"] = "private, no-store"
     return response
 
 
+document.tags["Flags"] = "The flags uploads carried, and the coverage of each."
+
+
+@api_get(
+    "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>/flags/",
+    operation_id="repos_flags_list",
+    tag="Flags",
+    summary="List the flags of a repository",
+    description="Every flag that uploads to the repository carried, by name, with its coverage in one commit: "
+    "`sha`, else the tip of `branch`, else the tip of the default branch (`null` for a flag that commit has no "
+    "upload with, and for every flag when the default branch has no coverage yet). Same access as the report.",
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=FlagListQuerySchema,
+    response=PaginatedFlagListSchema,
+)
+def repos_flags_list(repository: Repository, args: dict[str, Any]) -> sa.Select:
+    """``GET /{service}/{owner_username}/repos/{repo}/flags/``: one page of the flags of a repository."""
+    commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
+    if commit is None and ("sha" in args or "branch" in args):
+        raise NotFound(NOT_FOUND)
+    return flags_query(repository, commit)
+
+
 _FILE_SCHEMA = FileReportSchema()
 _TOTALS_SCHEMA = CoverageTotalsSchema()
 
 
-def report_json(commit: Commit, path: Optional[str] = None) -> Iterator[str]:
-    """The members ``"files": [...], "totals": ...`` of a report's JSON object, as pieces of text.
+def report_json(commit: Optional[Coverage], path: Optional[str] = None) -> Iterator[str]:
+    """The members ``"files": [...], "totals": ...`` of a report's JSON object, as pieces of text
+    (of a commit, or of a flag of it; ``None``: an empty report).
 
     Each file is written to JSON text as soon as its row is read (millions of [line, type] pairs as
     Python lists would take ten times the memory of their text), and yielded: a streamed answer holds
@@ -541,7 +580,7 @@ def report_json(commit: Commit, path: Optional[str] = None) -> Iterator[str]:
     files = 0
     total = Totals()
     yield '"files": ['
-    for row, lines in iter_file_coverage(commit, path):
+    for row, lines in iter_file_coverage(commit, path) if commit is not None else ():
         total += row.totals
         pairs = [(line, state) for line, _, state in lines]
         report = {"name": row.path, "totals": totals_body(row.totals, 1), "line_coverage": pairs}
