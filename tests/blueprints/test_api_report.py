@@ -249,6 +249,7 @@ def test_the_report_is_in_the_openapi_document(testapp) -> None:
         "sha",
         "branch",
         "path",
+        "flag",
     }
     assert {"200", "400", "401", "404"} <= set(operation["responses"])
     assert {} in operation["security"]  # a token is optional
