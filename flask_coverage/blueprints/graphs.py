@@ -101,8 +101,8 @@ def _bad_request(message: str) -> Response:
 def default_file_url(repository: Repository, commit: Commit) -> Optional[str]:
     """The app-relative URL prefix of the file views of ``commit``: ``.../commit/{sha}/blob/``.
 
-    The default of the ``file_url`` hook: graph blocks link to this service's file coverage view
-    (``COVERAGE_WEB_URL_PREFIX``; ``None`` when that is not mounted: no links).
+    Used while no ``file_url`` hook is registered: graph blocks link to this service's file coverage
+    view (``COVERAGE_WEB_URL_PREFIX``; ``None`` when that is not mounted: no links).
     """
     web_prefix = current_app.config["COVERAGE_WEB_URL_PREFIX"]
     if web_prefix is None:
@@ -198,7 +198,7 @@ def _link_target(repository: Repository, commit: Commit, flag: Optional[str]) ->
     the request's graph token when the repository is private, and the ``flag`` shown. A hook's URL
     is used as it is: the token is never sent elsewhere.
     """
-    if get_state().service.file_url_callback is not default_file_url:
+    if get_state().service.file_url_callback is not None:
         return call_hook("file_url", repository, commit), ""
     config = current_app.config
     query = {"token": graph_token() if repository.private else None, "flag": flag}
