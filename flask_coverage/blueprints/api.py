@@ -21,12 +21,10 @@ from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema, ValidationError, fields
 from werkzeug.routing import PathConverter
 
-from ..auth import is_member
 from ..commits import (
     Coverage,
     commit_web_path,
     find_flag,
-    find_readable_repository,
     flags_query,
     iter_file_coverage,
     resolve_commit,
@@ -35,9 +33,9 @@ from ..commits import (
 from ..errors import CoverageError, InvalidInput, NotFound, Unauthorized
 from ..http_errors import detail_json, handle_errors
 from ..lines import Totals
-from ..models import Commit, Membership, Owner, Repository, ServiceEnum
+from ..lookups import NOT_FOUND, member_org, readable_commit, readable_repository
+from ..models import Commit, Membership, Owner, Repository
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
-from ..operations import get_owner
 from ..pagination import paginate
 from ..schemas import (
     CommitPathSchema,
@@ -83,7 +81,6 @@ document = ApiDocument(
     tags={"Users": "The members of an organization."},
 )
 
-NOT_FOUND = "Not found."
 _ALLOW = "GET, HEAD, OPTIONS"
 # Routed to the views only to answer them with a JSON 405 instead of the host app's error page.
 _REFUSED_METHODS = ["POST", "PUT", "PATCH", "DELETE"]
@@ -359,25 +356,6 @@ def _page_url(number: Optional[int]) -> Optional[str]:
     return f"{request.host_url.rstrip('/')}{path}?{urlencode(args)}"
 
 
-def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> Owner:
-    """The organization a v2 path names, if ``user`` is one of its members; else ``NotFound``."""
-    org = get_owner(service, owner_username)
-    if org is None or not is_member(user, org):
-        raise NotFound(NOT_FOUND)
-    return org
-
-
-def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str) -> Repository:
-    """The repository a v2 path names, if ``user`` may read it; else ``NotFound``.
-
-    Missing and not readable are one query of the same shape: the same 404 after the same work.
-    """
-    repository = find_readable_repository(service, owner_username, repo, user)
-    if repository is None:
-        raise NotFound(NOT_FOUND)
-    return repository
-
-
 #: The shortest search term a trigram index can serve.
 TRIGRAM = 3
 
@@ -601,14 +579,6 @@ def totals_body(totals: Totals, files: int) -> dict[str, Any]:
         "branches": 0,
         "methods": 0,
     }
-
-
-def readable_commit(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, sha: str) -> Commit:
-    """The commit a v2 path names (full sha or unique prefix), if ``user`` may read its repository; else the 404."""
-    commit = resolve_commit(readable_repository(user, service, owner_username, repo), sha=sha)
-    if commit is None:
-        raise NotFound(NOT_FOUND)
-    return commit
 
 
 @api_get(

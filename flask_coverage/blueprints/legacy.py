@@ -12,11 +12,10 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from ..auth import is_admin
-from ..commits import find_readable_repository
-from ..errors import CoverageError, Forbidden, NotFound, Unauthorized
+from ..errors import CoverageError, Unauthorized
 from ..http_errors import handle_errors
-from ..models import Owner, Repository, ServiceEnum
+from ..lookups import admin_repository
+from ..models import Owner, Repository
 from ..schemas import SettingsPathSchema, SettingsSchema
 from ..state import call_hook
 from .api import Endpoints
@@ -59,18 +58,6 @@ def access_token_user() -> Owner:
     if user is None:
         raise Unauthorized("Invalid access token.")
     return user
-
-
-def admin_repository(user: Owner, provider: ServiceEnum, owner: str, repo: str) -> Repository:
-    """The repository the path names (deleted ones too), if ``user`` may read it (else ``NotFound``)
-    and administer it (else ``Forbidden``)."""
-    # A private repository the caller cannot read answers like a missing one, with the same work.
-    repository = find_readable_repository(provider, owner, repo, user, deleted=True)
-    if repository is None:
-        raise NotFound("Not found.")
-    if not is_admin(user, repository.owner):
-        raise Forbidden("You do not have permission to perform this action.")
-    return repository
 
 
 endpoints = Endpoints(authenticate=lambda required: access_token_user(), route=bp.get)
