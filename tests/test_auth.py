@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 import sqlalchemy as sa
 
-from flask_coverage.auth import default_verify_token, hash_token
+from flask_coverage.auth import default_verify_token, hash_token, is_plausible_token
 from flask_coverage.models import AccessToken, utcnow
 from flask_coverage.operations import add_user, create_token
 
@@ -37,3 +38,20 @@ def test_unknown_empty_and_oversized_tokens_are_denied(db) -> None:
     assert default_verify_token(token + "x") is None
     assert default_verify_token(hash_token(token)) is None  # the stored hash is not a token
     assert default_verify_token("x" * 10_000) is None
+
+
+@pytest.mark.parametrize(
+    ("token", "plausible"),
+    [
+        ("0123456789", True),
+        ("6f1c3b2a-0d4e-4f5a-9b8c-7d6e5f4a3b2c", True),
+        ("x" * 200, True),
+        ("x" * 201, False),
+        ("", False),
+        (None, False),
+        ("ab\x00cd", False),
+        ("ab\u202ecd", False),
+    ],
+)
+def test_one_rule_says_which_tokens_are_worth_looking_up(token, plausible) -> None:
+    assert is_plausible_token(token) is plausible
