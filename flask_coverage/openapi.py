@@ -26,6 +26,7 @@ _SERVICE_ENUM_REF = {"$ref": "#/components/schemas/ServiceEnum"}
 _ERROR_DESCRIPTIONS = {
     400: "A query argument is not valid; `errors` names each one.",
     401: "No credentials, a malformed `Authorization` header, or an unknown or revoked token.",
+    403: "The caller may see it, but not do this.",
     404: "No such owner or page, or one the caller may not see.",
 }
 # Flask's "<converter:name>" (or "<name>") becomes OpenAPI's "{name}".
