@@ -107,6 +107,16 @@ def test_put_urls_refuse_tampering_expiry_reuse_and_a_rotated_token(app, testapp
     assert snapshot() == before
 
 
+def test_a_gzip_bomb_put_to_a_v4_url_is_a_413_and_stores_nothing(app, testapp, widgets, snapshot) -> None:
+    url = v4(testapp, widgets.upload_token).text.split()[1]
+    app.config["COVERAGE_MAX_UPLOAD_BYTES"] = 1_000_000
+    bomb = gzip.compress(b"\n" * 50_000_000)
+    before = snapshot()
+    response = put(testapp, url, bomb, status=413, **{"Content-Encoding": "gzip"})
+    assert "decompressed body is larger than the limit of 1000000 bytes" in response.text
+    assert snapshot() == before
+
+
 def test_put_urls_work_without_secret_key_and_depend_on_it(app, testapp, widgets, make_lcov) -> None:
     app.secret_key = None
     url = v4(testapp, widgets.upload_token).text.split()[1]
