@@ -8,7 +8,8 @@ Run from the repository root::
 For each repository size it writes a synthetic LCOV report (``generate_reports.py``: nested folders,
 heavy-tailed file sizes), uploads it with ``ingest.upload_report`` into a fresh database (SQLite in
 a temporary folder, or a new database on the given PostgreSQL server, dropped afterwards), and then
-requests ``/gh/acme/synthetic/graphs/{kind}.svg``:
+requests ``/gh/acme/synthetic/graphs/{kind}.svg``, merged and with ``?flag=unit`` (the upload carries
+that flag, so both draw the same files: a flag's graph must cost what the merged one does):
 
 - cold: the render cache emptied first, so the request reads the files from the database and lays
   them out (``db ms`` is that read alone, ``layout ms`` the render alone, both inside ``cold ms``);
@@ -52,12 +53,16 @@ from production_service import scratch_database  # noqa: E402
 
 from flask_coverage import CoverageService  # noqa: E402
 from flask_coverage.blueprints import graphs  # noqa: E402
-from flask_coverage.ingest import upload_report  # noqa: E402
+from flask_coverage.commits import find_flag  # noqa: E402
+from flask_coverage.ingest import UploadMeta, upload_report  # noqa: E402
+from flask_coverage.models import CommitFlag  # noqa: E402
 from flask_coverage.operations import add_org, add_repo, init_db  # noqa: E402
 from flask_coverage.state import get_cache  # noqa: E402
 
 KINDS = ("tree", "icicle", "sunburst")
 SHA = "5eed" * 10
+#: The flag of the upload: each graph is timed merged and for this flag (``?flag=``).
+FLAG = "unit"
 
 
 @contextmanager
@@ -98,8 +103,13 @@ def median_ms(fn: Callable[[], Any], repeat: int, before: Callable[[], Any] = la
 
 
 def bench_kind(app: Flask, commit: Any, kind: str, repeat: int) -> dict[str, Any]:
-    """One row of the table: ``kind`` of the synthetic repository, requested as a browser does."""
+    """One row of the table: ``kind`` of the synthetic repository, requested as a browser does.
+
+    ``commit`` is the commit (the merged graph) or its :data:`FLAG` (``?flag=``, the same files).
+    """
+    flagged = isinstance(commit, CommitFlag)
     path = f"/gh/acme/synthetic/graphs/{kind}.svg"
+    query = f"flag={FLAG}" if flagged else ""
     browser = {"Accept-Encoding": "gzip, deflate, br"}
 
     def clear() -> None:
@@ -107,7 +117,7 @@ def bench_kind(app: Flask, commit: Any, kind: str, repeat: int) -> dict[str, Any
             get_cache().clear()
 
     def environ(**headers: str) -> dict[str, Any]:
-        return EnvironBuilder(path=path, headers={**browser, **headers}).get_environ()
+        return EnvironBuilder(path=path, query_string=query, headers={**browser, **headers}).get_environ()
 
     def get(prepared: dict[str, Any]) -> Any:
         # The WSGI app called with a ready environ: app time only, no test client around it.
@@ -141,6 +151,7 @@ def bench_kind(app: Flask, commit: Any, kind: str, repeat: int) -> dict[str, Any
     others = re.findall(rb"<(?:path|circle) [^>]*[^/]><title>[^<]*</title></(?:path|circle)>", body)
     return {
         "kind": kind,
+        "coverage": f"flag {FLAG}" if flagged else "merged",
         "cold": cold,
         "db": db,
         "layout": layout,
@@ -169,18 +180,24 @@ def bench_size(files: int, lines: int, repeat: int, postgresql: Optional[str]) -
             repository = add_repo("github", "acme", "synthetic")
             start = time.perf_counter()
             with report.open("rb") as source:
-                commit = upload_report(repository, source, commit=SHA, branch="main")
+                # With a flag: the flag's coverage is the same files as the merged one, so the two
+                # graphs draw the same picture and their times compare directly.
+                meta = UploadMeta.create(flags=FLAG)
+                commit = upload_report(repository, source, commit=SHA, branch="main", meta=meta)
+            flag = find_flag(commit, FLAG)
             seconds = time.perf_counter() - start
             size = report.stat().st_size / 2**20
             print(f"{files} files, {commit.lines} lines: {size:.0f} MiB of LCOV uploaded in {seconds:.1f} s")
-        rows = [{"files": files, **bench_kind(app, commit, kind, repeat)} for kind in KINDS]
+        rows = [
+            {"files": files, **bench_kind(app, coverage, kind, repeat)} for kind in KINDS for coverage in (commit, flag)
+        ]
         with app.app_context():
             app.extensions["sqlalchemy"].engine.dispose()
         return rows
 
 
 HEADER = (
-    "| files | kind | cold ms | (db read ms) | (layout ms) | warm ms | 304 ms | files drawn | other blocks "
+    "| files | kind | coverage | cold ms | (db read ms) | (layout ms) | warm ms | 304 ms | files drawn | other blocks "
     "| SVG KiB | B / drawn file | (B / file block) | (B / other block) | gzip KiB | gzip B / drawn file "
     "| peak MiB |"
 )
@@ -200,10 +217,10 @@ def main() -> None:
         rows.extend(bench_size(files, files * args.lines_per_file, args.repeat, args.postgresql))
     print()
     print(HEADER)
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         print(
-            f"| {row['files']:,} | {row['kind']} | {row['cold']} | {row['db']} | {row['layout']} "
+            f"| {row['files']:,} | {row['kind']} | {row['coverage']} | {row['cold']} | {row['db']} | {row['layout']} "
             f"| {row['warm']} | {row['304']} | {row['drawn']:,} | {row['others']:,} | {row['kib']:.0f} "
             f"| {row['per_file']} | {row['per_block']} | {row['per_other']} | {row['gzip_kib']:.0f} "
             f"| {row['gzip_per_file']} | {row['peak']:.1f} |"

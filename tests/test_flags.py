@@ -244,3 +244,17 @@ def test_a_private_flag_needs_the_token(
     assert testapp.get("/gh/acme/secret/graph/badge.txt?flag=unit").text == "unknown"
     testapp.get(f"/gh/acme/secret/graphs/tree.svg?flag=unit&token={token}")
     testapp.get("/gh/acme/secret/graphs/tree.svg?flag=unit&token=wrong", status=404)
+
+
+def test_the_repository_page_picks_a_flag_for_its_graphs(testapp: webtest.TestApp, flagged: dict[str, Any]) -> None:
+    page = testapp.get("/gh/acme/widgets").text
+    picker = re.search(r'<nav class="coverage-flags".*?</nav>', page, re.S)
+    assert picker is not None
+    assert re.findall(r">(integration|unit)</a>", picker.group(0)) == ["integration", "unit"]
+    assert 'aria-current="true">all uploads' in picker.group(0)
+    assert "graphs/tree.svg?flag=" not in page
+    unit = testapp.get("/gh/acme/widgets?flag=unit").text
+    assert "/gh/acme/widgets/graphs/tree.svg?flag=unit" in unit
+    assert 'aria-current="true">unit</a>' in unit
+    testapp.get("/gh/acme/widgets?flag=e2e", status=404)
+    testapp.get("/gh/acme/widgets?flag=no%20way", status=400)

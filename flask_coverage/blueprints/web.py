@@ -26,7 +26,7 @@ from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from ..auth import can_read_repository
-from ..commits import FileTotals, file_lines, file_totals, find_flag, find_repository, find_target
+from ..commits import FileTotals, file_lines, file_totals, find_flag, find_repository, find_target, flags_query
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
 from ..operations import get_owner
@@ -251,8 +251,25 @@ def owner_page(prov: str, owner: str) -> Any:
     )
 
 
+def _commit_flags(repository: Repository, commit: Optional[Commit]) -> list[tuple[str, Totals]]:
+    """The flags the commit's uploads carried, by name, each with its totals (at most 100)."""
+    if commit is None:
+        return []
+    rows = get_session().execute(flags_query(repository, commit).limit(100))
+    return [
+        (row.flag_name, Totals(row.lines, row.hits, row.misses, row.partials)) for row in rows if row.lines is not None
+    ]
+
+
 def _target_page(view: View) -> Any:
     repository, target, commit = view.repository, view.target, view.commit
+    try:
+        flag = requested_flag()
+    except ValueError as error:
+        abort(400, str(error))
+    flags = _commit_flags(repository, commit)
+    if flag is not None and flag not in dict(flags):
+        abort(404)
     files: list[FileTotals] = file_totals(commit) if commit is not None else []
     files, sort, order = _sorted_files(files)
     pages = max(1, -(-len(files) // FILES_PER_PAGE))
@@ -266,7 +283,9 @@ def _target_page(view: View) -> Any:
         totals=totals_of(commit),
         coverage_text=_coverage_text,
         totals_of=totals_of,
-        graphs=[(kind, view.graph_url(kind), GRAPH_DEFAULTS[kind]) for kind in GRAPH_KINDS],
+        graphs=[(kind, view.graph_url(kind, flag=flag), GRAPH_DEFAULTS[kind]) for kind in GRAPH_KINDS],
+        flags=flags,
+        flag=flag,
         legend=legend_of(repository),
         files=files[(number - 1) * FILES_PER_PAGE : number * FILES_PER_PAGE],
         file_count=len(files),
