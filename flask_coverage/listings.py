@@ -7,6 +7,7 @@ one row; none reads the request. Who may see what is decided by the caller (``au
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Optional
 
 import sqlalchemy as sa
@@ -15,7 +16,7 @@ from sqlalchemy.orm import aliased
 from .lines import Totals
 from .models import Branch, Commit, Pull, Repository
 from .names import is_storable
-from .state import get_session
+from .state import get_engine, get_session
 
 
 def commit_totals(commit: Commit) -> Totals:
@@ -111,3 +112,47 @@ def pulls_query(repository: Repository) -> sa.Select:
 def find_pull(repository: Repository, pullid: int) -> Optional[sa.Row]:
     """``(pull, head, base)`` of the pull request ``pullid`` (base ``None`` if not uploaded), or ``None``."""
     return get_session().execute(pulls_query(repository).where(Pull.pullid == pullid)).first()
+
+
+#: The trend's intervals: their width, counted from a Monday (so that 7d bins are weeks).
+TREND_INTERVALS = {"1d": dt.timedelta(days=1), "7d": dt.timedelta(days=7), "30d": dt.timedelta(days=30)}
+TREND_ORIGIN = dt.datetime(2000, 1, 3)
+
+
+def coverage_trend_query(
+    repository: Repository,
+    *,
+    branch: str,
+    interval: str,
+    start: Optional[dt.datetime] = None,
+    end: Optional[dt.datetime] = None,
+) -> sa.Select:
+    """The coverage of ``branch``'s commits (those with coverage) grouped into ``interval`` bins, oldest first.
+
+    Rows are ``(start, low, high, mean)``: where the bin starts, in seconds from :data:`TREND_ORIGIN`, and the
+    lowest, highest and mean ``hits / lines * 100`` of its commits (a commit's time is when it was
+    first seen). ``start`` and ``end`` bound the commits' times (both included). One grouped query:
+    the bins are made in SQL, never in Python.
+    """
+    seconds = int(TREND_INTERVALS[interval].total_seconds())
+    epoch: sa.ColumnElement[int]
+    if get_engine().dialect.name == "postgresql":
+        epoch = sa.cast(sa.extract("epoch", Commit.timestamp - TREND_ORIGIN), sa.BigInteger)
+    else:
+        origin = int(TREND_ORIGIN.replace(tzinfo=dt.timezone.utc).timestamp())
+        epoch = sa.cast(sa.func.strftime("%s", Commit.timestamp), sa.BigInteger) - origin
+    bin_start = (epoch // seconds * seconds).label("start")
+    coverage = Commit.hits * 100.0 / Commit.lines
+    query = sa.select(bin_start, sa.func.min(coverage), sa.func.max(coverage), sa.func.avg(coverage)).where(
+        Commit.repository_id == repository.id, Commit.branch == branch, Commit.lines > 0
+    )
+    if start is not None:
+        query = query.where(Commit.timestamp >= start)
+    if end is not None:
+        query = query.where(Commit.timestamp <= end)
+    return query.group_by(bin_start).order_by(bin_start)
+
+
+def trend_bin_start(start: int) -> dt.datetime:
+    """The time (UTC) of a bin's ``start`` as :func:`coverage_trend_query` gives it."""
+    return TREND_ORIGIN + dt.timedelta(seconds=int(start))

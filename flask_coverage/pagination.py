@@ -62,6 +62,11 @@ class Page:
         return self.number - 1 if self.number > 1 else None
 
 
+def count_rows(query: sa.Select) -> sa.Select:
+    """A ``count`` for :func:`paginate` of a query it cannot count itself (``GROUP BY``, ``DISTINCT``)."""
+    return sa.select(sa.func.count()).select_from(query.order_by(None).subquery())
+
+
 def paginate(
     query: sa.Select,
     *,

@@ -668,3 +668,66 @@ class SettingsPathSchema(Schema):
     provider = ProviderField(required=True)
     owner = fields.String(required=True)
     repo = fields.String(required=True)
+
+
+# The coverage trend of a branch: GET .../repos/{repo}/coverage/ (docs/api.md).
+
+
+class QueryDateTime(fields.DateTime):
+    """A date (``2026-01-31``) or an ISO 8601 time (a zone, ``Z`` included, is converted to UTC)."""
+
+    def _deserialize(self, value: Any, attr: Optional[str], data: Any, **kwargs: Any) -> dt.datetime:
+        if not isinstance(value, str) or not value.isascii() or len(value) > 40:
+            raise self.make_error("invalid", input=value, obj_type="datetime")
+        text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+        try:
+            moment = (
+                dt.datetime.fromisoformat(text)
+                if len(text) > 10
+                else dt.datetime.combine(dt.date.fromisoformat(text), dt.time())
+            )
+        except ValueError:
+            raise self.make_error("invalid", input=value, obj_type="datetime") from None
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return moment
+
+
+class CoverageTrendQuerySchema(PaginationQuerySchema):
+    """Query arguments of ``repos_coverage_list``."""
+
+    interval = fields.String(
+        required=True,
+        validate=validate.OneOf(["1d", "7d", "30d"]),
+        metadata={"description": "The width of each bin: 1d (days), 7d (weeks from Monday) or 30d."},
+    )
+    branch = fields.String(
+        validate=[validate.Length(min=1, max=255), _name_rule],
+        metadata={"description": "The branch whose commits are measured. Defaults to the default branch."},
+    )
+    start_date = QueryDateTime(
+        metadata={"description": "Only commits from this time (UTC unless a zone is given; inclusive)."}
+    )
+    end_date = QueryDateTime(
+        metadata={"description": "Only commits up to this time (UTC unless a zone is given; inclusive)."}
+    )
+
+    @validates_schema
+    def _in_order(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "start_date" in data and "end_date" in data and data["start_date"] > data["end_date"]:
+            raise ValidationError("start_date must not be after end_date.", "start_date")
+
+
+class MeasurementSchema(Schema):
+    """The coverage of a branch's commits in one interval."""
+
+    timestamp = UtcDateTime(required=True, metadata={"description": "Where the interval starts."})
+    min = fields.Float(required=True, metadata={"description": "The lowest coverage of its commits."})
+    max = fields.Float(required=True, metadata={"description": "The highest coverage of its commits."})
+    avg = fields.Float(required=True, metadata={"description": "The mean coverage of its commits."})
+
+
+class PaginatedMeasurementListSchema(PaginatedSchema):
+    """A page of the coverage trend of a branch, oldest interval first."""
+
+    results = fields.List(fields.Nested(MeasurementSchema), required=True)

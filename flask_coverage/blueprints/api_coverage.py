@@ -7,6 +7,7 @@ private ones for the owner and its activated members, the same 404 otherwise.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 from flask import request
@@ -15,15 +16,18 @@ from ..commits import Coverage, commit_web_path, file_lines, file_totals, find_f
 from ..compare import compare_files
 from ..errors import NotFound
 from ..lines import Totals
-from ..listings import commit_totals, find_pull
+from ..listings import commit_totals, coverage_trend_query, find_pull, trend_bin_start
 from ..models import Commit, Repository
+from ..pagination import count_rows
 from ..schemas import (
     CommitFileReportSchema,
     CommitQuerySchema,
     CommitTotalsReportSchema,
     CompareQuerySchema,
     ComparisonSchema,
+    CoverageTrendQuerySchema,
     FileReportPathSchema,
+    PaginatedMeasurementListSchema,
     RepositoryPathSchema,
     TotalsQuerySchema,
 )
@@ -164,3 +168,40 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
         "patch": None,
     }
     return {"base_commit": base.sha, "head_commit": head.sha, "totals": totals, "files": files, "untracked": []}
+
+
+@api_get(
+    f"{_REPO}/coverage/",
+    operation_id="repos_coverage_list",
+    tag="Coverage",
+    summary="The coverage trend of a branch",
+    description="The coverage of a branch's commits (the default branch's without `branch`), in bins of "
+    "`interval` (1d, 7d or 30d), oldest first: each bin's start and the lowest, highest and mean coverage of its "
+    "commits. `start_date` and `end_date` bound the commits' times." + _VISIBILITY,
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=CoverageTrendQuerySchema,
+    response=PaginatedMeasurementListSchema,
+    item=lambda row: measurement(*row),
+)
+def repos_coverage_list(repository: Repository, args: dict[str, Any]) -> Any:
+    """``GET .../repos/{repo}/coverage/``: one page of the coverage trend of a branch."""
+    query = coverage_trend_query(
+        repository,
+        branch=args.get("branch", repository.branch),
+        interval=args["interval"],
+        start=args.get("start_date"),
+        end=args.get("end_date"),
+    )
+    return query, count_rows(query)
+
+
+def measurement(start: int, low: float, high: float, mean: float) -> dict[str, Any]:
+    """A ``MeasurementSchema`` of a trend row, each coverage rounded down to 2 decimals as in totals."""
+    return {"timestamp": trend_bin_start(start), "min": _floor2(low), "max": _floor2(high), "avg": _floor2(mean)}
+
+
+def _floor2(value: float) -> float:
+    # The epsilon keeps an exact ratio computed in floating point (28.999999...) at its value.
+    return math.floor(value * 100 + 1e-9) / 100

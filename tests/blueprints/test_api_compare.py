@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 
 import pytest
@@ -159,3 +160,71 @@ def test_private_repositories_need_an_activated_member(testapp, history, url) ->
     for headers in ({}, bearer(history.tokens["mallory"]), bearer(history.tokens["nina"])):
         assert_not_found(testapp.get(full, headers=headers, status=404))
     assert testapp.get(full, headers=bearer(history.tokens["alice"]), status=200)
+
+
+@pytest.fixture
+def dated(history, db):
+    """main's commits C0 and C1 on Monday 2026-01-05 10:00 and Tuesday 2026-01-06 12:30 (UTC);
+    feature/faster's C2 on 2026-02-20."""
+    from flask_coverage.models import Commit
+
+    times = {C0: dt.datetime(2026, 1, 5, 10), C1: dt.datetime(2026, 1, 6, 12, 30), C2: dt.datetime(2026, 2, 20)}
+    for commit in db.session.query(Commit).filter(Commit.repository_id == history.widgets.id):
+        if commit.sha in times:
+            commit.timestamp = times[commit.sha]
+    db.session.commit()
+    return history
+
+
+def coverage_of(testapp, sha: str) -> float:
+    return report(testapp, sha)["totals"]["coverage"]
+
+
+def test_coverage_trend_per_interval(testapp, dated) -> None:
+    c0, c1 = coverage_of(testapp, C0), coverage_of(testapp, C1)
+    days = testapp.get(f"{REPO}/coverage/", params={"interval": "1d"}).json
+    assert days["count"] == 2
+    assert days["results"] == [
+        {"timestamp": "2026-01-05T00:00:00+00:00", "min": c0, "max": c0, "avg": c0},
+        {"timestamp": "2026-01-06T00:00:00+00:00", "min": c1, "max": c1, "avg": c1},
+    ]
+    week = testapp.get(f"{REPO}/coverage/", params={"interval": "7d"}).json["results"]
+    ratios = [report(testapp, sha)["totals"]["hits"] / report(testapp, sha)["totals"]["lines"] for sha in (C0, C1)]
+    mean = int(sum(ratios) / 2 * 10000) / 100
+    assert week == [{"timestamp": "2026-01-05T00:00:00+00:00", "min": min(c0, c1), "max": max(c0, c1), "avg": mean}]
+    # 30-day bins are counted from Monday 2000-01-03: 2026-01-05 falls in the one from 2025-12-17.
+    month = testapp.get(f"{REPO}/coverage/", params={"interval": "30d"}).json["results"]
+    assert [m["timestamp"] for m in month] == ["2025-12-17T00:00:00+00:00"]
+    assert (dt.date(2025, 12, 17) - dt.date(2000, 1, 3)).days % 30 == 0
+
+
+def test_coverage_trend_of_a_branch_between_dates(testapp, dated) -> None:
+    feature = testapp.get(f"{REPO}/coverage/", params={"interval": "1d", "branch": "feature/faster"}).json
+    assert [m["timestamp"] for m in feature["results"]] == ["2026-02-20T00:00:00+00:00"]
+    assert feature["results"][0]["max"] == coverage_of(testapp, C2)
+    get = lambda **p: testapp.get(f"{REPO}/coverage/", params={"interval": "1d", **p}).json["results"]  # noqa: E731
+    assert len(get(start_date="2026-01-05T10:00:00", end_date="2026-01-05T10:00:00")) == 1  # both inclusive
+    assert len(get(start_date="2026-01-06")) == 1
+    assert len(get(end_date="2026-01-05T09:00:00Z")) == 0
+    assert len(get(end_date="2026-01-05T12:00:00+02:00")) == 1  # 10:00 UTC
+    assert testapp.get(f"{REPO}/coverage/", params={"interval": "1d", "branch": "nope"}).json["count"] == 0
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"interval": "2d"},
+        {"interval": "1D"},
+        {"interval": "1d", "start_date": "2026-13-01"},
+        {"interval": "1d", "end_date": "yesterday"},
+        {"interval": "1d", "start_date": "2026-02-01", "end_date": "2026-01-01"},
+        {"interval": "1d", "branch": ""},
+        {"interval": "1d", "page_size": "0"},
+    ],
+)
+def test_coverage_trend_bad_input_is_a_400(testapp, dated, snapshot, params) -> None:
+    before = snapshot()
+    response = testapp.get(f"{REPO}/coverage/", params=params, status=400)
+    assert response.json["detail"] == "Invalid query parameters." and response.json["errors"]
+    assert snapshot() == before
