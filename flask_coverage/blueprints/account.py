@@ -26,7 +26,7 @@ from flask import (
 )
 from werkzeug.wrappers import Response
 
-from ..errors import AlreadyExists, InvalidInput, NotFound
+from ..errors import AlreadyExists, CoverageError, Forbidden, InvalidInput, NotFound, Unauthorized
 from ..models import AccessToken, Owner
 from ..names import check_name
 from ..operations import MAX_TOKEN_NAME_LENGTH, create_token, list_tokens, revoke_token
@@ -62,16 +62,10 @@ SECURITY_HEADERS = {
 }
 
 
-class AuthRequired(Exception):
-    """Raised when the visitor is not signed in (401) or may not use the page (403)."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
-@bp.errorhandler(AuthRequired)
-def _auth_required(error: AuthRequired) -> Any:
+@bp.errorhandler(Unauthorized)
+@bp.errorhandler(Forbidden)
+def _auth_required(error: CoverageError) -> Any:
+    # The host app decides how a page answers a visitor who is not signed in or may not use it.
     return make_response(call_hook("auth_error", error.status))
 
 
@@ -103,15 +97,15 @@ def csrf_valid() -> bool:
 
 
 def signed_in_user() -> Owner:
-    """The signed-in user from the ``current_user_loader`` hook; :class:`AuthRequired` otherwise.
+    """The signed-in user from the ``current_user_loader`` hook; ``Unauthorized`` otherwise.
 
     Organizations cannot hold access tokens, so an organization account gets a 403.
     """
     user = call_hook("current_user")
     if user is None:
-        raise AuthRequired(401)
+        raise Unauthorized("Sign in to manage your access tokens.")
     if user.is_org:
-        raise AuthRequired(403)
+        raise Forbidden("Organizations cannot hold access tokens.")
     return user
 
 
