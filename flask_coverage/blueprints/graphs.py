@@ -24,29 +24,22 @@ and ``.txt`` the coverage badge (``graph/`` works as ``graphs/``, as on Codecov)
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import gc
 import gzip
 import hashlib
 import logging
-import threading
-from collections.abc import Iterator, Sequence
 from importlib import metadata
-from typing import Any, Callable, Optional, TypeVar, cast
+from typing import Any, Callable, Optional, TypeVar
 from urllib.parse import quote, urlencode
 
-import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, request
-from sqlalchemy.engine import Dialect
-from sqlalchemy.sql.compiler import SQLCompiler
 
 from ..auth import is_plausible_token
 from ..commits import Coverage, find_flag_target, find_target
+from ..graph_data import gc_paused, graph_records
 from ..ingest import FLAG_PATTERN
-from ..models import SERVICE_BY_SHORT, Commit, CommitFlag, FileCoverage, FlagFileCoverage, Repository
+from ..models import SERVICE_BY_SHORT, Commit, CommitFlag, Repository
 from ..outage import handle_database_outage
-from ..state import call_hook, get_cache, get_session, get_state
+from ..state import call_hook, get_cache, get_state
 from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
 from ..svg.badge import PRECISIONS, UNKNOWN, UNKNOWN_COLOR, format_coverage, render_badge_svg
 
@@ -56,6 +49,8 @@ handle_database_outage(bp)
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Drawn graphs of one commit's coverage (sizes, borders, kinds, links) that the cache stores.
+MAX_CACHED_VARIANTS = 8
 # Part of every cache key and ETag: a new release may draw differently.
 try:
     _RENDERER = metadata.version("flask-coverage")
@@ -219,66 +214,7 @@ def color_range(repository: Repository) -> tuple[float, float]:
     return low, high
 
 
-@functools.lru_cache(maxsize=8)
-def _records_query(dialect: Dialect, flagged: bool) -> SQLCompiler:
-    files = (FlagFileCoverage if flagged else FileCoverage).__table__.c
-    query = sa.select(files.path, files.lines, files.hits).where(files.commit_id == sa.bindparam("commit_id"))
-    if flagged:
-        query = query.where(files.flag == sa.bindparam("flag"))
-    return cast(SQLCompiler, query.compile(dialect=dialect))
-
-
-def graph_records(commit: Coverage) -> Sequence[Any]:
-    """``(path, lines, hits)`` of every file of ``commit`` (or of a flag of a commit): three columns,
-    no line data, no sort (the layouts order the files themselves), in the session's transaction."""
-    connection = get_session().connection()
-    if isinstance(commit, CommitFlag):
-        compiled = _records_query(connection.dialect, True)
-        values = {"commit_id": commit.commit_id, "flag": commit.flag}
-    else:
-        compiled = _records_query(connection.dialect, False)
-        values = {"commit_id": commit.id}
-    params: Any = tuple(values[name] for name in compiled.positiontup or ()) if compiled.positional else values
-    # The driver's own cursor: its plain tuples cost a quarter less than result rows, a few
-    # milliseconds per 20,000 files (see docs/benchmarks.md).
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute(compiled.string, params)
-        return cursor.fetchall()
-    finally:
-        cursor.close()
-
-
-_gc_lock = threading.Lock()
-_gc_pausers = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for the block, then restore it as it was.
-
-    Reading and laying out a big commit creates tens of thousands of acyclic objects (row tuples,
-    tree nodes); each few hundred of them start a collection, and every tenth of those scans the
-    whole heap of the app. Pausing saves a quarter of a cold graph's CPU time (docs/graphs.md).
-    Safe with threads: the first block to enter pauses, the last to leave restores.
-    """
-    global _gc_pausers, _gc_was_enabled
-    with _gc_lock:
-        if _gc_pausers == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pausers += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pausers -= 1
-            if _gc_pausers == 0 and _gc_was_enabled:
-                gc.enable()
-
-
-def _compressed_svg(key: str, options: GraphOptions, commit: Coverage) -> bytes:
+def _compressed_svg(key: str, options: GraphOptions, commit: Coverage, version: tuple[object, ...]) -> bytes:
     """The graph, gzip-compressed: from the cache, or drawn from the database and stored."""
     cache = get_cache()
     try:
@@ -289,14 +225,29 @@ def _compressed_svg(key: str, options: GraphOptions, commit: Coverage) -> bytes:
     if isinstance(body, bytes):
         return body
     with gc_paused():
-        svg = render_graph_svg(graph_records(commit), options)
+        svg = render_graph_svg(graph_records(commit, version), options)
     # Level 1: most of the gain of level 9 (SVG repeats itself) at a fraction of the time.
     body = gzip.compress(svg.encode(), compresslevel=1, mtime=0)
     try:
-        cache.set(key, body)
+        if _may_cache(cache, f"coverage-graph-variants:{_etag('variants', *version)}", key):
+            cache.set(key, body)
     except Exception:
         log.warning("the graph cache could not be written", exc_info=True)
     return body
+
+
+def _may_cache(cache: Any, variants_key: str, key: str) -> bool:
+    """Whether the graph ``key`` may be stored: one of the first :data:`MAX_CACHED_VARIANTS` drawn of its
+    commit's coverage. Beyond them a graph is drawn on each request (from the records this process
+    keeps) but not stored, so no client can fill the cache by asking for ever new sizes."""
+    variants = cache.get(variants_key)
+    variants = variants if isinstance(variants, list) else []
+    if key in variants:
+        return True
+    if len(variants) >= MAX_CACHED_VARIANTS:
+        return False
+    cache.set(variants_key, [*variants, key])
+    return True
 
 
 #: What follows the repository in a URL to name its target commit (see the module docstring).
@@ -392,7 +343,7 @@ def graph(
     if _not_modified(etag):
         response = _svg_response(b"", 304)
     else:
-        body = _compressed_svg(f"coverage-graph:{etag}", options, coverage)
+        body = _compressed_svg(f"coverage-graph:{etag}", options, coverage, _commit_identity(commit, coverage))
         if request.accept_encodings["gzip"]:
             response = _svg_response(body)
             response.headers["Content-Encoding"] = "gzip"

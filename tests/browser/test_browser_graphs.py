@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 
 from flask_coverage import operations
-from flask_coverage.blueprints.graphs import graph_records
+from flask_coverage.graph_data import read_graph_records
 from flask_coverage.ingest import upload_report
 from flask_coverage.svg import GRAPH_DEFAULTS, coverage_color
 from flask_coverage.svg.hierarchy import build_hierarchy
@@ -76,7 +76,7 @@ def served(make_app: Callable[..., Flask], make_database_url: Callable[[], str],
         root = "/home/runner/work/marshmallow/marshmallow"
         for repository in (operations.add_repo("github", "acme", "widgets"), secret):
             commit = upload_report(repository, REPORT.read_bytes(), commit=SHA, branch="main", root=root)
-        records = [tuple(row) for row in graph_records(commit)]
+        records = [tuple(row) for row in read_graph_records(commit)]
         token = secret.image_token
     known = next(record for record in records if record[0] == KNOWN)
     expected = coverage_color(known[2] * 10000 // known[1] / 100)
