@@ -5,9 +5,12 @@ misses, and an executed line that is the source of a ``missing_branches`` arc is
 rule coverage.py applies when it writes XML (``condition-coverage`` under 100%) and LCOV (a ``BRDA``
 not taken), so the three formats of one run agree.
 
-The report is streamed: the outer object and the ``files`` object are walked here, one file's entry
-is decoded at a time with the standard JSON decoder. The per-function and per-class copies of every
-file's data (format 3) would otherwise triple the memory of a big report.
+The report is streamed down to the elements of each file's line lists: the outer object, the
+``files`` object and each file's entry are walked here, ``executed_lines`` and ``missing_lines`` are
+read a run of numbers at a time, ``missing_branches`` one arc at a time (a bad element stops the read
+at once), and everything else (``summary``, ``excluded_lines``, the per-function and per-class copies of
+format 3, ``contexts``) is skipped by a scan that builds no objects. So memory follows the coverage
+kept, not the size of one entry, and no array of a hostile report is ever decoded whole.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import re
 from typing import Any, Iterable, Iterator, NoReturn
 
 from ..errors import ReportError
-from ..lines import HIT, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
 from ._common import MAX_LINE_NUMBER, ParsedFile, bad_line_number, quote
 from ._input import not_utf8
 from ._paths import PathResolver
@@ -26,6 +29,13 @@ from ._paths import PathResolver
 __all__ = ["parse_coveragepy"]
 
 _NOT_BLANK = re.compile(r"[^ \t\n\r]")
+# A run of "number," elements of an integer array, and its last element (or an empty array's end).
+_INT_RUN = re.compile(r"(?:[ \t\n\r]*[0-9]{1,9}[ \t\n\r]*,)+")
+_LAST_INT = re.compile(r"[ \t\n\r]*([0-9]{1,9})?[ \t\n\r]*\]")
+# What skip() passes over in one step: anything but strings and brackets; a whole string.
+_NOT_STRUCTURE = re.compile(r'[^"\[\]{}]*')
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_MAX_DEPTH = 1000
 _DECODER = json.JSONDecoder()
 
 
@@ -42,8 +52,8 @@ def parse_coveragepy(chunks: Iterable[bytes], root: str | None = None) -> Iterat
         if key == "files":
             stream.expect("{", "coverage.py JSON report: files is not an object")
             for name in stream.members():
-                entry = stream.value()
-                yield ParsedFile(resolver.resolve(name), _file_lines(name, entry))
+                path = resolver.resolve(name)
+                yield ParsedFile(path, _file_lines(stream, name))
         else:
             value = stream.value()
             if key == "meta" and not isinstance(value, dict):
@@ -54,39 +64,36 @@ def parse_coveragepy(chunks: Iterable[bytes], root: str | None = None) -> Iterat
         raise ReportError("not a coverage.py JSON report: it needs both meta and files")
 
 
-def _file_lines(name: str, entry: Any) -> LineCoverage:
-    if not isinstance(entry, dict):
+def _file_lines(stream: _JsonStream, name: str) -> LineCoverage:
+    """Read the entry of the file ``name`` from ``stream``: its lines, with executed lines that start
+    a missing branch PARTIAL."""
+    if stream.peek() != "{":
+        stream.skip()  # the whole value, to say what it is not
         raise ReportError(f"coverage.py JSON report: the entry of {quote(name)} is not an object")
-    executed = _line_list(entry, "executed_lines", name)
-    missing = _line_list(entry, "missing_lines", name)
-    partial = set()
-    for arc in _list(entry, "missing_branches", name):
-        if not isinstance(arc, list) or len(arc) != 2:
-            raise ReportError(f"coverage.py JSON report: bad branch {quote(repr(arc))} in {quote(name)}")
-        if type(arc[0]) is not int or not 1 <= arc[0] <= MAX_LINE_NUMBER:
-            _bad_line(arc[0], name)
-        partial.add(arc[0])
+    stream.expect("{", "")
     builder = LineCoverageBuilder()
-    for number in executed:
-        builder.add(number, 1, PARTIAL if number in partial else HIT)
-    for number in missing:
-        builder.add(number, 0, MISS)
-    return builder.build()
-
-
-def _list(entry: dict[str, Any], key: str, name: str) -> list[Any]:
-    value = entry.get(key, [])
-    if not isinstance(value, list):
-        raise ReportError(f"coverage.py JSON report: {key} of {quote(name)} is not a list")
-    return value
-
-
-def _line_list(entry: dict[str, Any], key: str, name: str) -> list[int]:
-    numbers = _list(entry, key, name)
-    for number in numbers:
-        if type(number) is not int or not 1 <= number <= MAX_LINE_NUMBER:
-            _bad_line(number, name)
-    return numbers
+    partial: set[int] = set()
+    for key in stream.members():
+        if key == "executed_lines" or key == "missing_lines":
+            hits, state = (1, HIT) if key == "executed_lines" else (0, MISS)
+            add = builder.add
+            for run in stream.numbers(f"coverage.py JSON report: {key} of {quote(name)} is not a list"):
+                if not (type(run[0]) is int and min(run) >= 1 and max(run) <= MAX_LINE_NUMBER):
+                    for number in run:
+                        if type(number) is not int or not 1 <= number <= MAX_LINE_NUMBER:
+                            _bad_line(number, name)
+                for number in run:
+                    add(number, hits, state)
+        elif key == "missing_branches":
+            for arc in stream.items(f"coverage.py JSON report: {key} of {quote(name)} is not a list"):
+                if not isinstance(arc, list) or len(arc) != 2:
+                    raise ReportError(f"coverage.py JSON report: bad branch {quote(repr(arc))} in {quote(name)}")
+                if type(arc[0]) is not int or not 1 <= arc[0] <= MAX_LINE_NUMBER:
+                    _bad_line(arc[0], name)
+                partial.add(arc[0])
+        else:
+            stream.skip()
+    return builder.build(partial)
 
 
 def _bad_line(number: object, name: str) -> NoReturn:
@@ -181,6 +188,97 @@ class _JsonStream:
                 continue
             self._pos = end
             return value
+
+    def items(self, not_a_list: str) -> Iterator[Any]:
+        """The elements of the array that comes next, each decoded on its own."""
+        if self.peek() != "[":
+            raise ReportError(not_a_list)
+        self._pos += 1
+        if self.peek() == "]":
+            self._pos += 1
+            return
+        while True:
+            yield self.value()
+            separator = self.peek()
+            self._pos += 1
+            if separator == "]":
+                return
+            if separator != ",":
+                raise ReportError(self._error("expected ',' or ']'"))
+
+    def numbers(self, not_a_list: str) -> Iterator[list[Any]]:
+        """The elements of an array of small integers, in lists: a run of them at a time, matched by one
+        regular expression and converted by ``int``; anything else is decoded alone (a list of one)."""
+        if self.peek() != "[":
+            raise ReportError(not_a_list)
+        self._pos += 1
+        started = False  # after a comma, a number must follow ("[1,]" is not JSON)
+        while True:
+            run = _INT_RUN.match(self._buffer, self._pos)
+            if run is not None:
+                self._pos = run.end()
+                started = True
+                yield list(map(int, run.group().split(",")[:-1]))
+                continue
+            last = _LAST_INT.match(self._buffer, self._pos)
+            if last is not None and (last.group(1) is not None or not started):
+                self._pos = last.end()
+                if last.group(1) is not None:
+                    yield [int(last.group(1))]
+                return
+            if len(self._buffer) - self._pos < 64 and self._fill():
+                continue  # a number, its comma or the bracket may be in the next chunk
+            # Not a plain run (a float, a string, a nested value, an error): one element, decoded.
+            yield [self.value()]
+            started = True
+            separator = self.peek()
+            self._pos += 1
+            if separator == "]":
+                return
+            if separator != ",":
+                raise ReportError(self._error("expected ',' or ']'"))
+
+    def skip(self) -> None:
+        """Pass over the value that comes next without keeping it (beyond the buffer, without building it:
+        strings are matched, brackets counted)."""
+        if self.peek() not in ("[", "{"):
+            self.value()
+            return
+        # A value that ends within the text already buffered (a chunk or two) is decoded in C and
+        # dropped: its objects are bounded by the buffer. A longer one is scanned.
+        try:
+            _, end = _DECODER.raw_decode(self._buffer, self._pos)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            pass  # cut by the buffer's end, or not valid: the scan finds out which
+        else:
+            self._pos = end
+            return
+        closing: list[str] = []
+        while True:
+            self._pos = _NOT_STRUCTURE.match(self._buffer, self._pos).end()  # type: ignore[union-attr]
+            if self._pos >= len(self._buffer):
+                if not self._fill():
+                    raise ReportError("invalid JSON report: it stops in the middle of a value (truncated?)")
+                continue
+            char = self._buffer[self._pos]
+            if char == '"':
+                string = _STRING.match(self._buffer, self._pos)
+                if string is None:
+                    if not self._grow():
+                        raise ReportError("invalid JSON report: it stops in the middle of a value (truncated?)")
+                    continue
+                self._pos = string.end()
+            elif char in "[{":
+                closing.append("]" if char == "[" else "}")
+                if len(closing) > _MAX_DEPTH:
+                    raise ReportError("invalid JSON report: nested too deeply")
+                self._pos += 1
+            else:
+                if char != closing.pop():
+                    raise ReportError(self._error(f"unexpected {char!r}"))
+                self._pos += 1
+                if not closing:
+                    return
 
     def members(self) -> Iterator[str]:
         """After a ``{``: yield each key, leaving the stream at its value; consume the ``}``."""
