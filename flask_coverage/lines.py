@@ -13,7 +13,7 @@ import sys
 import zlib
 from array import array
 from dataclasses import dataclass
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, repeat
 from operator import add, mul, sub
 from typing import Iterable, Iterator, Tuple
 
@@ -304,6 +304,9 @@ class LineCoverageBuilder:
 
 
 def _sorted_unique(lines: array[int], hits: array[int], states: bytearray) -> tuple[array[int], array[int], bytearray]:
+    if len(lines) * _DENSE_FACTOR >= max(lines):
+        return _dense_unique(lines, hits, states)
+    # Sparse (fewer than one entry per 16 line numbers, so fewer than 625,000 entries): sort the indexes.
     order = sorted(range(len(lines)), key=lines.__getitem__)
     out_lines, out_hits, out_states = array(_U32), array(_U32), bytearray()
     for k in order:
@@ -315,4 +318,25 @@ def _sorted_unique(lines: array[int], hits: array[int], states: bytearray) -> tu
             out_lines.append(line)
             out_hits.append(hits[k])
             out_states.append(states[k])
+    return out_lines, out_hits, out_states
+
+
+# An unordered builder with at least one entry per this many line numbers is combined in arrays
+# indexed by line number (5 bytes per number) instead of a sorted list of indexes (about 80 bytes per
+# entry): memory stays a few bytes per entry whatever the order or the repeats of a hostile report.
+_DENSE_FACTOR = 16
+
+
+def _dense_unique(lines: array[int], hits: array[int], states: bytearray) -> tuple[array[int], array[int], bytearray]:
+    top = max(lines)
+    total = array(_U32, bytes(array(_U32).itemsize * (top + 1)))
+    best = bytearray(top + 1)  # 1 + the rank of the merged state; 0: no entry for that line
+    for line, count, state in zip(lines, hits, states):
+        rank = _RANK[state] + 1
+        seen = best[line]
+        best[line] = rank if not seen or rank < seen else seen
+        total[line] = min(total[line] + count, MAX_HITS)
+    out_lines = array(_U32, compress(range(top + 1), best))
+    out_hits = array(_U32, (total[line] for line in out_lines))
+    out_states = bytearray(_BY_RANK[best[line] - 1] for line in out_lines)
     return out_lines, out_hits, out_states

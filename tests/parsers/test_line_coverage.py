@@ -218,3 +218,13 @@ def test_builder_starts_over_after_build():
     builder.add(1, 0, MISS)
     assert list(first) == [(5, 1, HIT)]
     assert list(builder.build()) == [(1, 0, MISS), (2, 0, MISS)]
+
+
+@BOUNDED
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(0, MAX_HITS), st.sampled_from([HIT, MISS, PARTIAL]))))
+def test_dense_unordered_entries_follow_the_same_rules(raw):
+    """Many entries over few line numbers (a hostile report's repeats) take the dense path: same result."""
+    builder = LineCoverageBuilder()
+    for entry in [*raw, *raw[::-1]]:
+        builder.add(*entry)
+    assert as_model(builder.build()) == model_of([*raw, *raw[::-1]])
