@@ -33,7 +33,10 @@ from ._common import (
 )
 from ._paths import MAX_PATH_LENGTH, PathResolver
 
-__all__ = ["parse_cobertura"]
+__all__ = ["MAX_RUN", "parse_cobertura"]
+
+#: Bytes between two ``>`` (one tag with its attributes, or one text): real ones are far shorter.
+MAX_RUN = 1 << 20
 
 _ENTITIES_REFUSED = (
     "XML report declares entities (<!ENTITY ...>); they are refused for safety (entity expansion and external entities)"
@@ -52,8 +55,14 @@ def parse_cobertura(chunks: Iterable[bytes], root: str | None = None) -> Iterato
     parser.UnparsedEntityDeclHandler = _refuse_entities
     parser.ExternalEntityRefHandler = _refuse_external
     reader = _CoberturaReader(parser, root)
+    since_tag_end = 0  # bytes since the last ">"
     try:
         for chunk in chunks:
+            first = chunk.find(b">")
+            if since_tag_end + (len(chunk) if first < 0 else first) > MAX_RUN:
+                # expat would buffer the whole tag (or text) before a handler sees it.
+                raise ReportError(f"invalid Cobertura report: a tag or text runs over {MAX_RUN} bytes")
+            since_tag_end = since_tag_end + len(chunk) if first < 0 else len(chunk) - 1 - chunk.rfind(b">")
             parser.Parse(chunk, False)
             if reader.done:
                 yield from reader.done

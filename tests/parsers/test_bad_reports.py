@@ -278,6 +278,13 @@ def test_json_blank_run_is_skipped_quickly():
 
 
 def test_a_huge_source_is_refused_without_being_kept():
-    data = b"<coverage><sources><source>" + b"x" * 5_000_000 + b"</source></sources></coverage>"
+    data = b"<coverage><sources><source>" + b"x" * 500_000 + b"</source></sources></coverage>"
     with pytest.raises(ReportError, match="a <source> is longer than 4096 characters"):
         parse_all(data)
+
+
+@pytest.mark.parametrize("run", [b'<class filename="' + b"a" * 3_000_000 + b'">', b"<x>" + b"t" * 3_000_000 + b"</x>"])
+def test_one_long_tag_or_text_is_refused_before_expat_holds_it(run: bytes) -> None:
+    data = b"<coverage><packages>" + run + b"</packages></coverage>"
+    with pytest.raises(ReportError, match="a tag or text runs over 1048576 bytes"):
+        list(parse_report(io.BytesIO(data)))
