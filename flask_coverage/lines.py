@@ -304,7 +304,7 @@ class LineCoverageBuilder:
 
 
 def _sorted_unique(lines: array[int], hits: array[int], states: bytearray) -> tuple[array[int], array[int], bytearray]:
-    if len(lines) * _DENSE_FACTOR >= max(lines):
+    if len(lines) * _DENSE_FACTOR >= max(lines) - min(lines):
         return _dense_unique(lines, hits, states)
     # Sparse (fewer than one entry per 16 line numbers, so fewer than 625,000 entries): sort the indexes.
     order = sorted(range(len(lines)), key=lines.__getitem__)
@@ -328,15 +328,18 @@ _DENSE_FACTOR = 16
 
 
 def _dense_unique(lines: array[int], hits: array[int], states: bytearray) -> tuple[array[int], array[int], bytearray]:
-    top = max(lines)
-    total = array(_U32, bytes(array(_U32).itemsize * (top + 1)))
-    best = bytearray(top + 1)  # 1 + the rank of the merged state; 0: no entry for that line
+    low, top = min(lines), max(lines)  # slots from the lowest line number to the highest
+    total = array(_U32, bytes(array(_U32).itemsize * (top - low + 1)))
+    best = bytearray(top - low + 1)  # 1 + the rank of the merged state; 0: no entry for that line
     for line, count, state in zip(lines, hits, states):
+        slot = line - low
         rank = _RANK[state] + 1
-        seen = best[line]
-        best[line] = rank if not seen or rank < seen else seen
-        total[line] = min(total[line] + count, MAX_HITS)
-    out_lines = array(_U32, compress(range(top + 1), best))
-    out_hits = array(_U32, (total[line] for line in out_lines))
-    out_states = bytearray(_BY_RANK[best[line] - 1] for line in out_lines)
+        seen = best[slot]
+        best[slot] = rank if not seen or rank < seen else seen
+        total[slot] = min(total[slot] + count, MAX_HITS)
+    slots = array(_U32, compress(range(top - low + 1), best))
+    out_hits = array(_U32, (total[slot] for slot in slots))
+    out_states = bytearray(_BY_RANK[best[slot] - 1] for slot in slots)
+    del total, best
+    out_lines = array(_U32, (slot + low for slot in slots))
     return out_lines, out_hits, out_states

@@ -25,11 +25,12 @@ class ReportInput:
         self._max_bytes = max_bytes
         self._read = 0
         if isinstance(source, (bytes, bytearray, memoryview)):
-            data = bytes(source)
+            # A view, not a copy: an upload's body is not held twice.
+            data = memoryview(source).cast("B")
             self._count(len(data))
-            self._data: bytes | None = data
+            self._data: memoryview | None = data
             self._file = None
-            self.head = data[:HEAD_SIZE]
+            self.head = bytes(data[:HEAD_SIZE])
         elif callable(getattr(source, "read", None)):
             self._data = None
             self._file = source
@@ -46,7 +47,7 @@ class ReportInput:
         if self._data is not None:
             data = self._data
             for start in range(0, len(data), CHUNK_SIZE):
-                yield data[start : start + CHUNK_SIZE]
+                yield bytes(data[start : start + CHUNK_SIZE])
             return
         if self.head:
             yield self.head
