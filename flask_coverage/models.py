@@ -217,8 +217,10 @@ class Commit(Base):
     __tablename__ = "coverage_commit"
     __table_args__ = (
         sa.UniqueConstraint("repository_id", "sha"),
-        # The commits list and the coverage trend: a repository's commits newest first.
+        # The commits list: a repository's commits newest first.
         sa.Index(None, "repository_id", "timestamp", "id"),
+        # The coverage trend of a branch, read from this index alone.
+        sa.Index("ix_coverage_commit_trend", "repository_id", "branch", "timestamp", "hits", "lines"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

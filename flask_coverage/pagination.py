@@ -20,7 +20,7 @@ so the rows skipped on the way to a far page are never read::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 import sqlalchemy as sa
 
@@ -62,13 +62,8 @@ class Page:
         return self.number - 1 if self.number > 1 else None
 
 
-def count_rows(query: sa.Select) -> sa.Select:
-    """A ``count`` for :func:`paginate` of a query it cannot count itself (``GROUP BY``, ``DISTINCT``)."""
-    return sa.select(sa.func.count()).select_from(query.order_by(None).subquery())
-
-
 def paginate(
-    query: sa.Select,
+    query: Union[sa.Select, list[Any]],
     *,
     page: int,
     page_size: int,
@@ -81,10 +76,17 @@ def paginate(
 
     ``page_size`` is clamped to ``max_page_size``. With ``rows``, the page of ``query`` becomes a
     subquery and the items are the rows of ``rows(subquery)``, which must keep the page's order.
-    ``count``, when given, is a cheaper query of the same number of rows. Raises :class:`InvalidPage`
-    for a page past the last one (page 1 always exists). Always runs exactly two queries.
+    ``count``, when given, is a cheaper query of the same number of rows. ``query`` may also be a
+    list of rows already read (a short aggregate, such as the coverage trend's bins), sliced here.
+    Raises :class:`InvalidPage` for a page past the last one (page 1 always exists). Always runs
+    exactly two queries (none for a list).
     """
     size = max(1, min(page_size, max_page_size))
+    # Rows already read: a short result that costs as much to count as to read.
+    if isinstance(query, list):
+        if page > _page_count(len(query), size):
+            raise InvalidPage()
+        return Page(items=query[(page - 1) * size : page * size], number=page, size=size, count=len(query))
     session = get_session()
     if count is None:
         # The statement a person would write, without a subquery for the database to flatten.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterator
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar, Union
 from urllib.parse import parse_qsl, quote, urlencode
 
 import sqlalchemy as sa
@@ -306,7 +306,7 @@ def _flat(messages: Any) -> list[str]:
 
 def paginated(
     schema: Schema,
-    query: sa.Select,
+    query: Union[sa.Select, list[Any]],
     args: dict[str, Any],
     rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
     count: Optional[sa.Select] = None,

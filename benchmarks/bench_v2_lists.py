@@ -1,0 +1,195 @@
+"""Benchmark the v2 lists of repositories and commits, and the coverage trend, against bare SQL.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_v2_lists.py [--repos 10000] [--commits 100000] [--repeat 30] \\
+        [--postgresql postgresql+psycopg://postgres@127.0.0.1:5432/test]
+
+On SQLite (a temporary file) and, with ``--postgresql``, on a PostgreSQL database made for the run,
+org ``acme`` gets ``--repos`` public repositories (each with one commit at the tip of ``main``) and
+one of them ``--commits`` commits on ``main``, bulk-inserted. For the first and the last page of
+``GET .../repos/`` and ``GET .../repos/{repo}/commits/`` it measures, interleaved, the endpoint through
+the Flask test client (lookup, count, page, JSON) and the ideal SQL written by hand on the driver's own
+connection (the count, and the page as a deferred join), and prints the p50 of each and their ratio
+(the goal: at most 3). The coverage trend of the ``--commits`` commits (``interval`` 1d, 7d and 30d,
+the first page) is timed through the endpoint (the goal: under 50 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # production_service, a test-support module
+
+from flask import Flask  # noqa: E402
+from production_service import scratch_database  # noqa: E402
+
+from flask_coverage import CoverageService  # noqa: E402
+from flask_coverage.operations import init_db  # noqa: E402
+from flask_coverage.state import get_engine  # noqa: E402
+
+IDEAL = {
+    "repos count": "SELECT count(*) FROM coverage_repository"
+    " WHERE owner_id = 1 AND deleted = false AND private = false",
+    "repos page": """SELECT r.*, c.* FROM (SELECT id, lower(name) AS k FROM coverage_repository
+      WHERE owner_id = 1 AND deleted = false AND private = false ORDER BY lower(name) LIMIT 20 OFFSET {offset}) AS p
+    JOIN coverage_repository AS r ON r.id = p.id
+    LEFT JOIN coverage_branch AS b ON b.repository_id = r.id AND b.name = r.branch
+    LEFT JOIN coverage_commit AS c ON c.id = b.head_commit_id ORDER BY p.k""",
+    "commits count": "SELECT count(*) FROM coverage_commit WHERE repository_id = 1",
+    "commits page": """SELECT c.* FROM (SELECT id, timestamp FROM coverage_commit WHERE repository_id = 1
+      ORDER BY timestamp DESC, id DESC LIMIT 20 OFFSET {offset}) AS p
+    JOIN coverage_commit AS c ON c.id = p.id ORDER BY p.timestamp DESC, p.id DESC""",
+}
+
+
+def fill(app: Flask, repos: int, commits: int) -> None:
+    """acme with ``repos`` repositories (one commit each at main's tip); repository 1 has ``commits``."""
+    now = dt.datetime(2026, 1, 1)
+    rows: dict[str, list[tuple[Any, ...]]] = {"owner": [(1, "github", "acme", "Acme", True, now, now)]}
+    rows["repository"] = [
+        (n, 1, f"repo-{n:05d}", False, True, True, False, "main", str(uuid.uuid4()), "abcdefghij", False, now, now)
+        for n in range(1, repos + 1)
+    ]
+    commit_rows, branch_rows = [], []
+    for n in range(1, commits + 1):  # repository 1's history, one commit a minute
+        hits = 500 + n % 400
+        commit_rows.append(
+            (n, 1, f"{n:040x}", "main", now + dt.timedelta(minutes=n), 1, 10, 1000, hits, 1000 - hits, 0)
+        )
+    branch_rows.append((1, 1, "main", commits, now))
+    for n in range(2, repos + 1):
+        commit_id = commits + n
+        commit_rows.append((commit_id, n, f"{n:040x}", "main", now, 1, 3, 100, 70, 30, 0))
+        branch_rows.append((n, n, "main", commit_id, now))
+    rows["commit"], rows["branch"] = commit_rows, branch_rows
+    columns = {
+        "owner": "id, service, username, name, is_org, created_at, updatestamp",
+        "repository": "id, owner_id, name, private, active, activated, deleted, branch, upload_token, image_token, "
+        "using_integration, created_at, updatestamp",
+        "commit": "id, repository_id, sha, branch, timestamp, version, files, lines, hits, misses, partials",
+        "branch": "id, repository_id, name, head_commit_id, updatestamp",
+    }
+    with app.app_context():
+        engine = get_engine()
+        connection = engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            postgresql = engine.dialect.name == "postgresql"
+            for table in ("owner", "repository", "commit", "branch"):
+                if postgresql:
+                    with cursor.copy(f"COPY coverage_{table} ({columns[table]}) FROM STDIN") as copy:
+                        for row in rows[table]:
+                            copy.write_row(row)
+                    cursor.execute(
+                        f"SELECT setval(pg_get_serial_sequence('coverage_{table}', 'id'), {len(rows[table])})"
+                    )
+                else:
+                    marks = ", ".join("?" * len(rows[table][0]))
+                    cursor.executemany(f"INSERT INTO coverage_{table} ({columns[table]}) VALUES ({marks})", rows[table])
+            connection.commit()
+            if postgresql:
+                connection.dbapi_connection.autocommit = True
+                cursor.execute("VACUUM ANALYZE")
+            else:
+                cursor.execute("ANALYZE")
+        finally:
+            connection.close()
+
+
+def p50(run: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def measure(app: Flask, repos: int, commits: int, repeat: int) -> None:
+    client = app.test_client()
+    with app.app_context():
+        engine = get_engine()
+    raw = engine.raw_connection()
+    cursor = raw.cursor()
+
+    def ideal(kind: str, offset: int) -> Callable[[], Any]:
+        def run() -> None:
+            cursor.execute(IDEAL[f"{kind} count"])
+            cursor.fetchall()
+            cursor.execute(IDEAL[f"{kind} page"].format(offset=offset))
+            cursor.fetchall()
+
+        return run
+
+    def endpoint(url: str) -> Callable[[], Any]:
+        def run() -> None:
+            response = client.get(url)
+            assert response.status_code == 200, response.data[:200]
+
+        return run
+
+    base = "/api/v2/github/acme/repos/"
+    cases = {
+        "repos, first page": (base, "repos", 0),
+        "repos, last page": (f"{base}?page={-(-repos // 20)}", "repos", (-(-repos // 20) - 1) * 20),
+        "commits, first page": (f"{base}repo-00001/commits/", "commits", 0),
+        "commits, last page": (
+            f"{base}repo-00001/commits/?page={-(-commits // 20)}",
+            "commits",
+            (-(-commits // 20) - 1) * 20,
+        ),
+    }
+    print(f"{engine.dialect.name}: {repos:,} repositories, {commits:,} commits; p50 of {repeat} runs")
+    for name, (url, kind, offset) in cases.items():
+        endpoint(url)(), ideal(kind, offset)()  # warm
+        ours, bare = p50(endpoint(url), repeat), p50(ideal(kind, offset), repeat)
+        print(f"  {name:22} endpoint {ours:7.2f} ms   bare SQL {bare:7.2f} ms   ratio {ours / bare:4.2f}")
+    for interval in ("1d", "7d", "30d"):
+        url = f"{base}repo-00001/coverage/?interval={interval}"
+        endpoint(url)()
+        print(f"  trend {interval:4}               endpoint {p50(endpoint(url), repeat):7.2f} ms")
+    raw.close()
+
+
+def make_app(url: str) -> Flask:
+    app = Flask("bench_v2_lists")
+    app.config.update(SQLALCHEMY_DATABASE_URI=url, SECRET_KEY=os.urandom(16).hex())
+    CoverageService(app)
+    with app.app_context():
+        init_db()
+    return app
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repos", type=int, default=10_000)
+    parser.add_argument("--commits", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--postgresql", help="a PostgreSQL URL: a scratch database is made next to it")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        app = make_app(f"sqlite:///{folder}/bench.sqlite")
+        fill(app, args.repos, args.commits)
+        measure(app, args.repos, args.commits, args.repeat)
+    if args.postgresql:
+        with scratch_database(args.postgresql) as url:
+            app = make_app(url)
+            fill(app, args.repos, args.commits)
+            measure(app, args.repos, args.commits, args.repeat)
+            with app.app_context():
+                get_engine().dispose()
+
+
+if __name__ == "__main__":
+    main()
