@@ -41,6 +41,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
     # threshold and timeout only bound the memory of the in-process default.
     "COVERAGE_CACHE_CONFIG": {"CACHE_TYPE": "SimpleCache", "CACHE_THRESHOLD": 200, "CACHE_DEFAULT_TIMEOUT": 86400},
+    "COVERAGE_GRAPH_CACHE_MAX_BYTES": 256 * 1024 * 1024,
 }
 
 
@@ -87,8 +88,9 @@ class CoverageService:
         signed upload URL of ``/upload/v4`` stays valid), ``COVERAGE_BIND_KEY`` (a key of
         ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``, ``COVERAGE_SOURCE_API``,
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
-        source, docs/web.md) and ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of
-        rendered graphs and sources); the README's configuration table says what each means.
+        source, docs/web.md), ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of
+        rendered graphs and sources) and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored
+        per cache timeout, docs/graphs.md); the README's configuration table says what each means.
         When the extension sets up Flask-SQLAlchemy itself, ``SQLALCHEMY_DATABASE_URI`` defaults to
         ``sqlite:///coverage.db`` (in the instance folder) and its engines default to
         ``pool_pre_ping=True`` (``SQLALCHEMY_ENGINE_OPTIONS`` wins over that).

@@ -94,3 +94,17 @@ def test_per_client_rate_limits_with_flask_limiter(app: Any, uploaded: Any) -> N
     assert client.get(f"{URL}?width=400", extra_environ=one, status=429).status_int == 429
     client.get(URL, extra_environ=other, status=200)  # per client
     client.get("/_coverage/health", extra_environ=one, status=200)  # other blueprints are not limited
+
+
+def test_the_graph_cache_keeps_to_its_byte_budget(app: Any, testapp: webtest.TestApp, uploaded: Any) -> None:
+    stored = get_cache().cache._cache
+    first = testapp.get(f"{URL}?width=100")
+    size = len(get_cache().get(next(key for key in stored if key.startswith("coverage-graph:"))))
+    app.config["COVERAGE_GRAPH_CACHE_MAX_BYTES"] = 3 * size + size // 2  # the one stored, and two more
+    for width in range(101, 110):
+        assert f'width="{width}"'.encode() in testapp.get(f"{URL}?width={width}").body
+    counters = {key: get_cache().get(key) for key in stored if key.startswith("coverage-graph-bytes:")}
+    assert len([key for key in stored if key.startswith("coverage-graph:")]) == 3, (size, counters)
+    assert testapp.get(f"{URL}?width=100").body == first.body  # still served from the cache
+    counters = [key for key in stored if key.startswith("coverage-graph-bytes:")]
+    assert len(counters) == 1 and get_cache().get(counters[0]) >= 3 * size

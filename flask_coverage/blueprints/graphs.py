@@ -27,6 +27,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import logging
+import time
 from importlib import metadata
 from typing import Any, Callable, Optional, TypeVar
 from urllib.parse import quote, urlencode
@@ -229,23 +230,35 @@ def _compressed_svg(key: str, options: GraphOptions, commit: Coverage, version: 
     # Level 1: most of the gain of level 9 (SVG repeats itself) at a fraction of the time.
     body = gzip.compress(svg.encode(), compresslevel=1, mtime=0)
     try:
-        if _may_cache(cache, f"coverage-graph-variants:{_etag('variants', *version)}", key):
+        if _may_cache(cache, f"coverage-graph-variants:{_etag('variants', *version)}", key, len(body)):
             cache.set(key, body)
     except Exception:
         log.warning("the graph cache could not be written", exc_info=True)
     return body
 
 
-def _may_cache(cache: Any, variants_key: str, key: str) -> bool:
-    """Whether the graph ``key`` may be stored: one of the first :data:`MAX_CACHED_VARIANTS` drawn of its
-    commit's coverage. Beyond them a graph is drawn on each request (from the records this process
-    keeps) but not stored, so no client can fill the cache by asking for ever new sizes."""
+def _may_cache(cache: Any, variants_key: str, key: str, size: int) -> bool:
+    """Whether the graph ``key`` of ``size`` bytes may be stored: one of the first
+    :data:`MAX_CACHED_VARIANTS` drawn of its commit's coverage, and within the byte budget.
+
+    Beyond them a graph is drawn on each request (from the records this process keeps) but not
+    stored, so no client can fill the cache by asking for ever new sizes. The budget,
+    ``COVERAGE_GRAPH_CACHE_MAX_BYTES``, counts the bytes stored during one cache timeout in a counter
+    kept in the cache itself (shared by the workers with Redis); entries live one timeout at most, so
+    the graphs in the cache never exceed twice the budget.
+    """
     variants = cache.get(variants_key)
     variants = variants if isinstance(variants, list) else []
     if key in variants:
         return True
     if len(variants) >= MAX_CACHED_VARIANTS:
         return False
+    budget = current_app.config["COVERAGE_GRAPH_CACHE_MAX_BYTES"]
+    if budget is not None:
+        timeout = current_app.config["COVERAGE_CACHE_CONFIG"].get("CACHE_DEFAULT_TIMEOUT") or 86400
+        stored = cache.cache.inc(f"coverage-graph-bytes:{int(time.time()) // timeout}", size)  # the backend's
+        if stored is None or stored > budget:
+            return False
     cache.set(variants_key, [*variants, key])
     return True
 
