@@ -33,14 +33,15 @@ SERVER_URL = os.environ.get("COVERAGE_TEST_DATABASE_URL", "")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # The real uploaders are installed from PyPI and npm and run as processes: only on request
-    # (-m clients, the tox env "clients"), never inside another run's "not browser".
-    if "clients" in (config.getoption("markexpr") or ""):
-        return
-    deselected = [item for item in items if item.get_closest_marker("clients") is not None]
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if item.get_closest_marker("clients") is None]
+    # The real clients are installed from PyPI and npm: only on request (-m clients, -m pycodecov:
+    # the tox envs of those names), never inside another run's "not browser".
+    for marker in ("clients", "pycodecov"):
+        if marker in (config.getoption("markexpr") or ""):
+            continue
+        deselected = [item for item in items if item.get_closest_marker(marker) is not None]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = [item for item in items if item.get_closest_marker(marker) is None]
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
