@@ -210,3 +210,34 @@ def test_generated_and_varied_reports_are_reproducible() -> None:
     assert len(varied) == len(real_files) - 3
     assert sum(f.totals().hits for f in varied.values()) < sum(real_files[p].totals().hits for p in varied)
     assert all(varied[p].totals().lines == real_files[p].totals().lines for p in varied)
+
+
+def test_the_demo_mirrors_hold_source_that_matches_the_reports(make_app, make_database_url, tmp_path) -> None:
+    """With COVERAGE_SOURCE_GIT_ROOT set, the demo writes bare repositories that git itself reads: at
+    every tip, each file's tracked lines hold code and its other lines comments, line for line."""
+    import subprocess
+
+    from flask_coverage.commits import file_lines, file_totals, resolve_commit
+
+    root = tmp_path / "mirrors"
+    app = make_app(make_database_url(), COVERAGE_SOURCE_GIT_ROOT=str(root))
+    with app.app_context():
+        assert load_demo(generated_files=GENERATED_FILES).mirrors == str(root)
+        git_dir = root / "github" / "globex" / "d3-hierarchy.git"
+        env = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
+
+        def git(*args: str) -> str:
+            command = ["git", f"--git-dir={git_dir}", *args]
+            return subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout  # noqa: S603
+
+        git("fsck", "--strict")
+        repository = get_repository(get_owner("github", "globex"), "d3-hierarchy")
+        for branch in ("main", "treemap/binary"):
+            commit = resolve_commit(repository, branch=branch)
+            assert git("rev-parse", f"refs/heads/{branch}").strip() == commit.sha
+            for file in file_totals(commit):
+                text = git("show", f"{commit.sha}:{file.path}").split("\n")[:-1]
+                tracked = {number for number, _, _ in file_lines(commit, file.path)}
+                assert len(text) == max(tracked)
+                for number, line in enumerate(text, 1):
+                    assert line.startswith("//") != (number in tracked), (file.path, number, line)
