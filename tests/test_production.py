@@ -85,6 +85,8 @@ def test_the_older_api_answers_an_outage_in_its_envelope(down) -> None:
         ("POST", f"/upload/v2?token=0f8e2a51-6b1c-4d2e-9a7f-3c5b8d9e1f20&commit={SHA}"),
         ("GET", "/gh/acme/widgets/graphs/tree.svg"),
         ("GET", f"/gh/acme/widgets/commit/{SHA}/blob/a.py"),
+        ("GET", "/gh/acme/widgets"),
+        ("GET", "/gh/acme"),
         ("GET", "/account/access"),
     ],
 )

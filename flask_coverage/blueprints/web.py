@@ -27,10 +27,12 @@ from werkzeug.exceptions import HTTPException
 
 from ..auth import can_read_repository
 from ..commits import FileTotals, file_lines, file_totals, find_flag, find_repository, find_target, flags_query
+from ..errors import CoverageError
+from ..http_errors import handle_errors, http_exception_message
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
 from ..operations import get_owner
-from ..outage import handle_database_outage
+from ..outage import plain_text_response
 from ..sources import load_source
 from ..state import call_hook, get_session
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
@@ -39,7 +41,6 @@ from ..svg.writer import format_percent
 from .graphs import color_range, graph_token, requested_flag
 
 bp = Blueprint("coverage_web", __name__, template_folder="../templates")
-handle_database_outage(bp)
 
 _PROV = "<any({}):prov>".format(", ".join(SERVICE_BY_SHORT))
 _REPO = f"/{_PROV}/<owner>/<repo>"
@@ -54,6 +55,10 @@ LISTED_MISS_RANGES = 50
 SORT_KEYS = ("path", "lines", "hits", "partials", "misses", "coverage")
 STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 
+NOT_FOUND_MESSAGE = (
+    "There is no coverage here. Private repositories are shown to their members when signed in, "
+    "or with ?token=<graph token>."
+)
 #: Headers of every page: the graphs are <object>s, the file view's keys a script file.
 PAGE_HEADERS = {
     "Content-Security-Policy": (
@@ -108,20 +113,21 @@ def _headers(response: Response) -> Response:
     return response
 
 
-@bp.errorhandler(HTTPException)
-def _error_page(error: HTTPException) -> Any:
-    status = error.code or 500
-    if status == 404:
-        title, message = (
-            "Not found",
-            (
-                "There is no coverage here. Private repositories are shown to their members when signed in, "
-                "or with ?token=<graph token>."
-            ),
-        )
-    else:
-        title, message = error.name, error.description or ""
-    return render_template("coverage/error.html", title=title, message=message), status
+def _error_page(error: CoverageError) -> Response:
+    """The pages' one error answer: the error page in the host's layout (plain text while the database
+    is away: a host's layout may read it)."""
+    if error.status == 503:
+        return plain_text_response(str(error))
+    title = {400: "Bad request", 404: "Not found"}.get(error.status, "Error")
+    return make_response(render_template("coverage/error.html", title=title, message=str(error)))
+
+
+def _describe(error: HTTPException) -> str:
+    # Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
+    return NOT_FOUND_MESSAGE if error.code == 404 else http_exception_message(error)
+
+
+handle_errors(bp, _error_page, describe=_describe)
 
 
 def _current_user() -> Optional[Owner]:
