@@ -157,3 +157,14 @@ def coverage_trend_query(
 def trend_bin_start(start: int) -> dt.datetime:
     """The time (UTC) of a bin's ``start`` as :func:`coverage_trend_query` gives it."""
     return TREND_ORIGIN + dt.timedelta(seconds=int(start))
+
+
+def branch_coverage(repository: Repository, branch: str, limit: int) -> list[tuple[int, int]]:
+    """``(hits, lines)`` of the last ``limit`` commits of ``branch`` with tracked lines, oldest first."""
+    query = (
+        sa.select(Commit.hits, Commit.lines)
+        .where(Commit.repository_id == repository.id, Commit.branch == branch, Commit.lines > 0)
+        .order_by(Commit.timestamp.desc(), Commit.id.desc())
+        .limit(limit)
+    )
+    return [(hits, lines) for hits, lines in reversed(get_session().execute(query).all())]

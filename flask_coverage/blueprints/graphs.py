@@ -38,11 +38,13 @@ from ..auth import is_plausible_token
 from ..commits import Coverage, find_flag_target, find_target
 from ..graph_data import gc_paused, graph_records
 from ..ingest import FLAG_PATTERN
+from ..listings import branch_coverage
 from ..models import SERVICE_BY_SHORT, Commit, CommitFlag, Repository
 from ..outage import handle_database_outage
 from ..state import call_hook, get_cache, get_state
 from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
 from ..svg.badge import PRECISIONS, UNKNOWN, UNKNOWN_COLOR, format_coverage, render_badge_svg
+from ..svg.trend import TREND_COMMITS, render_trend_svg
 
 bp = Blueprint("coverage_graphs", __name__)
 handle_database_outage(bp)
@@ -335,7 +337,10 @@ def graph(
     pullid: Optional[str] = None,
     sha: Optional[str] = None,
 ) -> Response:
-    """A coverage graph (``tree``, ``icicle`` or ``sunburst``) of the commit the URL's target names."""
+    """A coverage graph (``tree``, ``icicle`` or ``sunburst``) of the commit the URL's target names;
+    ``commits``: the trend chart of the default branch or of the branch the URL names."""
+    if kind == "commits":
+        return _trend_graph(prov, owner, repo, branch, pullid, sha)
     if kind not in GRAPH_KINDS:
         return _graph_not_found()
     args = request.args
@@ -365,4 +370,32 @@ def graph(
     # Weak: the gzip and the plain body are the same image, and If-None-Match compares weakly.
     response.set_etag(etag, weak=True)
     response.vary.add("Accept-Encoding")
+    return _private_headers(response, repository)
+
+
+def _trend_graph(
+    prov: str, owner: str, repo: str, branch: Optional[str], pullid: Optional[str], sha: Optional[str]
+) -> Response:
+    """``commits.svg``: the coverage of the last commits of a branch (a pull or a commit has none)."""
+    if pullid is not None or sha is not None:
+        return _graph_not_found()
+    args = request.args
+    try:
+        params = validate_graph_params("icicle", args.get("width"), args.get("height"))
+    except ValueError as error:
+        return _bad_request(str(error))
+    found = _readable_target(prov, owner, repo, branch, None, None, None)
+    if found is None:
+        return _graph_not_found()
+    repository = found[0]
+    rows = branch_coverage(repository, branch or repository.branch, TREND_COMMITS)
+    low, high = color_range(repository)
+    # The ETag is made of what is drawn, so any upload to any of these commits changes it.
+    etag = _etag("commits", repository.id, params.width, params.height, low, high, *rows)
+    if _not_modified(etag):
+        response = _svg_response(b"", 304)
+    else:
+        coverages = [hits * 100 / lines for hits, lines in rows]
+        response = _svg_response(render_trend_svg(coverages, params.width, params.height, (low, high)))
+    response.set_etag(etag)
     return _private_headers(response, repository)
