@@ -16,6 +16,7 @@ from werkzeug.wrappers import Response
 
 from flask_coverage.auth import can_read_repository
 from flask_coverage.blueprints.account import CSRF_FIELD, csrf_token
+from flask_coverage.blueprints.web import legend_of
 from flask_coverage.commits import resolve_commit
 from flask_coverage.demo import DEMO_SERVICE, DEMO_TOKEN_USER, active_demo_token
 from flask_coverage.lines import Totals
@@ -110,7 +111,15 @@ def home() -> Any:
             (kind, graph_url(repository, kind, width=size[0], height=size[1]), size)
             for kind, size in THUMBNAIL_SIZES.items()
         ]
-        cards.append({"repository": repository, "commit": commit, "totals": totals_of(commit), "graphs": graphs})
+        cards.append(
+            {
+                "repository": repository,
+                "commit": commit,
+                "totals": totals_of(commit),
+                "graphs": graphs,
+                "legend": legend_of(repository),
+            }
+        )
     return render_template("home.html", cards=cards, page_url=page_url)
 
 

@@ -91,6 +91,8 @@ def test_visitors_see_the_public_repositories_and_their_graphs(web: webtest.Test
     assert "default-src 'none'" in home.headers["Content-Security-Policy"]
     images = home.html.select("img.graph")
     assert len(images) == 9
+    # Each repository's graphs come with the legend of its colors.
+    assert len(home.html.select(".repo-card .coverage-legend")) == 3
     assert {image["class"][1] for image in images} == {"graph-tree", "graph-icicle", "graph-sunburst"}
     for image in images:
         graph = web.get(image["src"])
