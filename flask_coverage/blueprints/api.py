@@ -211,6 +211,9 @@ class Endpoints:
                 elif not isinstance(result, Response):
                     result = jsonify(response_schema.dump(result))
                 result.headers.update(headers or {})
+                if user is not None:
+                    # Read with credentials, so possibly private: no shared cache may keep it.
+                    result.headers.setdefault("Cache-Control", "private, no-store")
                 return result
 
             return self.route(rule)(endpoint)
@@ -511,10 +514,7 @@ def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Respo
     # Streamed: the body is made while the rows are read, so memory does not grow with the files.
     end = (', "commit_file_url": ', current_app.json.dumps(url), "}")
     text = itertools.chain("{", report_json(coverage, args.get("path")), end)
-    response = Response(stream_with_context(text), mimetype="application/json")
-    if repository.private:
-        response.headers["Cache-Control"] = "private, no-store"
-    return response
+    return Response(stream_with_context(text), mimetype="application/json")
 
 
 document.tags["Flags"] = "The flags uploads carried, and the coverage of each."

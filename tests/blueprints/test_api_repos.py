@@ -142,7 +142,8 @@ def test_private_repositories_lists_need_an_activated_member(testapp, history, k
     url = f"{API}/repos/secret/{kind + '/' if kind else ''}"
     for headers in ({}, bearer(history.tokens["mallory"]), bearer(history.tokens["nina"])):
         assert_not_found(testapp.get(url, headers=headers, status=404))
-    assert testapp.get(url, headers=bearer(history.tokens["alice"]), status=200)
+    answer = testapp.get(url, headers=bearer(history.tokens["alice"]), status=200)
+    assert answer.headers["Cache-Control"] == "private, no-store"
 
 
 def test_bad_input_is_a_4xx_and_changes_nothing(testapp, history, snapshot) -> None:
