@@ -27,9 +27,11 @@ from werkzeug.exceptions import HTTPException
 
 from ..auth import can_read_repository
 from ..commits import FileTotals, file_lines, file_totals, find_flag, find_repository, find_target, flags_query
+from ..compare import compare_files
 from ..errors import CoverageError
 from ..http_errors import handle_errors, http_exception_message
 from ..lines import HIT, MISS, PARTIAL, Totals
+from ..listings import find_pull
 from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
 from ..operations import get_owner
 from ..outage import plain_text_response
@@ -281,8 +283,11 @@ def _target_page(view: View) -> Any:
     pages = max(1, -(-len(files) // FILES_PER_PAGE))
     number = _page_number(pages)
     is_default = target == Target()
+    trend = flag is None and commit is not None and target.pullid is None and target.sha is None
     return render_template(
         "coverage/repository.html",
+        trend_url=view.graph_url("commits") if trend else None,
+        comparison=_pull_comparison(view) if target.pullid is not None and commit is not None else None,
         view=view,
         repository=repository,
         commit=commit,
@@ -305,6 +310,29 @@ def _target_page(view: View) -> Any:
         Target=Target,
         format_percent=format_percent,
     )
+
+
+#: The files a pull request's page lists: those whose coverage changed most.
+CHANGED_FILES_SHOWN = 10
+
+
+def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
+    """A pull request's coverage compared with its base (``None`` while the base has no coverage):
+    the base commit, the change of coverage, the files whose coverage changed most and the base's tree."""
+    row = find_pull(view.repository, view.target.pullid or 0)
+    if row is None or row[2] is None:
+        return None
+    _, head, base = row
+    changed = [file for file in compare_files(base, head) if file.base is None or file.base != file.head]
+    changed.sort(key=lambda file: -abs(file.head.coverage - (file.base.coverage if file.base else 0)))
+    return {
+        "base": base,
+        "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
+        "files": changed[:CHANGED_FILES_SHOWN],
+        "changed": len(changed),
+        "base_graph": view._replace(target=Target(sha=base.sha)).graph_url("tree"),
+        "head_graph": view.graph_url("tree"),
+    }
 
 
 @bp.get(_REPO)
