@@ -46,8 +46,8 @@ from .demo_data import (
 )
 from .demo_git import GitHistory, write_mirror
 from .errors import AlreadyExists
-from .ingest import upload_report
-from .models import AccessToken, Commit, FileCoverage, Membership, Owner, Repository, metadata
+from .ingest import UploadMeta, upload_report
+from .models import AccessToken, Commit, FileCoverage, Membership, Owner, Repository, Upload, metadata
 from .operations import add_repo, get_owner, get_repository, init_db
 from .state import get_session
 
@@ -116,10 +116,13 @@ def demo_commits(
     oldest first: each upload's commit holds made-up source that matches its report
     (:mod:`flask_coverage.demo_git`)."""
     history = GitHistory()
-    commits = []
+    commits: list[tuple[DemoUpload, bytes, str]] = []
     for upload in spec.uploads:
         report = report_bytes(spec, upload, generated_files)
-        commits.append((upload, report, history.commit(report, upload.label, upload.branch)))
+        if commits and commits[-1][0].label == upload.label:
+            commits.append((upload, report, commits[-1][2]))  # another job of the same commit
+        else:
+            commits.append((upload, report, history.commit(report, upload.label, upload.branch)))
     return history, commits
 
 
@@ -178,18 +181,20 @@ def _ensure_repository(spec: DemoRepository, owner: Owner) -> Repository:
 
 
 def _delete_coverage(repository: Repository) -> None:
-    """Delete every commit of ``repository`` and every row that refers to one (files, tips, uploads).
+    """Delete every commit of ``repository`` and every row that refers to one (files, flags, tips, uploads).
 
     The referring tables are found in :data:`~flask_coverage.models.metadata`, so a table added later
     is cleared too; explicitly, since SQLite does not cascade, and it reuses the ids of deleted rows.
     """
     session = get_session()
     commit_ids = sa.select(Commit.id).where(Commit.repository_id == repository.id).scalar_subquery()
-    commit_id_column = Commit.__table__.c.id
-    for table in reversed(metadata.sorted_tables):
-        for key in table.foreign_keys:
-            if key.column is commit_id_column:
-                session.execute(sa.delete(table).where(key.parent.in_(commit_ids)))
+    upload_ids = sa.select(Upload.id).where(Upload.commit_id.in_(commit_ids)).scalar_subquery()
+    # The rows of the uploads (their flags) first, then every row of a commit.
+    for column, ids in ((Upload.__table__.c.id, upload_ids), (Commit.__table__.c.id, commit_ids)):
+        for table in reversed(metadata.sorted_tables):
+            for key in table.foreign_keys:
+                if key.column is column:
+                    session.execute(sa.delete(table).where(key.parent.in_(ids)))
     session.execute(sa.delete(Commit).where(Commit.repository_id == repository.id))
 
 
@@ -235,7 +240,8 @@ def load_demo(*, generated_files: int = DEMO_GENERATED_FILES) -> DemoSummary:
     for spec, repository in repositories:
         history, uploads = demo_commits(spec, generated_files)
         for upload, report, sha in uploads:
-            upload_report(repository, report, commit=sha, branch=upload.branch, pullid=upload.pullid)
+            meta = UploadMeta.create(flags=upload.flags)
+            upload_report(repository, report, commit=sha, branch=upload.branch, pullid=upload.pullid, meta=meta)
         if mirrors:
             git_dir = os.path.join(mirrors, DEMO_SERVICE.value, spec.owner, f"{spec.name}.git")
             write_mirror(history, git_dir, spec.branch)

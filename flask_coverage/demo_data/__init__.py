@@ -71,7 +71,9 @@ class DemoUpload:
     """One upload: a report of ``demo_data`` (or :data:`GENERATED`) for the commit named ``label``.
 
     ``miss_rate`` (a share of the hit lines turned into misses) and ``drop_files`` (files left out)
-    make a seeded variant of an LCOV report, for the older commits and the branches.
+    make a seeded variant of an LCOV report, for the older commits and the branches. ``flags`` are
+    the upload's flags; an upload with the label of the one before it goes to the same commit (as a
+    second CI job of one build does).
     """
 
     label: str
@@ -80,6 +82,7 @@ class DemoUpload:
     pullid: Optional[int] = None
     miss_rate: float = 0.0
     drop_files: int = 0
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,8 @@ DEMO_REPOSITORIES = (
             DemoUpload("nested partial 1", _MARSHMALLOW, branch="fix/nested-partial", pullid=41, miss_rate=0.08),
             DemoUpload("nested partial 2", _MARSHMALLOW, branch="fix/nested-partial", pullid=41, miss_rate=0.02),
             DemoUpload("typos", _MARSHMALLOW, branch="docs/typos", pullid=42, miss_rate=0.05),
-            DemoUpload("4.1.0", "marshmallow.coverage.xml", branch="main"),
+            DemoUpload("4.1.0", "marshmallow.coverage.xml", branch="main", flags=("unit",)),
+            DemoUpload("4.1.0", _MARSHMALLOW, branch="main", miss_rate=0.35, flags=("integration",)),
         ),
     ),
     DemoRepository(
