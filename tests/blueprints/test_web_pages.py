@@ -97,6 +97,7 @@ def test_the_repository_page(web: webtest.TestApp) -> None:
         "/gh/acme/widgets/graphs/tree.svg",
         "/gh/acme/widgets/graphs/icicle.svg",
         "/gh/acme/widgets/graphs/sunburst.svg",
+        "/gh/acme/widgets/graphs/commits.svg",  # the default branch's trend
     ]
     swatches = [rect["fill"] for rect in page.html.select(".coverage-legend rect")]
     assert swatches[0] == "#e05d44" and swatches[-1] == "#4c1" and len(swatches) == 12
