@@ -218,11 +218,11 @@ def normalize_pullid(value: Union[int, str, None]) -> Optional[int]:
     return number
 
 
-def check_sha(value: str) -> str:
-    """``value`` as a full lower-case commit sha; InvalidInput if it is not one."""
+def check_sha(value: str, what: str = "commit") -> str:
+    """``value`` as a full lower-case commit sha; InvalidInput (naming ``what``) if it is not one."""
     sha = normalize_sha(value)
     if sha is None:
-        raise InvalidInput(f"commit must be a full sha (40 or 64 hex digits), not {str(value)[:80]!r}")
+        raise InvalidInput(f"{what} must be a full sha (40 or 64 hex digits), not {str(value)[:80]!r}")
     return sha
 
 
@@ -238,6 +238,7 @@ def upload_report(
     progress: Optional[ProgressCallback] = None,
     run_id: Optional[str] = None,
     meta: Optional[UploadMeta] = None,
+    parent: Optional[str] = None,
 ) -> Commit:
     """Merge one coverage report into a commit of ``repository``; see :func:`upload_reports`."""
     return upload_reports(
@@ -251,6 +252,7 @@ def upload_report(
         progress=progress,
         run_id=run_id,
         meta=meta,
+        parent=parent,
     )
 
 
@@ -268,6 +270,7 @@ def upload_reports(
     meta: Optional[UploadMeta] = None,
     network: Sequence[str] = (),
     fixes: Optional[Mapping[str, FileFix]] = None,
+    parent: Optional[str] = None,
 ) -> Commit:
     """Merge coverage reports into the commit ``commit`` of ``repository``, in one transaction.
 
@@ -288,10 +291,12 @@ def upload_reports(
     paths (:func:`~flask_coverage.parsers.place_by_network`); ``fixes`` maps a path to the lines
     that are not code in it and its last line (:data:`FileFix`): those lines, and any past the
     last one, leave that file's coverage. With ``meta.external_id``, a different upload under an
-    id already used raises :class:`UploadConflict` (and changes nothing).
+    id already used raises :class:`UploadConflict` (and changes nothing). ``parent``, the sha of the
+    commit's parent (as uploaders send it), is stored on the commit: a pull request's base is the
+    parent its uploads name (docs/api.md, pulls and compare).
 
     Returns the commit, committed. Raises :class:`~flask_coverage.errors.InvalidInput` for a bad
-    sha, branch or pull request number, :class:`~flask_coverage.errors.ReportError` (or its
+    sha, parent sha, branch or pull request number, :class:`~flask_coverage.errors.ReportError` (or its
     ``ReportTooLarge``) for a report that cannot be used, :class:`~flask_coverage.errors.NotFound`
     for an unknown repository, :class:`UploadConflict` for a second upload under one
     ``meta.external_id``; then nothing was changed.
@@ -301,6 +306,7 @@ def upload_reports(
     if repository.deleted:
         raise NotFound(f"repository {repository.owner.username}/{repository.name} was deleted")
     sha = check_sha(commit)
+    parent_sha = check_sha(parent, "parent") if parent else None
     branch = normalize_branch(branch)
     pull = normalize_pullid(pullid)
     repository_id = repository.id
@@ -325,7 +331,7 @@ def upload_reports(
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
-    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta))
+    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha))
     return get_session().execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
@@ -345,7 +351,7 @@ def record_commit(
     """
     sha = check_sha(commit)
     values: dict[str, Any] = {"branch": normalize_branch(branch), "pullid": normalize_pullid(pullid)}
-    values["parent_sha"] = check_sha(parent) if parent else None
+    values["parent_sha"] = check_sha(parent, "parent") if parent else None
     given = {key: value for key, value in values.items() if value is not None}
     insert = _insert()
     this = sa.and_(_COMMITS.c.repository_id == repository.id, _COMMITS.c.sha == sha)
@@ -450,6 +456,7 @@ def _store(
     files: dict[str, LineCoverage],
     upload_key: str,
     meta: UploadMeta,
+    parent_sha: Optional[str] = None,
 ) -> int:
     session = get_session()
     insert = _insert()
@@ -489,6 +496,8 @@ def _store(
         values["branch"] = branch
     if pullid is not None:
         values["pullid"] = pullid
+    if parent_sha is not None:
+        values["parent_sha"] = parent_sha
     session.execute(sa.update(commits).where(commits.c.id == commit_id).values(**values))
     for flag in meta.flags:
         # Each flag's coverage is merged like the commit's, under the same lock: merge-once holds per

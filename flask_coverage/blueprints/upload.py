@@ -59,7 +59,7 @@ _PATH_LINE = re.compile(rb"# path=([^\r\n]*)(?:\r?\n|$)")
 _NOT_REPORTS = frozenset({"fixes"})
 # Not part of an upload's run_id: the token (a secret, which may change between two attempts) and
 # the arguments that are passed to the upload on their own.
-_NOT_RUN_ARGS = frozenset({"token", "commit", "branch", "pr", "pull_request"})
+_NOT_RUN_ARGS = frozenset({"token", "commit", "branch", "pr", "pull_request", "parent"})
 _SERVICE_ERRORS = (InvalidInput, NotFound, AlreadyExists)
 
 
@@ -95,8 +95,10 @@ def upload_v2() -> Response:
     """Merge the reports of the request body into a commit; answer with the commit's URL."""
     limit = check_length()
     repository = repository_for_token(upload_token())
-    sha, branch, pullid, meta = _v2_arguments()
-    commit = merge_v2_body(repository, limit, commit=sha, branch=branch, pullid=pullid, run_id=_run_id(), meta=meta)
+    sha, branch, pullid, parent, meta = _v2_arguments()
+    commit = merge_v2_body(
+        repository, limit, commit=sha, branch=branch, pullid=pullid, parent=parent, run_id=_run_id(), meta=meta
+    )
     return v2_answer(repository, commit)
 
 
@@ -108,7 +110,7 @@ def upload_v4() -> Response:
     """
     try:
         repository = repository_for_token(upload_token())
-        sha, branch, pullid, meta = _v2_arguments()
+        sha, branch, pullid, parent, meta = _v2_arguments()
     except CoverageError as error:
         fail(400, str(error))
     claims = {
@@ -117,6 +119,7 @@ def upload_v4() -> Response:
         "commit": sha,
         "branch": branch,
         "pullid": pullid,
+        "parent": parent,
         "run": _run_id(),
         "meta": meta_claims(meta),
     }
@@ -139,7 +142,8 @@ def put_url(repository: Repository, claims: dict[str, Any]) -> str:
     """The absolute signed URL to ``PUT`` an upload to ``repository`` as ``claims`` say.
 
     ``claims`` hold ``kind`` (``"v2"``: a v2 body, ``"json"``: codecov-cli's), ``id`` (the upload's
-    external id), ``commit``, ``branch``, ``pullid``, ``meta`` (:func:`meta_claims`) and, for v2, ``run``.
+    external id), ``commit``, ``branch``, ``pullid``, ``meta`` (:func:`meta_claims`) and, for v2, ``run``
+    and ``parent``.
     """
     signature = sign_upload(repository, claims)
     return url_for("coverage_upload.upload_put", signature=signature, _external=True)
@@ -178,14 +182,21 @@ def check_length() -> Optional[int]:
     return limit
 
 
-def _v2_arguments() -> tuple[str, Optional[str], Optional[int], UploadMeta]:
-    """The commit, branch, pull request and :class:`UploadMeta` of a v2 query; a 400 for a bad one."""
+def _v2_arguments() -> tuple[str, Optional[str], Optional[int], Optional[str], UploadMeta]:
+    """The commit, branch, pull request, parent sha and :class:`UploadMeta` of a v2 query; a 400 for a bad one."""
     args = request.args
     if not args.get("commit"):
         fail(400, "Upload refused: the commit sha is missing (?commit=<sha>).")
     pr = args.get("pr") or args.get("pull_request")
     with refusals():
-        return check_sha(args["commit"]), normalize_branch(args.get("branch")), normalize_pullid(pr), upload_meta(args)
+        parent = check_sha(args["parent"], "parent") if args.get("parent") else None
+        return (
+            check_sha(args["commit"]),
+            normalize_branch(args.get("branch")),
+            normalize_pullid(pr),
+            parent,
+            upload_meta(args),
+        )
 
 
 def v2_answer(repository: Repository, commit: Commit) -> Response:

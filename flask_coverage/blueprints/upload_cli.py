@@ -258,7 +258,8 @@ def upload_put() -> Response:
     meta = UploadMeta.create(**claims["meta"], external_id=claims["id"])
     arguments = {"commit": claims["commit"], "branch": claims["branch"], "pullid": claims["pullid"], "meta": meta}
     if claims["kind"] == "v2":
-        return v2_answer(repository, merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
+        run, parent = claims["run"], claims.get("parent")  # URLs signed before "parent" was a claim have none
+        return v2_answer(repository, merge_v2_body(repository, limit, run_id=run, parent=parent, **arguments))
     reports, network, fixes = _cli_payload(read_body(limit), limit)
     with refusals():
         commit = upload_reports(repository, reports, network=network, fixes=fixes, **arguments)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from flask_coverage.commits import file_lines, resolve_commit
 from flask_coverage.lines import HIT
 from flask_coverage.logging import redact_tokens
-from flask_coverage.models import Commit, Upload, UploadFlag
+from flask_coverage.models import Commit, Pull, Upload, UploadFlag
 
 DATA = Path(__file__).parent.parent / "data"
 SHA = "c" * 40
@@ -69,6 +69,22 @@ def test_v4_answers_two_urls_and_the_put_merges_once(testapp, widgets) -> None:
     commit = resolve_commit(widgets, branch="main")
     assert (commit.sha, commit.version, commit.files, commit.pullid) == (SHA, 1, 10, 3)
     assert resolve_commit(widgets, pullid=3).id == commit.id
+
+
+def test_the_parent_argument_of_v2_and_v4_is_the_pulls_base(db, testapp, widgets, make_lcov, snapshot) -> None:
+    body = make_lcov({"a.py": {1: 1}})
+    query = urlencode({"token": widgets.upload_token, "commit": SHA, "pr": "5", "parent": PARENT})
+    testapp.post(f"/upload/v2?{query}", body, status=200)
+    url = v4(testapp, widgets.upload_token, commit="d" * 40, pr="6", parent="e" * 40).text.split()[1]
+    put(testapp, url, body)
+    pulls = {pull.pullid: pull.base_sha for pull in db.session.scalars(sa.select(Pull))}
+    assert pulls == {5: PARENT, 6: "e" * 40}
+    assert db.session.scalars(sa.select(Commit.parent_sha).where(Commit.sha == SHA)).one() == PARENT
+    before = snapshot()
+    bad = urlencode({"token": widgets.upload_token, "commit": "f" * 40, "parent": "xyz"})
+    assert testapp.post(f"/upload/v2?{bad}", body, status=400).text.startswith("Upload refused: parent must be")
+    assert v4(testapp, widgets.upload_token, parent="xyz", status=400).text.startswith("Upload refused: parent must")
+    assert snapshot() == before
 
 
 def test_v4_refusals_are_400_without_a_line_break(testapp, widgets) -> None:
@@ -208,7 +224,7 @@ CLI_ERRORS = [
     ("/upload/svn/acme::::widgets/commits", {"commitid": SHA}, "", 400, "unknown service 'svn'"),
     (BASE + "/commits", {"commitid": "123"}, "", 400, "commit must be a full sha"),
     (BASE + "/commits", {"commitid": SHA, "pullid": "x"}, "", 400, "pull request number must be"),
-    (BASE + "/commits", {"commitid": SHA, "parent_commit_id": "x"}, "", 400, "commit must be a full sha"),
+    (BASE + "/commits", {"commitid": SHA, "parent_commit_id": "x"}, "", 400, "parent must be a full sha"),
     (BASE + "/commits", [1, 2], "", 400, "the body must be a JSON object"),
     (BASE + "/commits", {"commitid": ["x"]}, "", 400, "commitid must be text"),
     (BASE + "/commits/xyz/reports", {"code": "default"}, "", 400, "commit must be a full sha"),
