@@ -247,10 +247,12 @@ def test_the_service_pages_in_the_host_layout(web: webtest.TestApp, path: str, t
     assert page.html.select_one("header.site-header nav a[href='/api-examples']") is not None
     assert page.html.select_one("h1").text == title
     objects = page.html.select(".coverage-graph object")
+    trend = ["commits.svg"] if path.count("/") == 3 else []  # the repository page: its default branch's trend
     assert [obj["data"].split("?")[0].rsplit("/", 1)[1] for obj in objects] == [
         "tree.svg",
         "icicle.svg",
         "sunburst.svg",
+        *trend,
     ]
     if graph is not None:
         assert objects[0]["data"] == graph
