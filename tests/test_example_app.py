@@ -247,12 +247,13 @@ def test_the_service_pages_in_the_host_layout(web: webtest.TestApp, path: str, t
     assert page.html.select_one("header.site-header nav a[href='/api-examples']") is not None
     assert page.html.select_one("h1").text == title
     objects = page.html.select(".coverage-graph object")
-    trend = ["commits.svg"] if path.count("/") == 3 else []  # the repository page: its default branch's trend
+    # The three graphs, then a branch's trend chart, or a pull's comparison: its base's and head's trees.
+    more = ["tree.svg", "tree.svg"] if "/pull/" in path else ["commits.svg"]
     assert [obj["data"].split("?")[0].rsplit("/", 1)[1] for obj in objects] == [
         "tree.svg",
         "icicle.svg",
         "sunburst.svg",
-        *trend,
+        *more,
     ]
     if graph is not None:
         assert objects[0]["data"] == graph
