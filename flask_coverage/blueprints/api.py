@@ -482,13 +482,21 @@ def openapi_document() -> Any:
     return document.to_dict(url_prefix=current_app.config["COVERAGE_API_URL_PREFIX"], server_url=request.script_root)
 
 
+#: The rule of a repository's URLs, and what their docs say about who may read them.
+REPO_RULE = "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>"
+VISIBILITY = (
+    " Public repositories can be read without a token; private ones by the owner and its activated members. "
+    "Anything unknown or not visible to the caller gets the same 404."
+)
+
+
 # The coverage report of a commit (docs/upload.md, the report API).
 
 document.tags["Coverage"] = "The coverage stored for the commits of a repository."
 
 
 @api_get(
-    "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>/report/",
+    f"{REPO_RULE}/report/",
     operation_id="repos_report_retrieve",
     tag="Coverage",
     summary="The coverage report of a commit",
@@ -521,7 +529,7 @@ document.tags["Flags"] = "The flags uploads carried, and the coverage of each."
 
 
 @api_get(
-    "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>/flags/",
+    f"{REPO_RULE}/flags/",
     operation_id="repos_flags_list",
     tag="Flags",
     summary="List the flags of a repository",
@@ -582,7 +590,7 @@ def totals_body(totals: Totals, files: int) -> dict[str, Any]:
 
 
 @api_get(
-    "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>/commits/<sha>/uploads/",
+    f"{REPO_RULE}/commits/<sha>/uploads/",
     operation_id="repos_commits_uploads_list",
     tag="Coverage",
     summary="List the uploads of a commit",

@@ -31,13 +31,7 @@ from ..schemas import (
     TotalsQuerySchema,
 )
 from ..state import get_session
-from .api import NOT_FOUND, api_get, readable_repository, totals_body
-
-_REPO = "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>"
-_VISIBILITY = (
-    " Public repositories can be read without a token; private ones by the owner and its activated members. "
-    "Anything unknown or not visible to the caller gets the same 404."
-)
+from .api import NOT_FOUND, REPO_RULE, VISIBILITY, api_get, readable_repository, totals_body
 
 
 def _commit(repository: Repository, args: dict[str, Any]) -> Commit:
@@ -56,13 +50,13 @@ def _totals(totals: Optional[Totals], files: int = 1) -> Optional[dict[str, Any]
 
 
 @api_get(
-    f"{_REPO}/totals/",
+    f"{REPO_RULE}/totals/",
     operation_id="repos_totals_retrieve",
     tag="Coverage",
     summary="The totals of a commit",
     description="The totals of one commit (`sha`, else the tip of `branch`, else the tip of the default branch) "
     "and of each of its files; `path` keeps the files under it, `flag` the coverage of the uploads with that "
-    "flag (a 404 when none had it)." + _VISIBILITY,
+    "flag (a 404 when none had it)." + VISIBILITY,
     auth="optional",
     path=RepositoryPathSchema,
     lookup=readable_repository,
@@ -89,12 +83,12 @@ def readable_file(user: Any, service: Any, owner_username: str, repo: str, path:
 
 
 @api_get(
-    f"{_REPO}/file_report/<coverage_name:path>",
+    f"{REPO_RULE}/file_report/<coverage_name:path>",
     operation_id="repos_file_report_retrieve",
     tag="Coverage",
     summary="The coverage of one file",
     description="One file of one commit (`sha`, else the tip of `branch`, else the tip of the default branch): "
-    "its totals and the state of each tracked line." + _VISIBILITY,
+    "its totals and the state of each tracked line." + VISIBILITY,
     auth="optional",
     path=FileReportPathSchema,
     lookup=readable_file,
@@ -135,14 +129,14 @@ def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Com
 
 
 @api_get(
-    f"{_REPO}/compare/",
+    f"{REPO_RULE}/compare/",
     operation_id="repos_compare_retrieve",
     tag="Coverage",
     summary="Compare the coverage of two commits",
     description="The coverage of a head commit compared with a base commit (`base` and `head`, full shas or "
     "unique prefixes; or `pullid`: the pull request's base and tip): both totals, and each file of the head "
     "with its totals before and after and how many of the lines tracked in both changed state. `patch`, "
-    "`stats` and `untracked` need a diff of the sources, which the service does not have." + _VISIBILITY,
+    "`stats` and `untracked` need a diff of the sources, which the service does not have." + VISIBILITY,
     auth="optional",
     path=RepositoryPathSchema,
     lookup=readable_repository,
@@ -171,13 +165,13 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
 
 
 @api_get(
-    f"{_REPO}/coverage/",
+    f"{REPO_RULE}/coverage/",
     operation_id="repos_coverage_list",
     tag="Coverage",
     summary="The coverage trend of a branch",
     description="The coverage of a branch's commits (the default branch's without `branch`), in bins of "
     "`interval` (1d, 7d or 30d), oldest first: each bin's start and the lowest, highest and mean coverage of its "
-    "commits. `start_date` and `end_date` bound the commits' times." + _VISIBILITY,
+    "commits. `start_date` and `end_date` bound the commits' times." + VISIBILITY,
     auth="optional",
     path=RepositoryPathSchema,
     lookup=readable_repository,

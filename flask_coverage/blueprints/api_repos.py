@@ -50,6 +50,8 @@ from ..schemas import (
 )
 from .api import (
     NOT_FOUND,
+    REPO_RULE,
+    VISIBILITY,
     api_get,
     document,
     readable_commit,
@@ -66,12 +68,6 @@ document.tags.update(
         "Branches": "The branches of a repository and their tips.",
         "Pulls": "The pull requests of a repository and their coverage.",
     }
-)
-
-
-_VISIBILITY = (
-    " Public repositories can be read without a token; private ones by the owner and its activated members. "
-    "Anything unknown or not visible to the caller gets the same 404."
 )
 
 
@@ -175,15 +171,12 @@ def repository_body(repository: Repository, tip: Optional[Commit]) -> dict[str, 
     return body
 
 
-_REPO = "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>"
-
-
 @api_get(
-    f"{_REPO}/",
+    f"{REPO_RULE}/",
     operation_id="repos_retrieve",
     tag="Repos",
     summary="One repository",
-    description="One repository with the totals of the tip of its default branch." + _VISIBILITY,
+    description="One repository with the totals of the tip of its default branch." + VISIBILITY,
     auth="optional",
     path=RepositoryPathSchema,
     lookup=readable_repository,
@@ -195,11 +188,11 @@ def repos_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, An
 
 
 @api_get(
-    f"{_REPO}/commits/",
+    f"{REPO_RULE}/commits/",
     operation_id="commits_list",
     tag="Commits",
     summary="The commits of a repository",
-    description="The commits of a repository (of one branch with `branch`), newest first." + _VISIBILITY,
+    description="The commits of a repository (of one branch with `branch`), newest first." + VISIBILITY,
     auth="optional",
     path=RepositoryPathSchema,
     lookup=readable_repository,
@@ -214,12 +207,12 @@ def commits_list(repository: Repository, args: dict[str, Any]) -> Any:
 
 
 @api_get(
-    f"{_REPO}/commits/<sha>/",
+    f"{REPO_RULE}/commits/<sha>/",
     operation_id="commits_retrieve",
     tag="Commits",
     summary="One commit with its report",
     description="One commit (full sha or a unique prefix of at least 7 hex digits) with its totals and its "
-    "report (as the report endpoint's)." + _VISIBILITY,
+    "report (as the report endpoint's)." + VISIBILITY,
     auth="optional",
     path=CommitPathSchema,
     lookup=readable_commit,
@@ -231,11 +224,11 @@ def commits_retrieve(commit: Commit, args: dict[str, Any]) -> Response:
 
 
 @api_get(
-    f"{_REPO}/branches/",
+    f"{REPO_RULE}/branches/",
     operation_id="branches_list",
     tag="Branches",
     summary="The branches of a repository",
-    description="The branches of a repository, by name." + _VISIBILITY,
+    description="The branches of a repository, by name." + VISIBILITY,
     auth="optional",
     path=RepositoryPathSchema,
     lookup=readable_repository,
@@ -249,11 +242,11 @@ def branches_list(repository: Repository, args: dict[str, Any]) -> Any:
 
 
 @api_get(
-    f"{_REPO}/branches/<coverage_name:name>/",
+    f"{REPO_RULE}/branches/<coverage_name:name>/",
     operation_id="branches_retrieve",
     tag="Branches",
     summary="One branch with its tip",
-    description="One branch (its name may hold /) with its tip commit, its totals and its report." + _VISIBILITY,
+    description="One branch (its name may hold /) with its tip commit, its totals and its report." + VISIBILITY,
     auth="optional",
     path=BranchPathSchema,
     lookup=readable_branch,
@@ -283,12 +276,12 @@ def pull_body(row: Any) -> dict[str, Any]:
 
 
 @api_get(
-    f"{_REPO}/pulls/",
+    f"{REPO_RULE}/pulls/",
     operation_id="pulls_list",
     tag="Pulls",
     summary="The pull requests of a repository",
     description="The pull requests of a repository, newest (highest number) first, with the totals of their base "
-    "and head commits." + _VISIBILITY,
+    "and head commits." + VISIBILITY,
     auth="optional",
     path=RepositoryPathSchema,
     lookup=readable_repository,
@@ -302,11 +295,11 @@ def pulls_list(repository: Repository, args: dict[str, Any]) -> Any:
 
 
 @api_get(
-    f"{_REPO}/pulls/<pullid>/",
+    f"{REPO_RULE}/pulls/<pullid>/",
     operation_id="pulls_retrieve",
     tag="Pulls",
     summary="One pull request",
-    description="One pull request with the totals of its base and head commits." + _VISIBILITY,
+    description="One pull request with the totals of its base and head commits." + VISIBILITY,
     auth="optional",
     path=PullPathSchema,
     lookup=readable_pull,
