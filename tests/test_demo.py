@@ -20,8 +20,9 @@ GENERATED_FILES = 40
 def table_rows(app: Any) -> dict[str, list[tuple]]:
     """Every row of every coverage table, without the columns a reload may change.
 
-    Timestamps and ids change, and so do the references to commits, which are deleted and uploaded
-    again; :func:`tips` and :func:`file_hits` compare those by sha instead.
+    Timestamps and ids change, and so do the references to commits and uploads, which are deleted and
+    uploaded again (PostgreSQL's sequences give them new ids; SQLite may reuse them); :func:`tips` and
+    :func:`file_hits` compare commits by sha instead.
     """
     volatile = {"id", "created_at", "updatestamp", "timestamp", "last_used"}
     rows = {}
@@ -31,7 +32,9 @@ def table_rows(app: Any) -> dict[str, list[tuple]]:
                 column
                 for column in table.columns
                 if column.name not in volatile
-                and not any(key.column.table.name == "coverage_commit" for key in column.foreign_keys)
+                and not any(
+                    key.column.table.name in ("coverage_commit", "coverage_upload") for key in column.foreign_keys
+                )
             ]
             rows[table.name] = sorted(map(tuple, connection.execute(sa.select(*columns))), key=repr)
     return rows
