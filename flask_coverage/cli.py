@@ -16,6 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from . import demo, ingest, operations
 from .errors import CoverageError, InvalidInput
 from .lines import Totals
+from .lookups import list_tokens, require_owner
 from .models import ServiceEnum
 from .state import get_session
 
@@ -139,7 +140,7 @@ def revoke_token_command(service: str, username: str, name: str) -> None:
 @reports_errors
 def list_tokens_command(service: str, username: str) -> None:
     """List a user's access tokens: name, created, last used (never the secret)."""
-    tokens = operations.list_tokens(operations.require_owner(service, username))
+    tokens = list_tokens(require_owner(service, username))
     if not tokens:
         click.echo(f"{username} has no access tokens.")
     for token in tokens:

@@ -17,8 +17,7 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlalchemy.orm import aliased, contains_eager
 
-from .auth import readable_by
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput
 from .lines import LineCoverage, Totals
 from .models import (
     Branch,
@@ -34,7 +33,6 @@ from .models import (
     UploadFlag,
 )
 from .names import is_storable, refused_character
-from .operations import get_owner, get_repository, parse_service
 from .state import get_engine, get_session
 
 #: The shortest sha prefix that names a commit (what ``git log --oneline`` shows).
@@ -65,67 +63,62 @@ class FileTotals(NamedTuple):
         return Totals(self.lines, self.hits, self.misses, self.partials)
 
 
-def find_repository(service: Union[str, ServiceEnum], owner: str, name: str) -> Optional[Repository]:
-    """The repository ``owner/name`` on ``service`` (names case-insensitive), or ``None``.
+def parse_service(value: Union[str, ServiceEnum]) -> ServiceEnum:
+    """The :class:`ServiceEnum` member named ``value``, or :class:`InvalidInput`."""
+    try:
+        return ServiceEnum(value)
+    except ValueError:
+        choices = ", ".join(member.value for member in ServiceEnum)
+        raise InvalidInput(f"unknown service {str(value)!r}: expected one of {choices}") from None
 
-    ``None`` too for an unknown service, a name that cannot exist, or a deleted repository.
-    """
+
+def _repository_params(service: Union[str, ServiceEnum], owner: str, name: str) -> Optional[dict[str, object]]:
+    """The bound parameters of :func:`_repository_select` naming ``owner/name`` on ``service``, or
+    ``None`` for a name no repository can have (an unknown service included)."""
     if not (is_storable(owner) and is_storable(name)):
         return None
     try:
-        owner_row = get_owner(service, owner)
+        return {"service": parse_service(service), "owner": owner.lower(), "name": name.lower()}
     except InvalidInput:
         return None
-    repository = get_repository(owner_row, name) if owner_row is not None else None
-    if repository is None or repository.deleted:
-        return None
-    return repository
 
 
-def find_readable_repository(
-    service: Union[str, ServiceEnum], owner: str, name: str, user: Optional[Owner], *, deleted: bool = False
-) -> Optional[Repository]:
-    """The repository ``owner/name`` on ``service`` if ``user`` may read it (``None``: anonymous), else ``None``.
-
-    One query of the same shape whether the repository is missing, private or readable, so that the
-    answers of the first two take the same time. ``deleted`` repositories are found only when asked for.
-    """
-    if not (is_storable(owner) and is_storable(name)):
-        return None
-    try:
-        service = parse_service(service)
-    except InvalidInput:
-        return None
-    query = (
-        sa.select(Repository)
-        .join(Owner, Repository.owner_id == Owner.id)
+def _repository_select(*columns: Any) -> sa.Select:
+    """The repository (with its owner loaded, and ``columns``) that the bound ``service``, ``owner``
+    and ``name`` name, case-insensitively: the one repository lookup, which every other starts from."""
+    return (
+        sa.select(Repository, *columns)
+        .join(Owner, Owner.id == Repository.owner_id)
         .where(
-            Owner.service == service,
-            sa.func.lower(Owner.username) == owner.lower(),
-            sa.func.lower(Repository.name) == name.lower(),
-            readable_by(user),
+            Owner.service == sa.bindparam("service"),
+            sa.func.lower(Owner.username) == sa.bindparam("owner"),
+            sa.func.lower(Repository.name) == sa.bindparam("name"),
         )
         .options(contains_eager(Repository.owner))
     )
+
+
+def find_repository(
+    service: Union[str, ServiceEnum],
+    owner: str,
+    name: str,
+    *conditions: sa.ColumnElement[bool],
+    deleted: bool = False,
+) -> Optional[Repository]:
+    """The repository ``owner/name`` on ``service`` (names case-insensitive, its owner loaded with it)
+    that meets ``conditions`` (e.g. :func:`~flask_coverage.auth.readable_by`), or ``None``.
+
+    ``None`` too for an unknown service or a name that cannot exist; ``deleted`` repositories are found
+    only when asked for. One query: with a visibility condition it has the same shape whether the
+    repository is missing, hidden or readable, so the answers of the first two take the same time.
+    """
+    params = _repository_params(service, owner, name)
+    if params is None:
+        return None
+    query = _repository_select().where(*conditions)
     if not deleted:
         query = query.where(Repository.deleted.is_(False))
-    return get_session().execute(query).scalar_one_or_none()
-
-
-def repository_by_slug(slug: str) -> Repository:
-    """The repository named ``"SERVICE/OWNER/REPO"`` (e.g. ``"github/acme/widgets"``).
-
-    Raises :class:`~flask_coverage.errors.InvalidInput` for a malformed slug or unknown service and
-    :class:`~flask_coverage.errors.NotFound` when no such repository exists.
-    """
-    parts = (slug or "").strip().split("/")
-    if len(parts) != 3 or not all(parts):
-        raise InvalidInput(f"repository must be SERVICE/OWNER/REPO (e.g. github/acme/widgets), not {slug!r}")
-    service = parse_service(parts[0])
-    repository = find_repository(service, parts[1], parts[2])
-    if repository is None:
-        raise NotFound(f"no repository {parts[1]}/{parts[2]} on {service.value}")
-    return repository
+    return get_session().execute(query, params).scalar_one_or_none()
 
 
 def normalize_sha(value: str, *, prefix: bool = False) -> Optional[str]:
@@ -141,6 +134,61 @@ def normalize_sha(value: str, *, prefix: bool = False) -> Optional[str]:
     return sha if len(sha) in FULL_SHA_LENGTHS else None
 
 
+def _commit_target(
+    sha: Optional[str], branch: Optional[str], pullid: Optional[int]
+) -> Optional[tuple[str, dict[str, object]]]:
+    """Which of :func:`_commit_statements` finds the commit that ``sha``, ``branch`` or ``pullid``
+    names (in that order; with none of them, the tip of the default branch) and its bound
+    parameters, or ``None`` for a name no commit has."""
+    if sha is not None:
+        value = normalize_sha(sha, prefix=True)
+        if value is None:
+            return None
+        if len(value) in FULL_SHA_LENGTHS:
+            return "sha", {"sha": value}
+        return "prefix", {"sha": value, "sha_end": value + "g"}
+    if pullid is not None and branch is None:
+        return ("pull", {"pullid": pullid}) if 1 <= pullid <= MAX_PULLID else None
+    if branch is not None:
+        return ("branch", {"branch": branch}) if is_storable(branch) else None
+    return "default", {}
+
+
+def _commit_statements(base: sa.Select) -> dict[str, sa.Select]:
+    """``base`` (a query of a ``Repository``) joined to its commit, one statement per way to name it,
+    with bound parameters (built once: a warm graph request spends no time building SQL)."""
+    branch_tip = base.join(Branch, Branch.repository_id == Repository.id).join(
+        Commit, Commit.id == Branch.head_commit_id
+    )
+    pull_tip = base.join(Pull, Pull.repository_id == Repository.id).join(Commit, Commit.id == Pull.head_commit_id)
+    by_sha = base.join(Commit, Commit.repository_id == Repository.id)
+    return {
+        "default": branch_tip.where(Branch.name == Repository.branch),
+        "branch": branch_tip.where(Branch.name == sa.bindparam("branch")),
+        "pull": pull_tip.where(Pull.pullid == sa.bindparam("pullid")),
+        "sha": by_sha.where(Commit.sha == sa.bindparam("sha")),
+        # Two rows at most: one means a unique prefix. A range instead of LIKE: it uses the
+        # (repository_id, sha) index under any collation, and for lower-case hex "g" sorts after
+        # every digit, so [prefix, prefix + "g") holds the prefixed shas.
+        "prefix": by_sha.where(Commit.sha >= sa.bindparam("sha"), Commit.sha < sa.bindparam("sha_end")).limit(2),
+    }
+
+
+# The commit of a repository already found (by its id), and the repository found with its commit.
+_COMMIT_STATEMENTS = _commit_statements(
+    sa.select(Commit).select_from(Repository).where(Repository.id == sa.bindparam("repository_id"))
+)
+_TARGET_STATEMENTS = _commit_statements(_repository_select(Commit).where(Repository.deleted.is_(False)))
+# The same, with the coverage of one flag of the commit: an outer join on its unique key, so a sha
+# prefix stays ambiguous when only one of its commits has the flag.
+_FLAG_TARGET_STATEMENTS = {
+    kind: statement.add_columns(CommitFlag).outerjoin(
+        CommitFlag, sa.and_(CommitFlag.commit_id == Commit.id, CommitFlag.flag == sa.bindparam("flag"))
+    )
+    for kind, statement in _TARGET_STATEMENTS.items()
+}
+
+
 def resolve_commit(
     repository: Repository,
     *,
@@ -154,75 +202,13 @@ def resolve_commit(
     hex digits; an ambiguous prefix finds nothing), ``branch`` (the branch's tip), ``pullid`` (the
     pull request's tip); with none of them, the tip of the repository's default branch.
     """
-    if sha is not None:
-        return _commit_by_sha(repository, sha)
-    if pullid is not None and branch is None:
-        if not 1 <= pullid <= MAX_PULLID:
-            return None
-        query = sa.select(Commit).join(Pull, Pull.head_commit_id == Commit.id)
-        query = query.where(Pull.repository_id == repository.id, Pull.pullid == pullid)
-        return get_session().execute(query).scalar_one_or_none()
-    name = repository.branch if branch is None else branch
-    if not is_storable(name):
+    target = _commit_target(sha, branch, pullid)
+    if target is None:
         return None
-    query = sa.select(Commit).join(Branch, Branch.head_commit_id == Commit.id)
-    query = query.where(Branch.repository_id == repository.id, Branch.name == name)
-    return get_session().execute(query).scalar_one_or_none()
-
-
-def _commit_by_sha(repository: Repository, value: str) -> Optional[Commit]:
-    sha = normalize_sha(value, prefix=True)
-    if sha is None:
-        return None
-    query = sa.select(Commit).where(Commit.repository_id == repository.id)
-    if len(sha) in FULL_SHA_LENGTHS:
-        query = query.where(Commit.sha == sha)
-    else:
-        # A range instead of LIKE: it uses the (repository_id, sha) index under any collation, and for
-        # lower-case hex "g" sorts after every digit, so [prefix, prefix + "g") holds the prefixed shas.
-        query = query.where(Commit.sha >= sha, Commit.sha < sha + "g")
-    found = get_session().execute(query.limit(2)).scalars().all()
-    return found[0] if len(found) == 1 else None
-
-
-def _target_statements() -> dict[str, sa.Select]:
-    """The statements of :func:`find_target`, one per way to name the commit, with bound parameters
-    (built once: a warm graph request spends no time building SQL)."""
-    base = (
-        sa.select(Repository, Commit)
-        .join(Owner, Owner.id == Repository.owner_id)
-        .where(
-            Owner.service == sa.bindparam("service"),
-            sa.func.lower(Owner.username) == sa.bindparam("owner"),
-            sa.func.lower(Repository.name) == sa.bindparam("name"),
-            Repository.deleted == sa.false(),
-        )
-        .options(contains_eager(Repository.owner))
-    )
-    branch_tip = base.join(Branch, Branch.repository_id == Repository.id).join(
-        Commit, Commit.id == Branch.head_commit_id
-    )
-    pull_tip = base.join(Pull, Pull.repository_id == Repository.id).join(Commit, Commit.id == Pull.head_commit_id)
-    by_sha = base.join(Commit, Commit.repository_id == Repository.id)
-    return {
-        "default": branch_tip.where(Branch.name == Repository.branch),
-        "branch": branch_tip.where(Branch.name == sa.bindparam("branch")),
-        "pull": pull_tip.where(Pull.pullid == sa.bindparam("pullid")),
-        "sha": by_sha.where(Commit.sha == sa.bindparam("sha")),
-        # Two rows at most: one means a unique prefix (the range is explained in _commit_by_sha).
-        "prefix": by_sha.where(Commit.sha >= sa.bindparam("sha"), Commit.sha < sa.bindparam("sha_end")).limit(2),
-    }
-
-
-_TARGET_STATEMENTS = _target_statements()
-# The same, with the coverage of one flag of the commit: an outer join on its unique key, so a sha
-# prefix stays ambiguous when only one of its commits has the flag.
-_FLAG_TARGET_STATEMENTS = {
-    kind: statement.add_columns(CommitFlag).outerjoin(
-        CommitFlag, sa.and_(CommitFlag.commit_id == Commit.id, CommitFlag.flag == sa.bindparam("flag"))
-    )
-    for kind, statement in _TARGET_STATEMENTS.items()
-}
+    kind, params = target
+    found = get_session().execute(_COMMIT_STATEMENTS[kind], {**params, "repository_id": repository.id})
+    commits = found.scalars().all()
+    return commits[0] if len(commits) == 1 else None
 
 
 def _target_row(
@@ -235,30 +221,12 @@ def _target_row(
     pullid: Optional[int],
     flag: Optional[str],
 ) -> Optional[Any]:
-    if not (is_storable(owner) and is_storable(name)):
+    params = _repository_params(service, owner, name)
+    target = _commit_target(sha, branch, pullid)
+    if params is None or target is None:
         return None
-    try:
-        params: dict[str, object] = {"service": parse_service(service), "owner": owner.lower(), "name": name.lower()}
-    except InvalidInput:
-        return None
-    if sha is not None:
-        params["sha"] = value = normalize_sha(sha, prefix=True)
-        if value is None:
-            return None
-        if len(value) in FULL_SHA_LENGTHS:
-            kind = "sha"
-        else:
-            kind, params["sha_end"] = "prefix", value + "g"
-    elif pullid is not None and branch is None:
-        if not 1 <= pullid <= MAX_PULLID:
-            return None
-        kind, params["pullid"] = "pull", pullid
-    elif branch is not None:
-        if not is_storable(branch):
-            return None
-        kind, params["branch"] = "branch", branch
-    else:
-        kind = "default"
+    kind, more = target
+    params.update(more)
     statements = _TARGET_STATEMENTS
     if flag is not None:
         statements, params["flag"] = _FLAG_TARGET_STATEMENTS, flag

@@ -31,6 +31,7 @@ import sqlalchemy as sa
 from flask import current_app
 
 from .auth import generate_token, hash_token
+from .commits import find_repository
 from .demo_data import (
     DEMO_GENERATED_FILES,
     DEMO_REPOSITORIES,
@@ -47,8 +48,9 @@ from .demo_data import (
 from .demo_git import GitHistory, write_mirror
 from .errors import AlreadyExists
 from .ingest import UploadMeta, upload_report
+from .lookups import get_owner
 from .models import AccessToken, Commit, FileCoverage, Membership, Owner, Repository, Upload, metadata
-from .operations import add_repo, get_owner, get_repository, init_db
+from .operations import add_repo, init_db
 from .state import get_session
 
 __all__ = [
@@ -169,7 +171,7 @@ def _ensure_memberships(orgs: dict[str, Owner], users: list[tuple[DemoUser, Owne
 
 
 def _ensure_repository(spec: DemoRepository, owner: Owner) -> Repository:
-    repository = get_repository(owner, spec.name)
+    repository = find_repository(DEMO_SERVICE, owner.username, spec.name, deleted=True)
     if repository is None:
         repository = add_repo(
             DEMO_SERVICE, owner.username, spec.name, private=spec.private, branch=spec.branch, language=spec.language

@@ -49,9 +49,10 @@ from flask import current_app
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError
 
-from .commits import MAX_PULLID, normalize_sha, repository_by_slug
+from .commits import MAX_PULLID, normalize_sha
 from .errors import AlreadyExists, CoverageError, InvalidInput, NotFound, ReportError
 from .lines import LineCoverage
+from .lookups import repository_by_slug
 from .models import (
     Branch,
     Commit,

@@ -1,25 +1,107 @@
-"""What a URL names, for the caller who asks: the lookups of the HTTP API's endpoints.
+"""The lookup layer: what a name or a URL names, for the caller who asks.
 
-Each lookup takes the caller (``None``: anonymous) and the loaded path arguments, and returns what
-they name, or raises :class:`~flask_coverage.errors.NotFound` with the same message whether it does not
-exist or the caller may not see it (so a private repository's existence does not leak);
-``Forbidden`` when the caller may see it but not do what was asked. An endpoint names its lookup in
-its declaration (``lookup=`` of :meth:`flask_coverage.blueprints.api.Endpoints.get`); a new endpoint
-reuses one of these or adds its own here.
+The service reads its owners and repositories by name here and nowhere else: the API endpoints, the
+legacy API, the CLI and the operator's writes (:mod:`flask_coverage.operations`), uploads by slug. The
+SQL is in :mod:`flask_coverage.commits` (one repository lookup, with its commit, branch or pull target).
+
+The endpoints' lookups take the caller (``None``: anonymous) and the loaded path arguments, and return
+what they name, or raise :class:`~flask_coverage.errors.NotFound` with the same message whether it does
+not exist or the caller may not see it (so a private repository's existence does not leak);
+``Forbidden`` when the caller may see it but not do what was asked. An endpoint names its lookup in its
+declaration (``lookup=`` of :meth:`flask_coverage.blueprints.api.Endpoints.get`); a new endpoint reuses
+one of these or adds its own here. The operator's lookups (``require_*``, :func:`repository_by_slug`)
+raise ``NotFound`` with a message naming what is missing.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from collections.abc import Mapping
+from typing import Any, Optional, Union
 
-from .auth import is_admin, is_member
-from .commits import find_readable_repository, resolve_commit
-from .errors import Forbidden, NotFound
-from .models import Commit, Owner, Repository, ServiceEnum
-from .operations import get_owner
+import sqlalchemy as sa
 
-#: The one message of every 404 of a lookup.
+from .auth import can_read_private, is_admin, is_member, readable_by
+from .commits import find_repository, parse_service, resolve_commit
+from .errors import Forbidden, InvalidInput, NotFound
+from .listings import find_branch, find_pull
+from .models import AccessToken, Branch, Commit, Owner, Repository, ServiceEnum
+from .names import is_storable
+from .state import get_session
+
+#: The one message of every 404 of an endpoint's lookup.
 NOT_FOUND = "Not found."
+
+
+def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner]:
+    """The user or organization ``username`` on ``service`` (case-insensitive), or ``None``.
+
+    :class:`~flask_coverage.errors.InvalidInput` for an unknown service.
+    """
+    if not is_storable(username):
+        return None
+    query = sa.select(Owner).where(
+        Owner.service == parse_service(service), sa.func.lower(Owner.username) == username.lower()
+    )
+    return get_session().execute(query).scalar_one_or_none()
+
+
+def require_owner(service: Union[str, ServiceEnum], username: str, *, is_org: Optional[bool] = None) -> Owner:
+    """Like :func:`get_owner`, but :class:`NotFound` instead of ``None`` (and of the wrong kind)."""
+    owner = get_owner(service, username)
+    kind = {True: "organization", False: "user", None: "owner"}[is_org]
+    if owner is None or (is_org is not None and owner.is_org != is_org):
+        raise NotFound(f"no {kind} {username!r} on {parse_service(service).value}")
+    return owner
+
+
+def require_repository(service: Union[str, ServiceEnum], owner: str, name: str) -> Repository:
+    """The repository ``owner/name`` on ``service`` (deleted ones too), or :class:`NotFound` naming
+    the missing owner or repository."""
+    repository = find_repository(service, owner, name, deleted=True)
+    if repository is None:
+        owner_row = require_owner(service, owner)
+        raise NotFound(f"no repository {owner_row.username}/{name} on {owner_row.service.value}")
+    return repository
+
+
+def repository_by_slug(slug: str) -> Repository:
+    """The repository named ``"SERVICE/OWNER/REPO"`` (e.g. ``"github/acme/widgets"``).
+
+    Raises :class:`~flask_coverage.errors.InvalidInput` for a malformed slug or unknown service and
+    :class:`~flask_coverage.errors.NotFound` when no such repository exists.
+    """
+    parts = (slug or "").strip().split("/")
+    if len(parts) != 3 or not all(parts):
+        raise InvalidInput(f"repository must be SERVICE/OWNER/REPO (e.g. github/acme/widgets), not {slug!r}")
+    service = parse_service(parts[0])
+    repository = find_repository(service, parts[1], parts[2])
+    if repository is None:
+        raise NotFound(f"no repository {parts[1]}/{parts[2]} on {service.value}")
+    return repository
+
+
+def list_tokens(owner: Owner) -> list[AccessToken]:
+    """The access tokens of ``owner``, newest first."""
+    query = (
+        sa.select(AccessToken)
+        .where(AccessToken.owner_id == owner.id)
+        .order_by(AccessToken.created_at.desc(), AccessToken.id.desc())
+    )
+    return list(get_session().execute(query).scalars())
+
+
+def any_owner(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> Owner:
+    """The owner a v2 path names (owners are public), else the 404."""
+    owner = get_owner(service, owner_username)
+    if owner is None:
+        raise NotFound(NOT_FOUND)
+    return owner
+
+
+def owner_with_user(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> tuple[Owner, bool]:
+    """The owner a v2 path names and whether the caller may see its private repositories, else the 404."""
+    owner = any_owner(user, service, owner_username)
+    return owner, can_read_private(user, owner)
 
 
 def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> Owner:
@@ -35,7 +117,7 @@ def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_usern
 
     Missing and not readable are one query of the same shape: the same 404 after the same work.
     """
-    repository = find_readable_repository(service, owner_username, repo, user)
+    repository = find_repository(service, owner_username, repo, readable_by(user))
     if repository is None:
         raise NotFound(NOT_FOUND)
     return repository
@@ -43,17 +125,46 @@ def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_usern
 
 def readable_commit(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, sha: str) -> Commit:
     """The commit a v2 path names (full sha or unique prefix), if ``user`` may read its repository; else the 404."""
-    commit = resolve_commit(readable_repository(user, service, owner_username, repo), sha=sha)
+    return queried_commit(readable_repository(user, service, owner_username, repo), {"sha": sha})
+
+
+def queried_commit(repository: Repository, args: Mapping[str, Any]) -> Commit:
+    """The commit of ``repository`` that the loaded ``sha`` or ``branch`` names (with neither, the tip
+    of its default branch), else the 404."""
+    commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
     if commit is None:
         raise NotFound(NOT_FOUND)
     return commit
+
+
+def readable_branch(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, name: str) -> Branch:
+    """The branch a v2 path names in a repository the caller may read, else the 404."""
+    branch = find_branch(readable_repository(user, service, owner_username, repo), name)
+    if branch is None:
+        raise NotFound(NOT_FOUND)
+    return branch
+
+
+def readable_pull(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, pullid: int) -> Any:
+    """``(pull, head, base)`` of the pull a v2 path names in a repository the caller may read, else the 404."""
+    row = find_pull(readable_repository(user, service, owner_username, repo), pullid)
+    if row is None:
+        raise NotFound(NOT_FOUND)
+    return row
+
+
+def readable_file(
+    user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, path: str
+) -> tuple[Repository, str]:
+    """The repository a v2 path names (if the caller may read it) and the file path, else the 404."""
+    return readable_repository(user, service, owner_username, repo), path
 
 
 def admin_repository(user: Owner, provider: ServiceEnum, owner: str, repo: str) -> Repository:
     """The repository the path names (deleted ones too), if ``user`` may read it (else ``NotFound``)
     and administer it (else ``Forbidden``)."""
     # A private repository the caller cannot read answers like a missing one, with the same work.
-    repository = find_readable_repository(provider, owner, repo, user, deleted=True)
+    repository = find_repository(provider, owner, repo, readable_by(user), deleted=True)
     if repository is None:
         raise NotFound(NOT_FOUND)
     if not is_admin(user, repository.owner):

@@ -1,5 +1,7 @@
 """The operator's Python API: create and remove owners' memberships, repositories and access tokens.
 
+Only writes: what they read by name is looked up in :mod:`flask_coverage.lookups`.
+
 Every function runs inside an app context, commits on success, and on failure raises a
 :class:`~flask_coverage.errors.CoverageError` with a message for the user and leaves the database
 as it was. The ``flask coverage`` CLI is a thin layer over these functions.
@@ -16,7 +18,9 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from .auth import generate_token, hash_token
+from .commits import find_repository, parse_service
 from .errors import AlreadyExists, InvalidInput, NotFound
+from .lookups import get_owner, require_owner, require_repository
 from .models import (
     AccessToken,
     Branch,
@@ -67,42 +71,6 @@ def init_db() -> Optional[bool]:
         log.warning("no trigram index for the users list's search: %s", " ".join(str(error.orig).split()))
         return False
     return True
-
-
-def parse_service(value: Union[str, ServiceEnum]) -> ServiceEnum:
-    """The :class:`ServiceEnum` member named ``value``, or :class:`InvalidInput`."""
-    try:
-        return ServiceEnum(value)
-    except ValueError:
-        choices = ", ".join(member.value for member in ServiceEnum)
-        raise InvalidInput(f"unknown service {str(value)!r}: expected one of {choices}") from None
-
-
-def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner]:
-    """The user or organization ``username`` on ``service`` (case-insensitive), or ``None``."""
-    if not is_storable(username):
-        return None
-    query = sa.select(Owner).where(
-        Owner.service == parse_service(service), sa.func.lower(Owner.username) == username.lower()
-    )
-    return get_session().execute(query).scalar_one_or_none()
-
-
-def get_repository(owner: Owner, name: str) -> Optional[Repository]:
-    """The repository ``name`` of ``owner`` (case-insensitive), or ``None``."""
-    if not is_storable(name):
-        return None
-    query = sa.select(Repository).where(Repository.owner_id == owner.id, sa.func.lower(Repository.name) == name.lower())
-    return get_session().execute(query).scalar_one_or_none()
-
-
-def require_owner(service: Union[str, ServiceEnum], username: str, *, is_org: Optional[bool] = None) -> Owner:
-    """Like :func:`get_owner`, but :class:`NotFound` instead of ``None`` (and of the wrong kind)."""
-    owner = get_owner(service, username)
-    kind = {True: "organization", False: "user", None: "owner"}[is_org]
-    if owner is None or (is_org is not None and owner.is_org != is_org):
-        raise NotFound(f"no {kind} {username!r} on {parse_service(service).value}")
-    return owner
 
 
 def _add(row: object, duplicate_message: str) -> None:
@@ -168,7 +136,7 @@ def add_repo(
     branch = check_name(branch, "branch", single_word=False)
     language = language and check_name(language, "language", max_length=50, single_word=False)
     duplicate = f"repository {owner_row.username}/{name} already exists"
-    if get_repository(owner_row, name) is not None:
+    if find_repository(owner_row.service, owner_row.username, name, deleted=True) is not None:
         raise AlreadyExists(duplicate)
     repository = Repository(
         owner=owner_row,
@@ -199,16 +167,6 @@ def create_token(service: Union[str, ServiceEnum], username: str, *, name: str) 
     return row, token
 
 
-def list_tokens(owner: Owner) -> list[AccessToken]:
-    """The access tokens of ``owner``, newest first."""
-    query = (
-        sa.select(AccessToken)
-        .where(AccessToken.owner_id == owner.id)
-        .order_by(AccessToken.created_at.desc(), AccessToken.id.desc())
-    )
-    return list(get_session().execute(query).scalars())
-
-
 def revoke_token(service: Union[str, ServiceEnum], username: str, *, name: str) -> None:
     """Delete the access token ``name`` of a user; it stops working at once."""
     user = require_owner(service, username)
@@ -223,15 +181,6 @@ def revoke_token(service: Union[str, ServiceEnum], username: str, *, name: str) 
 
 def _new_graph_token() -> str:
     return "".join(secrets.choice(_IMAGE_TOKEN_ALPHABET) for _ in range(10))
-
-
-def require_repository(service: Union[str, ServiceEnum], owner: str, name: str) -> Repository:
-    """The repository ``owner/name`` on ``service``, or :class:`NotFound`."""
-    owner_row = require_owner(service, owner)
-    repository = get_repository(owner_row, name)
-    if repository is None:
-        raise NotFound(f"no repository {owner_row.username}/{name} on {owner_row.service.value}")
-    return repository
 
 
 def remove_member(service: Union[str, ServiceEnum], org: str, username: str) -> None:

@@ -16,13 +16,12 @@ from typing import Any, Optional
 from flask import current_app
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
-from .commits import MAX_PULLID
+from .commits import MAX_PULLID, parse_service
 from .errors import InvalidInput
 from .ingest import FLAG_PATTERN
 from .lines import Totals
 from .models import SERVICE_BY_SHORT, ServiceEnum
 from .names import refusal, refused_character
-from .operations import parse_service
 
 #: Integers in query strings saturate here; a page this far is past the end anyway.
 MAX_QUERY_INTEGER = 2**63 - 1

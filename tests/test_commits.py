@@ -13,12 +13,12 @@ from flask_coverage.commits import (
     find_repository,
     iter_file_coverage,
     normalize_sha,
-    repository_by_slug,
     resolve_commit,
 )
 from flask_coverage.errors import InvalidInput, NotFound
 from flask_coverage.ingest import upload_report
 from flask_coverage.lines import HIT, MISS, PARTIAL, Totals
+from flask_coverage.lookups import repository_by_slug
 from flask_coverage.models import FileCoverage
 
 # Two shas that share their first 8 hex digits, and a third one.

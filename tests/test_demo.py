@@ -8,10 +8,12 @@ from typing import Any
 import sqlalchemy as sa
 import webtest
 
+from flask_coverage.commits import find_repository
 from flask_coverage.demo import active_demo_token, demo_access_token, demo_commits, load_demo
 from flask_coverage.demo_data import DEMO_REPOSITORIES, generate_lcov, vary_lcov
+from flask_coverage.lookups import get_owner
 from flask_coverage.models import AccessToken, Branch, Commit, FileCoverage, Pull, Repository, metadata
-from flask_coverage.operations import add_repo, add_user, create_token, get_owner, get_repository
+from flask_coverage.operations import add_repo, add_user, create_token
 from flask_coverage.parsers import merge_by_path, parse_report
 
 GENERATED_FILES = 40
@@ -100,7 +102,7 @@ def test_loading_twice_leaves_the_same_data(make_app, make_database_url) -> None
         )
         assert {(name, sha): version for name, sha, version in versions} == uploads
         # What is not demo data stays.
-        assert get_repository(get_owner("github", "zoe"), "notes") is not None
+        assert find_repository("github", "zoe", "notes") is not None
 
 
 def test_the_tips_hold_the_real_reports(app) -> None:
@@ -111,9 +113,8 @@ def test_the_tips_hold_the_real_reports(app) -> None:
         "github/globex/d3-hierarchy",
         "github/globex/platform",
     )
-    acme = get_owner("github", "acme")
-    marshmallow = get_repository(acme, "marshmallow")
-    private = get_repository(acme, "flask-sqlalchemy")
+    marshmallow = find_repository("github", "acme", "marshmallow")
+    private = find_repository("github", "acme", "flask-sqlalchemy")
     assert not marshmallow.private and private.private
     session = app.extensions["sqlalchemy"].session
 
@@ -133,7 +134,7 @@ def test_the_tips_hold_the_real_reports(app) -> None:
     assert 0 < branch.hits < main.hits and branch.lines == main.lines
     commits = session.execute(sa.select(sa.func.count()).where(Commit.repository_id == marshmallow.id)).scalar()
     assert commits == 6
-    platform = get_repository(get_owner("github", "globex"), "platform")
+    platform = find_repository("github", "globex", "platform")
     assert tip(platform, name="main").files == GENERATED_FILES
 
 
@@ -236,7 +237,7 @@ def test_the_demo_mirrors_hold_source_that_matches_the_reports(make_app, make_da
             return subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout  # noqa: S603
 
         git("fsck", "--strict")
-        repository = get_repository(get_owner("github", "globex"), "d3-hierarchy")
+        repository = find_repository("github", "globex", "d3-hierarchy")
         for branch in ("main", "treemap/binary"):
             commit = resolve_commit(repository, branch=branch)
             assert git("rev-parse", f"refs/heads/{branch}").strip() == commit.sha

@@ -17,9 +17,9 @@ from flask import Flask
 from example_app import create_app, instance_secret_key
 from example_app.auth import safe_next
 from example_app.models import SignIn
+from flask_coverage.commits import find_repository
 from flask_coverage.demo import load_demo
 from flask_coverage.models import metadata
-from flask_coverage.operations import get_owner, get_repository
 
 DEMO_FILES = 30
 
@@ -102,7 +102,7 @@ def test_visitors_see_the_public_repositories_and_their_graphs(web: webtest.Test
 
 def test_private_repositories_are_for_members_only(web: webtest.TestApp, example: Flask) -> None:
     with example.app_context():
-        token = get_repository(get_owner("github", "acme"), "flask-sqlalchemy").image_token
+        token = find_repository("github", "acme", "flask-sqlalchemy").image_token
     web.get("/gh/acme/flask-sqlalchemy", status=404)
     web.get("/gh/acme/flask-sqlalchemy/graphs/tree.svg", status=404)
     assert "flask-sqlalchemy" not in web.get("/gh/acme").text

@@ -12,8 +12,9 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from flask_coverage import CoverageService
 from flask_coverage.extension import DEFAULT_CONFIG
+from flask_coverage.lookups import get_owner
 from flask_coverage.models import Owner
-from flask_coverage.operations import add_user, get_owner, init_db
+from flask_coverage.operations import add_user, init_db
 from flask_coverage.state import get_state
 
 

@@ -14,7 +14,7 @@ import webtest
 from flask import Flask
 
 from flask_coverage import operations
-from flask_coverage.commits import file_lines, file_totals, find_flag, find_flag_target, resolve_commit
+from flask_coverage.commits import file_lines, file_totals, find_flag, find_flag_target, find_repository, resolve_commit
 from flask_coverage.ingest import UploadMeta, upload_report, upload_reports
 from flask_coverage.lines import Totals
 from flask_coverage.models import CommitFlag, Repository
@@ -176,7 +176,7 @@ def test_concurrent_uploads_of_different_flags_lose_nothing(
         thread.join()
     assert errors == []
     app.extensions["sqlalchemy"].session.remove()
-    commit = resolve_commit(operations.get_repository(operations.get_owner("github", "acme"), "widgets"), sha=SHA)
+    commit = resolve_commit(find_repository("github", "acme", "widgets"), sha=SHA)
     for k in range(1, FLAGGERS + 1):
         flag = find_flag(commit, f"f{k}")
         assert flag is not None and flag.version == 1

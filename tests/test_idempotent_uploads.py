@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 import pytest
 import sqlalchemy as sa
 
-from flask_coverage import ingest, operations
-from flask_coverage.commits import file_lines, file_totals, resolve_commit
+from flask_coverage import ingest
+from flask_coverage.commits import file_lines, file_totals, find_repository, resolve_commit
 from flask_coverage.errors import ReportError
 from flask_coverage.ingest import upload_report, upload_reports
 from flask_coverage.lines import HIT
@@ -232,6 +232,6 @@ def test_concurrent_http_retries_are_merged_once(app, widgets, live_server, make
     assert run_concurrently(app, [send] * 6) == []
     assert statuses == [200] * 6
     app.extensions["sqlalchemy"].session.remove()  # read what the server's threads committed
-    commit = resolve_commit(operations.get_repository(operations.get_owner("github", "acme"), "widgets"), sha=SHA)
+    commit = resolve_commit(find_repository("github", "acme", "widgets"), sha=SHA)
     assert commit.version == 1
     assert list(file_lines(commit, "a.py")) == [(line, 1, HIT) for line in range(1, 200)]

@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from flask_coverage import operations
-from flask_coverage.commits import file_lines, file_totals, resolve_commit
+from flask_coverage.commits import file_lines, file_totals, find_repository, resolve_commit
 from flask_coverage.errors import InvalidInput, NotFound, ReportError, ReportTooLarge
 from flask_coverage.ingest import (
     MAX_ATTEMPTS,
@@ -320,7 +320,7 @@ def _upload_concurrently(app, make_lcov) -> list[str]:
 
 def _check_concurrent_result(app) -> None:
     with app.app_context():
-        commit = resolve_commit(operations.get_repository(operations.get_owner("github", "acme"), "widgets"), sha=SHA)
+        commit = resolve_commit(find_repository("github", "acme", "widgets"), sha=SHA)
         assert commit.version == UPLOADERS
         for k in range(1, UPLOADERS + 1):
             assert list(file_lines(commit, f"own/{k}.py")) == [(line, k, HIT) for line in range(1, 401)]

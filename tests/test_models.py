@@ -4,6 +4,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
+from flask_coverage.commits import find_repository
 from flask_coverage.models import (
     AccessToken,
     Branch,
@@ -92,11 +93,12 @@ def test_new_repository_gets_tokens_of_the_documented_form(app) -> None:
 
 def test_names_that_cannot_be_stored_are_simply_not_found(app) -> None:
     from flask_coverage.errors import NotFound
-    from flask_coverage.operations import get_owner, get_repository, revoke_token
+    from flask_coverage.lookups import get_owner
+    from flask_coverage.operations import revoke_token
 
     owner = add_user("github", "alice")
     assert get_owner("github", "ali\x00ce") is None
     assert get_owner("github", "a" * 300) is None
-    assert get_repository(owner, "re\x00po") is None
+    assert find_repository("github", owner.username, "re\x00po") is None
     with pytest.raises(NotFound):
         revoke_token("github", "alice", name="c\x00i")

@@ -10,6 +10,7 @@ from markupsafe import escape
 from flask_coverage import operations
 from flask_coverage.commits import find_repository
 from flask_coverage.errors import InvalidInput
+from flask_coverage.lookups import get_owner
 from flask_coverage.names import check_name, is_storable, refused_character
 
 REFUSED = {
@@ -66,7 +67,7 @@ def test_the_operations_refuse_them_and_lookups_find_nothing(app, db) -> None:
         with pytest.raises(InvalidInput, match="must not contain control, format"):
             call()
     assert find_repository("github", "acme", "wid\u200bgets") is None
-    assert operations.get_owner("github", "ac\u202eme") is None
+    assert get_owner("github", "ac\u202eme") is None
 
 
 def test_every_stored_path_is_reachable_through_the_file_view(testapp, widgets, make_lcov) -> None:

@@ -21,6 +21,7 @@ import webtest
 from flask import Flask
 
 from flask_coverage import operations
+from flask_coverage.commits import find_repository
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Repository
 from flask_coverage.sources import SourceUnavailable, load_source
@@ -159,7 +160,7 @@ def test_source_that_is_not_utf8_shows_with_replacement_characters(
 def test_a_mirror_without_the_commit(mirror_app: tuple[Flask, str], make_lcov: Callable[..., bytes]) -> None:
     app, _ = mirror_app
     with app.app_context():
-        repository = operations.get_repository(operations.get_owner("github", "acme"), "widgets")
+        repository = find_repository("github", "acme", "widgets")
         upload_report(repository, make_lcov(LINES), commit="6" * 40, branch="feature")
     page = webtest.TestApp(app).get("/gh/acme/widgets/branch/feature/blob/pkg/mod.py")
     assert "does not have commit 666666666666" in no_source_reason(page)
@@ -194,7 +195,7 @@ def test_paths_that_leave_the_repository(mirror_app: tuple[Flask, str], bare_rep
     # Encoded slashes are slashes: the same file.
     assert lines_of(web.get(f"/gh/acme/widgets/commit/{sha}/blob/pkg%2Fmod.py"))[0][2] == "import os"
     with app.test_request_context():
-        repository = operations.get_repository(operations.get_owner("github", "acme"), "widgets")
+        repository = find_repository("github", "acme", "widgets")
         for path in ("../etc/passwd", "pkg/../../x", "/etc/passwd"):
             assert load_source(repository, sha, path).reason == "The path leaves the repository."
 

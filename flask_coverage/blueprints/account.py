@@ -27,9 +27,10 @@ from flask import (
 from werkzeug.wrappers import Response
 
 from ..errors import AlreadyExists, CoverageError, Forbidden, InvalidInput, NotFound, Unauthorized
+from ..lookups import list_tokens
 from ..models import AccessToken, Owner
 from ..names import check_name
-from ..operations import MAX_TOKEN_NAME_LENGTH, create_token, list_tokens, revoke_token
+from ..operations import MAX_TOKEN_NAME_LENGTH, create_token, revoke_token
 from ..outage import handle_database_outage
 from ..state import call_hook
 

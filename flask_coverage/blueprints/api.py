@@ -33,7 +33,7 @@ from ..commits import (
 from ..errors import CoverageError, InvalidInput, NotFound, Unauthorized
 from ..http_errors import detail_json, handle_errors
 from ..lines import Totals
-from ..lookups import NOT_FOUND, member_org, readable_commit, readable_repository
+from ..lookups import NOT_FOUND, member_org, queried_commit, readable_commit, readable_repository
 from ..models import Commit, Membership, Owner, Repository
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
 from ..pagination import paginate
@@ -513,9 +513,7 @@ document.tags["Coverage"] = "The coverage stored for the commits of a repository
 )
 def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Response:
     """``GET /{service}/{owner_username}/repos/{repo}/report/``: the coverage report of a commit."""
-    commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
-    if commit is None:
-        raise NotFound(NOT_FOUND)
+    commit = queried_commit(repository, args)
     flag = args.get("flag")
     coverage = commit if not flag else find_flag(commit, flag)
     url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)

@@ -17,6 +17,7 @@ from ..compare import compare_files
 from ..errors import NotFound
 from ..lines import Totals
 from ..listings import commit_totals, coverage_trend_query, find_pull, trend_bin_start
+from ..lookups import NOT_FOUND, queried_commit, readable_file, readable_repository
 from ..models import Commit, Repository
 from ..schemas import (
     CommitFileReportSchema,
@@ -31,14 +32,7 @@ from ..schemas import (
     TotalsQuerySchema,
 )
 from ..state import get_session
-from .api import NOT_FOUND, REPO_RULE, VISIBILITY, api_get, readable_repository, totals_body
-
-
-def _commit(repository: Repository, args: dict[str, Any]) -> Commit:
-    commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
-    if commit is None:
-        raise NotFound(NOT_FOUND)
-    return commit
+from .api import REPO_RULE, VISIBILITY, api_get, totals_body
 
 
 def _commit_url(repository: Repository, commit: Commit) -> str:
@@ -65,7 +59,7 @@ def _totals(totals: Optional[Totals], files: int = 1) -> Optional[dict[str, Any]
 )
 def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
     """``GET .../repos/{repo}/totals/``: the totals of a commit and of each of its files."""
-    commit = _commit(repository, args)
+    commit = queried_commit(repository, args)
     coverage: Optional[Coverage] = commit if args.get("flag") is None else find_flag(commit, args["flag"])
     if coverage is None:
         raise NotFound(NOT_FOUND)
@@ -75,11 +69,6 @@ def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[
         "files": [{"name": file.path, "totals": totals_body(file.totals, 1)} for file in files],
         "commit_file_url": _commit_url(repository, commit),
     }
-
-
-def readable_file(user: Any, service: Any, owner_username: str, repo: str, path: str) -> tuple[Repository, str]:
-    """The repository a path names (if the caller may read it) and the file path, else the 404."""
-    return readable_repository(user, service, owner_username, repo), path
 
 
 @api_get(
@@ -98,7 +87,7 @@ def readable_file(user: Any, service: Any, owner_username: str, repo: str, path:
 def repos_file_report_retrieve(found: tuple[Repository, str], args: dict[str, Any]) -> dict[str, Any]:
     """``GET .../repos/{repo}/file_report/{path}``: one file's totals and line coverage."""
     repository, path = found
-    commit = _commit(repository, args)
+    commit = queried_commit(repository, args)
     lines = file_lines(commit, path)
     if lines is None:
         raise NotFound(NOT_FOUND)

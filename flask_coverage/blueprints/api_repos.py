@@ -11,22 +11,18 @@ from typing import Any, Optional
 
 from flask import Response, current_app
 
-from ..auth import can_read_private
 from ..commits import resolve_commit
-from ..errors import NotFound
 from ..listings import (
     branches_query,
     commit_rows,
     commit_totals,
     commits_query,
-    find_branch,
-    find_pull,
     pulls_query,
     repositories_query,
     repository_rows,
 )
-from ..models import Branch, Commit, Owner, Repository, ServiceEnum
-from ..operations import get_owner
+from ..lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull, readable_repository
+from ..models import Branch, Commit, Owner, Repository
 from ..schemas import (
     BranchDetailSchema,
     BranchPathSchema,
@@ -48,17 +44,7 @@ from ..schemas import (
     RepositoryPathSchema,
     RepositorySchema,
 )
-from .api import (
-    NOT_FOUND,
-    REPO_RULE,
-    VISIBILITY,
-    api_get,
-    document,
-    readable_commit,
-    readable_repository,
-    report_json,
-    totals_body,
-)
+from .api import REPO_RULE, VISIBILITY, api_get, document, report_json, totals_body
 
 document.tags.update(
     {
@@ -69,30 +55,6 @@ document.tags.update(
         "Pulls": "The pull requests of a repository and their coverage.",
     }
 )
-
-
-def readable_branch(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, name: str) -> Branch:
-    """The branch a path names in a repository the caller may read, else the 404."""
-    branch = find_branch(readable_repository(user, service, owner_username, repo), name)
-    if branch is None:
-        raise NotFound(NOT_FOUND)
-    return branch
-
-
-def readable_pull(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, pullid: int) -> Any:
-    """``(pull, head, base)`` of the pull a path names in a repository the caller may read, else the 404."""
-    row = find_pull(readable_repository(user, service, owner_username, repo), pullid)
-    if row is None:
-        raise NotFound(NOT_FOUND)
-    return row
-
-
-def any_owner(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> Owner:
-    """The owner a path names (owners are public), else the 404."""
-    owner = get_owner(service, owner_username)
-    if owner is None:
-        raise NotFound(NOT_FOUND)
-    return owner
 
 
 def owner_body(owner: Owner) -> dict[str, Any]:
@@ -131,12 +93,6 @@ def commit_detail_json(commit: Commit) -> list[str]:
 def owners_retrieve(owner: Owner, args: dict[str, Any]) -> dict[str, Any]:
     """``GET /{service}/{owner_username}/``: the owner's service, username and name."""
     return owner_body(owner)
-
-
-def owner_with_user(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> tuple[Owner, bool]:
-    """The owner a path names and whether the caller may see its private repositories, else the 404."""
-    owner = any_owner(user, service, owner_username)
-    return owner, can_read_private(user, owner)
 
 
 @api_get(

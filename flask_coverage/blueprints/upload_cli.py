@@ -28,12 +28,11 @@ from typing import Any, Optional
 import sqlalchemy as sa
 from flask import Response, jsonify, request
 
-from ..commits import commit_web_path
+from ..commits import commit_web_path, parse_service
 from ..inflate import inflate
 from ..ingest import FileFix, UploadMeta, check_sha, record_commit, upload_reports
 from ..models import Commit, Repository, Upload, utcnow
 from ..names import MAX_NAME_LENGTH, check_name
-from ..operations import parse_service
 from ..state import get_session
 from ..upload_urls import InvalidUploadUrl, load_upload
 from .upload import (

@@ -32,8 +32,8 @@ from ..errors import CoverageError
 from ..http_errors import handle_errors, http_exception_message
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..listings import find_pull
+from ..lookups import get_owner
 from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
-from ..operations import get_owner
 from ..outage import plain_text_response
 from ..sources import load_source
 from ..state import call_hook, get_session

@@ -10,6 +10,7 @@ import pytest
 from openapi_spec_validator import validate
 
 from flask_coverage import operations
+from flask_coverage.lookups import get_owner
 
 DATA = Path(__file__).parent.parent / "data"
 URL = "/api/v2/github/acme/repos/widgets/report/"
@@ -171,7 +172,7 @@ def test_public_repositories_are_readable_without_a_token_private_ones_by_member
 
 
 def test_the_owner_reads_its_own_private_repository(app, testapp, private, db) -> None:
-    acme = operations.get_owner("github", "acme")
+    acme = get_owner("github", "acme")
 
     @app.extensions["coverage"].service.verify_token
     def verify(token):

@@ -12,7 +12,7 @@ from flask import Flask
 from markupsafe import escape
 
 from flask_coverage import operations
-from flask_coverage.commits import file_totals, resolve_commit
+from flask_coverage.commits import file_totals, find_repository, resolve_commit
 from flask_coverage.ingest import upload_report
 
 SHA = "0badc0de" + "1" * 32
@@ -84,7 +84,7 @@ def test_every_target_names_a_commit(web: webtest.TestApp, target: str) -> None:
 
 def test_every_file_of_a_real_report_has_its_page(web: webtest.TestApp, module_app: Flask) -> None:
     with module_app.app_context():
-        repository = operations.get_repository(operations.get_owner("github", "acme"), "widgets")
+        repository = find_repository("github", "acme", "widgets")
         files = file_totals(resolve_commit(repository, sha="d" * 40))
     assert len(files) == 13
     for file in files:

@@ -16,6 +16,7 @@ from defusedxml import ElementTree
 from flask import Flask
 
 from flask_coverage import operations
+from flask_coverage.commits import find_repository
 from flask_coverage.ingest import upload_report
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -220,7 +221,7 @@ def test_every_failure_is_the_same_404(
 ) -> None:
     """Not found and "private, wrong token" look the same, so a private repository's existence does not leak."""
     with module_app.app_context():
-        empty_token = operations.get_repository(operations.get_owner("github", "acme"), "empty").image_token
+        empty_token = find_repository("github", "acme", "empty").image_token
     reference = web.get("/gh/nobody/nothing/graphs/tree.svg", status=404)
     response = web.get(NOT_FOUND[case].format(empty_token=empty_token, **data), status=404)
     assert response.body == reference.body

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from flask_coverage import operations
 from flask_coverage.ingest import upload_report
+from flask_coverage.lookups import get_owner
 from flask_coverage.models import Owner
 
 MAIN = "a" * 40
@@ -30,7 +31,7 @@ def site(module_app: Flask) -> dict[str, Any]:
     def current_user() -> Optional[Owner]:
 
         name = request.headers.get("X-User")
-        return operations.get_owner("github", name) if name else None
+        return get_owner("github", name) if name else None
 
     files = {f"pkg/mod{n:03d}.py": {1: 1, 2: n % 3, 3: 0 if n % 5 == 0 else 4} for n in range(130)}
     report = "".join(

@@ -13,7 +13,8 @@ import pytest
 from flask import Flask, redirect, request, session, url_for
 
 from flask_coverage import CoverageService
-from flask_coverage.operations import add_repo, add_user, get_owner, init_db
+from flask_coverage.lookups import get_owner
+from flask_coverage.operations import add_repo, add_user, init_db
 
 pytestmark = pytest.mark.browser
 
