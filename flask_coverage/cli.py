@@ -26,7 +26,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 SERVICES_HELP = f"SERVICE is one of {', '.join(service.value for service in ServiceEnum)}."
 
 coverage_cli = AppGroup("coverage", help=f"Manage the coverage service. {SERVICES_HELP}")
-service_argument = click.argument("service")
 
 
 def reports_errors(f: F) -> F:
@@ -47,6 +46,17 @@ def reports_errors(f: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def service_command(name: str) -> Callable[[F], F]:
+    """A command ``flask coverage NAME SERVICE ...``: the SERVICE argument first, then the arguments
+    and options the function declares; errors are reported by :func:`reports_errors`."""
+
+    def decorator(f: F) -> F:
+        command = click.argument("service")(reports_errors(f))
+        return coverage_cli.command(name, epilog=SERVICES_HELP)(command)  # type: ignore[return-value]
+
+    return decorator
+
+
 @coverage_cli.command("init-db")
 @reports_errors
 def init_db_command() -> None:
@@ -60,50 +70,42 @@ def init_db_command() -> None:
         )
 
 
-@coverage_cli.command("add-user", epilog=SERVICES_HELP)
-@service_argument
+@service_command("add-user")
 @click.argument("username")
 @click.option("--name", help="Display name.")
 @click.option("--email", help="Email address.")
-@reports_errors
 def add_user_command(service: str, username: str, name: Optional[str], email: Optional[str]) -> None:
     """Create a user account."""
     user = operations.add_user(service, username, name=name, email=email)
     click.echo(f"Created user {user.service.value}/{user.username}.")
 
 
-@coverage_cli.command("add-org", epilog=SERVICES_HELP)
-@service_argument
+@service_command("add-org")
 @click.argument("username")
 @click.option("--name", help="Display name.")
-@reports_errors
 def add_org_command(service: str, username: str, name: Optional[str]) -> None:
     """Create an organization."""
     org = operations.add_org(service, username, name=name)
     click.echo(f"Created organization {org.service.value}/{org.username}.")
 
 
-@coverage_cli.command("add-member", epilog=SERVICES_HELP)
-@service_argument
+@service_command("add-member")
 @click.argument("org")
 @click.argument("username")
 @click.option("--activated", is_flag=True, help="The membership is activated.")
 @click.option("--admin", is_flag=True, help="The member is an admin of the organization.")
-@reports_errors
 def add_member_command(service: str, org: str, username: str, activated: bool, admin: bool) -> None:
     """Make a user a member of an organization."""
     membership = operations.add_member(service, org, username, activated=activated, admin=admin)
     click.echo(f"Added {membership.user.username} to {membership.org.username}.")
 
 
-@coverage_cli.command("add-repo", epilog=SERVICES_HELP)
-@service_argument
+@service_command("add-repo")
 @click.argument("owner")
 @click.argument("repo")
 @click.option("--private", is_flag=True, help="Only members may read it; graphs need the graph token.")
 @click.option("--branch", default="main", show_default=True, help="The default branch.")
 @click.option("--language", help="The main language, shown next to the repository (e.g. python).")
-@reports_errors
 def add_repo_command(service: str, owner: str, repo: str, private: bool, branch: str, language: Optional[str]) -> None:
     """Create a repository of an existing user or organization and print its upload and graph tokens."""
     repository = operations.add_repo(service, owner, repo, private=private, branch=branch, language=language)
@@ -111,11 +113,9 @@ def add_repo_command(service: str, owner: str, repo: str, private: bool, branch:
     click.echo(f"graph_token={repository.image_token}")
 
 
-@coverage_cli.command("create-token", epilog=SERVICES_HELP)
-@service_argument
+@service_command("create-token")
 @click.argument("username")
 @click.option("--name", required=True, help="A name to recognise the token by.")
-@reports_errors
 def create_token_command(service: str, username: str, name: str) -> None:
     """Create an access token; it is printed once, alone on the last line."""
     row, token = operations.create_token(service, username, name=name)
@@ -123,21 +123,17 @@ def create_token_command(service: str, username: str, name: str) -> None:
     click.echo(token)
 
 
-@coverage_cli.command("revoke-token", epilog=SERVICES_HELP)
-@service_argument
+@service_command("revoke-token")
 @click.argument("username")
 @click.option("--name", required=True, help="The name of the token to revoke.")
-@reports_errors
 def revoke_token_command(service: str, username: str, name: str) -> None:
     """Revoke (delete) an access token."""
     operations.revoke_token(service, username, name=name)
     click.echo(f"Revoked access token {name!r}.")
 
 
-@coverage_cli.command("list-tokens", epilog=SERVICES_HELP)
-@service_argument
+@service_command("list-tokens")
 @click.argument("username")
-@reports_errors
 def list_tokens_command(service: str, username: str) -> None:
     """List a user's access tokens: name, created, last used (never the secret)."""
     tokens = list_tokens(require_owner(service, username))
@@ -148,24 +144,20 @@ def list_tokens_command(service: str, username: str) -> None:
         click.echo(f"{token.name}\tcreated {token.created_at:%Y-%m-%d %H:%M} UTC\tlast used {used}")
 
 
-@coverage_cli.command("remove-member", epilog=SERVICES_HELP)
-@service_argument
+@service_command("remove-member")
 @click.argument("org")
 @click.argument("username")
-@reports_errors
 def remove_member_command(service: str, org: str, username: str) -> None:
     """End a user's membership of an organization (its private repositories are closed to them at once)."""
     operations.remove_member(service, org, username)
     click.echo(f"Removed {username} from {org}.")
 
 
-@coverage_cli.command("rotate-token", epilog=SERVICES_HELP)
-@service_argument
+@service_command("rotate-token")
 @click.argument("owner")
 @click.argument("repo")
 @click.option("--upload", is_flag=True, help="Replace the upload token.")
 @click.option("--graph", is_flag=True, help="Replace the graph token.")
-@reports_errors
 def rotate_token_command(service: str, owner: str, repo: str, upload: bool, graph: bool) -> None:
     """Replace a repository's upload or graph token and print the new one; the old one stops at once."""
     if upload == graph:
@@ -175,11 +167,9 @@ def rotate_token_command(service: str, owner: str, repo: str, upload: bool, grap
     click.echo(f"{kind}_token={token}")
 
 
-@coverage_cli.command("delete-repo", epilog=SERVICES_HELP)
-@service_argument
+@service_command("delete-repo")
 @click.argument("owner")
 @click.argument("repo")
-@reports_errors
 def delete_repo_command(service: str, owner: str, repo: str) -> None:
     """Delete a repository and all its coverage (commits, files, branches, pulls, uploads)."""
     operations.delete_repo(service, owner, repo)

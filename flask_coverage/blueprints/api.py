@@ -490,6 +490,22 @@ VISIBILITY = (
 )
 
 
+def repo_get(
+    rule: str,
+    *,
+    description: str,
+    path: type[Schema] = RepositoryPathSchema,
+    lookup: Callable[..., Any] = readable_repository,
+    **options: Any,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """:func:`api_get` of a repository's URL, ``REPO_RULE`` + ``rule``: read with a token or without,
+    what the path names found for the caller (by default the repository: the one 404 otherwise), and
+    the docs' ``description`` followed by who may read it."""
+    return api_get(
+        REPO_RULE + rule, auth="optional", path=path, lookup=lookup, description=description + VISIBILITY, **options
+    )
+
+
 # The coverage report of a commit (docs/upload.md, the report API).
 
 document.tags["Coverage"] = "The coverage stored for the commits of a repository."

@@ -17,7 +17,7 @@ from ..compare import compare_files
 from ..errors import NotFound
 from ..lines import Totals
 from ..listings import commit_totals, coverage_trend_query, find_pull, trend_bin_start
-from ..lookups import NOT_FOUND, queried_commit, readable_file, readable_repository
+from ..lookups import NOT_FOUND, queried_commit, readable_file
 from ..models import Commit, Repository
 from ..schemas import (
     CommitFileReportSchema,
@@ -28,11 +28,10 @@ from ..schemas import (
     CoverageTrendQuerySchema,
     FileReportPathSchema,
     PaginatedMeasurementListSchema,
-    RepositoryPathSchema,
     TotalsQuerySchema,
 )
 from ..state import get_session
-from .api import REPO_RULE, VISIBILITY, api_get, totals_body
+from .api import repo_get, totals_body
 
 
 def _commit_url(repository: Repository, commit: Commit) -> str:
@@ -43,17 +42,14 @@ def _totals(totals: Optional[Totals], files: int = 1) -> Optional[dict[str, Any]
     return None if totals is None else totals_body(totals, files)
 
 
-@api_get(
-    f"{REPO_RULE}/totals/",
+@repo_get(
+    "/totals/",
     operation_id="repos_totals_retrieve",
     tag="Coverage",
     summary="The totals of a commit",
     description="The totals of one commit (`sha`, else the tip of `branch`, else the tip of the default branch) "
     "and of each of its files; `path` keeps the files under it, `flag` the coverage of the uploads with that "
-    "flag (a 404 when none had it)." + VISIBILITY,
-    auth="optional",
-    path=RepositoryPathSchema,
-    lookup=readable_repository,
+    "flag (a 404 when none had it).",
     query=TotalsQuerySchema,
     response=CommitTotalsReportSchema,
 )
@@ -71,14 +67,13 @@ def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[
     }
 
 
-@api_get(
-    f"{REPO_RULE}/file_report/<coverage_name:path>",
+@repo_get(
+    "/file_report/<coverage_name:path>",
     operation_id="repos_file_report_retrieve",
     tag="Coverage",
     summary="The coverage of one file",
     description="One file of one commit (`sha`, else the tip of `branch`, else the tip of the default branch): "
-    "its totals and the state of each tracked line." + VISIBILITY,
-    auth="optional",
+    "its totals and the state of each tracked line.",
     path=FileReportPathSchema,
     lookup=readable_file,
     query=CommitQuerySchema,
@@ -117,18 +112,15 @@ def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Com
     return base, head
 
 
-@api_get(
-    f"{REPO_RULE}/compare/",
+@repo_get(
+    "/compare/",
     operation_id="repos_compare_retrieve",
     tag="Coverage",
     summary="Compare the coverage of two commits",
     description="The coverage of a head commit compared with a base commit (`base` and `head`, full shas or "
     "unique prefixes; or `pullid`: the pull request's base and tip): both totals, and each file of the head "
     "with its totals before and after and how many of the lines tracked in both changed state. `patch`, "
-    "`stats` and `untracked` need a diff of the sources, which the service does not have." + VISIBILITY,
-    auth="optional",
-    path=RepositoryPathSchema,
-    lookup=readable_repository,
+    "`stats` and `untracked` need a diff of the sources, which the service does not have.",
     query=CompareQuerySchema,
     response=ComparisonSchema,
 )
@@ -153,17 +145,14 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
     return {"base_commit": base.sha, "head_commit": head.sha, "totals": totals, "files": files, "untracked": []}
 
 
-@api_get(
-    f"{REPO_RULE}/coverage/",
+@repo_get(
+    "/coverage/",
     operation_id="repos_coverage_list",
     tag="Coverage",
     summary="The coverage trend of a branch",
     description="The coverage of a branch's commits (the default branch's without `branch`), in bins of "
     "`interval` (1d, 7d or 30d), oldest first: each bin's start and the lowest, highest and mean coverage of its "
-    "commits. `start_date` and `end_date` bound the commits' times." + VISIBILITY,
-    auth="optional",
-    path=RepositoryPathSchema,
-    lookup=readable_repository,
+    "commits. `start_date` and `end_date` bound the commits' times.",
     query=CoverageTrendQuerySchema,
     response=PaginatedMeasurementListSchema,
     item=lambda row: measurement(*row),

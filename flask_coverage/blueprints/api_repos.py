@@ -21,7 +21,7 @@ from ..listings import (
     repositories_query,
     repository_rows,
 )
-from ..lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull, readable_repository
+from ..lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull
 from ..models import Branch, Commit, Owner, Repository
 from ..schemas import (
     BranchDetailSchema,
@@ -41,10 +41,9 @@ from ..schemas import (
     PullPathSchema,
     PullSchema,
     RepositoryListQuerySchema,
-    RepositoryPathSchema,
     RepositorySchema,
 )
-from .api import REPO_RULE, VISIBILITY, api_get, document, report_json, totals_body
+from .api import api_get, document, repo_get, report_json, totals_body
 
 document.tags.update(
     {
@@ -127,15 +126,12 @@ def repository_body(repository: Repository, tip: Optional[Commit]) -> dict[str, 
     return body
 
 
-@api_get(
-    f"{REPO_RULE}/",
+@repo_get(
+    "/",
     operation_id="repos_retrieve",
     tag="Repos",
     summary="One repository",
-    description="One repository with the totals of the tip of its default branch." + VISIBILITY,
-    auth="optional",
-    path=RepositoryPathSchema,
-    lookup=readable_repository,
+    description="One repository with the totals of the tip of its default branch.",
     response=RepositorySchema,
 )
 def repos_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
@@ -143,15 +139,12 @@ def repos_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, An
     return repository_body(repository, resolve_commit(repository))
 
 
-@api_get(
-    f"{REPO_RULE}/commits/",
+@repo_get(
+    "/commits/",
     operation_id="commits_list",
     tag="Commits",
     summary="The commits of a repository",
-    description="The commits of a repository (of one branch with `branch`), newest first." + VISIBILITY,
-    auth="optional",
-    path=RepositoryPathSchema,
-    lookup=readable_repository,
+    description="The commits of a repository (of one branch with `branch`), newest first.",
     query=CommitListQuerySchema,
     response=PaginatedCommitListSchema,
     rows=commit_rows,
@@ -162,14 +155,13 @@ def commits_list(repository: Repository, args: dict[str, Any]) -> Any:
     return commits_query(repository, branch=args.get("branch"))
 
 
-@api_get(
-    f"{REPO_RULE}/commits/<sha>/",
+@repo_get(
+    "/commits/<sha>/",
     operation_id="commits_retrieve",
     tag="Commits",
     summary="One commit with its report",
     description="One commit (full sha or a unique prefix of at least 7 hex digits) with its totals and its "
-    "report (as the report endpoint's)." + VISIBILITY,
-    auth="optional",
+    "report (as the report endpoint's).",
     path=CommitPathSchema,
     lookup=readable_commit,
     response=CommitDetailSchema,
@@ -179,15 +171,12 @@ def commits_retrieve(commit: Commit, args: dict[str, Any]) -> Response:
     return Response(commit_detail_json(commit), mimetype="application/json")
 
 
-@api_get(
-    f"{REPO_RULE}/branches/",
+@repo_get(
+    "/branches/",
     operation_id="branches_list",
     tag="Branches",
     summary="The branches of a repository",
-    description="The branches of a repository, by name." + VISIBILITY,
-    auth="optional",
-    path=RepositoryPathSchema,
-    lookup=readable_repository,
+    description="The branches of a repository, by name.",
     query=PaginationQuerySchema,
     response=PaginatedBranchListSchema,
     item=lambda row: row[0],
@@ -197,13 +186,12 @@ def branches_list(repository: Repository, args: dict[str, Any]) -> Any:
     return branches_query(repository)
 
 
-@api_get(
-    f"{REPO_RULE}/branches/<coverage_name:name>/",
+@repo_get(
+    "/branches/<coverage_name:name>/",
     operation_id="branches_retrieve",
     tag="Branches",
     summary="One branch with its tip",
-    description="One branch (its name may hold /) with its tip commit, its totals and its report." + VISIBILITY,
-    auth="optional",
+    description="One branch (its name may hold /) with its tip commit, its totals and its report.",
     path=BranchPathSchema,
     lookup=readable_branch,
     response=BranchDetailSchema,
@@ -231,16 +219,13 @@ def pull_body(row: Any) -> dict[str, Any]:
     }
 
 
-@api_get(
-    f"{REPO_RULE}/pulls/",
+@repo_get(
+    "/pulls/",
     operation_id="pulls_list",
     tag="Pulls",
     summary="The pull requests of a repository",
     description="The pull requests of a repository, newest (highest number) first, with the totals of their base "
-    "and head commits." + VISIBILITY,
-    auth="optional",
-    path=RepositoryPathSchema,
-    lookup=readable_repository,
+    "and head commits.",
     query=PaginationQuerySchema,
     response=PaginatedPullListSchema,
     item=pull_body,
@@ -250,13 +235,12 @@ def pulls_list(repository: Repository, args: dict[str, Any]) -> Any:
     return pulls_query(repository)
 
 
-@api_get(
-    f"{REPO_RULE}/pulls/<pullid>/",
+@repo_get(
+    "/pulls/<pullid>/",
     operation_id="pulls_retrieve",
     tag="Pulls",
     summary="One pull request",
-    description="One pull request with the totals of its base and head commits." + VISIBILITY,
-    auth="optional",
+    description="One pull request with the totals of its base and head commits.",
     path=PullPathSchema,
     lookup=readable_pull,
     response=PullSchema,
