@@ -64,13 +64,6 @@ def repository_rows(keys: sa.Subquery) -> sa.Select:
     )
 
 
-def default_tip(repository: Repository) -> Optional[Commit]:
-    """The tip of the default branch of ``repository``, or ``None`` before its first upload there."""
-    query = sa.select(Commit).join(Branch, Branch.head_commit_id == Commit.id)
-    query = query.where(Branch.repository_id == repository.id, Branch.name == repository.branch)
-    return get_session().execute(query).scalar_one_or_none()
-
-
 def commits_query(repository: Repository, *, branch: Optional[str] = None) -> sa.Select:
     """The ids of the commits of ``repository`` (only ``branch``'s, if given), newest first."""
     query = sa.select(Commit.id, Commit.timestamp).where(Commit.repository_id == repository.id)
