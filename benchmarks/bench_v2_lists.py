@@ -1,18 +1,20 @@
-"""Benchmark the v2 lists of repositories and commits, and the coverage trend, against bare SQL.
+"""Benchmark the v2 lists of repositories, commits, branches and pulls, and the coverage trend, against bare SQL.
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/bench_v2_lists.py [--repos 10000] [--commits 100000] [--repeat 30] \\
-        [--postgresql postgresql+psycopg://postgres@127.0.0.1:5432/test]
+    .venv/bin/python benchmarks/bench_v2_lists.py [--repos 10000] [--commits 100000] [--others 10000] \\
+        [--repeat 30] [--postgresql postgresql+psycopg://postgres@127.0.0.1:5432/test]
 
 On SQLite (a temporary file) and, with ``--postgresql``, on a PostgreSQL database made for the run,
 org ``acme`` gets ``--repos`` public repositories (each with one commit at the tip of ``main``) and
-one of them ``--commits`` commits on ``main``, bulk-inserted. For the first and the last page of
-``GET .../repos/`` and ``GET .../repos/{repo}/commits/`` it measures, interleaved, the endpoint through
-the Flask test client (lookup, count, page, JSON) and the ideal SQL written by hand on the driver's own
-connection (the count, and the page as a deferred join), and prints the p50 of each and their ratio
-(the goal: at most 3). The coverage trend of the ``--commits`` commits (``interval`` 1d, 7d and 30d,
-the first page) is timed through the endpoint (the goal: under 50 ms).
+one of them ``--commits`` commits on ``main`` and ``--others`` branches and pull requests, bulk-inserted.
+For the first and the last page of ``GET .../repos/`` and of the repository's ``commits/``,
+``branches/`` and ``pulls/`` it measures the endpoint through the Flask test client (lookup, count,
+page, JSON) and the ideal SQL written by hand on the driver's own connection (the count, and the page,
+as a deferred join where rows are wide), one run of each in turn so that load weighs on both alike,
+and prints the p50 of each and their ratio (the goal: at most 3). The coverage trend of the
+``--commits`` commits (``interval`` 1d, 7d and 30d, the first page) is timed through the endpoint
+(the goal: under 50 ms).
 """
 
 from __future__ import annotations
@@ -50,11 +52,21 @@ IDEAL = {
     "commits page": """SELECT c.* FROM (SELECT id, timestamp FROM coverage_commit WHERE repository_id = 1
       ORDER BY timestamp DESC, id DESC LIMIT 20 OFFSET {offset}) AS p
     JOIN coverage_commit AS c ON c.id = p.id ORDER BY p.timestamp DESC, p.id DESC""",
+    "branches count": "SELECT count(*) FROM coverage_branch WHERE repository_id = 1",
+    "branches page": """SELECT name, updatestamp FROM coverage_branch WHERE repository_id = 1
+    ORDER BY name LIMIT 20 OFFSET {offset}""",
+    "pulls count": "SELECT count(*) FROM coverage_pull WHERE repository_id = 1",
+    "pulls page": """SELECT p.*, h.*, b.* FROM (SELECT id, pullid FROM coverage_pull WHERE repository_id = 1
+      ORDER BY pullid DESC LIMIT 20 OFFSET {offset}) AS k
+    JOIN coverage_pull AS p ON p.id = k.id JOIN coverage_commit AS h ON h.id = p.head_commit_id
+    LEFT JOIN coverage_commit AS b ON b.repository_id = p.repository_id AND b.sha = p.base_sha
+    ORDER BY k.pullid DESC""",
 }
 
 
-def fill(app: Flask, repos: int, commits: int) -> None:
-    """acme with ``repos`` repositories (one commit each at main's tip); repository 1 has ``commits``."""
+def fill(app: Flask, repos: int, commits: int, others: int) -> None:
+    """acme with ``repos`` repositories (one commit each at main's tip); repository 1 has ``commits``,
+    and ``others`` branches and pull requests besides main (their tips among its commits)."""
     now = dt.datetime(2026, 1, 1)
     rows: dict[str, list[tuple[Any, ...]]] = {"owner": [(1, "github", "acme", "Acme", True, now, now)]}
     rows["repository"] = [
@@ -72,13 +84,18 @@ def fill(app: Flask, repos: int, commits: int) -> None:
         commit_id = commits + n
         commit_rows.append((commit_id, n, f"{n:040x}", "main", now, 1, 3, 100, 70, 30, 0))
         branch_rows.append((n, n, "main", commit_id, now))
+    for n in range(1, others + 1):  # branches and pulls of repository 1, each pull based on its tip's parent
+        head = n % commits + 1
+        branch_rows.append((repos + n, 1, f"feature-{n:06d}", head, now))
     rows["commit"], rows["branch"] = commit_rows, branch_rows
+    rows["pull"] = [(n, 1, n, n % commits + 1, f"{n % commits:040x}", now) for n in range(1, others + 1)]
     columns = {
         "owner": "id, service, username, name, is_org, created_at, updatestamp",
         "repository": "id, owner_id, name, private, active, activated, deleted, branch, upload_token, image_token, "
         "using_integration, created_at, updatestamp",
         "commit": "id, repository_id, sha, branch, timestamp, version, files, lines, hits, misses, partials",
         "branch": "id, repository_id, name, head_commit_id, updatestamp",
+        "pull": "id, repository_id, pullid, head_commit_id, base_sha, updatestamp",
     }
     with app.app_context():
         engine = get_engine()
@@ -86,7 +103,7 @@ def fill(app: Flask, repos: int, commits: int) -> None:
         try:
             cursor = connection.cursor()
             postgresql = engine.dialect.name == "postgresql"
-            for table in ("owner", "repository", "commit", "branch"):
+            for table in ("owner", "repository", "commit", "branch", "pull"):
                 if postgresql:
                     with cursor.copy(f"COPY coverage_{table} ({columns[table]}) FROM STDIN") as copy:
                         for row in rows[table]:
@@ -107,16 +124,18 @@ def fill(app: Flask, repos: int, commits: int) -> None:
             connection.close()
 
 
-def p50(run: Callable[[], Any], repeat: int) -> float:
-    times = []
+def p50s(runs: list[Callable[[], Any]], repeat: int) -> list[float]:
+    """The p50 (ms) of each of ``runs``, timed in turn ``repeat`` times, so that load weighs on all alike."""
+    times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+        for run, spent in zip(runs, times):
+            start = time.perf_counter()
+            run()
+            spent.append(time.perf_counter() - start)
+    return [statistics.median(spent) * 1000 for spent in times]
 
 
-def measure(app: Flask, repos: int, commits: int, repeat: int) -> None:
+def measure(app: Flask, repos: int, commits: int, others: int, repeat: int) -> None:
     client = app.test_client()
     with app.app_context():
         engine = get_engine()
@@ -140,25 +159,25 @@ def measure(app: Flask, repos: int, commits: int, repeat: int) -> None:
         return run
 
     base = "/api/v2/github/acme/repos/"
-    cases = {
-        "repos, first page": (base, "repos", 0),
-        "repos, last page": (f"{base}?page={-(-repos // 20)}", "repos", (-(-repos // 20) - 1) * 20),
-        "commits, first page": (f"{base}repo-00001/commits/", "commits", 0),
-        "commits, last page": (
-            f"{base}repo-00001/commits/?page={-(-commits // 20)}",
-            "commits",
-            (-(-commits // 20) - 1) * 20,
-        ),
-    }
-    print(f"{engine.dialect.name}: {repos:,} repositories, {commits:,} commits; p50 of {repeat} runs")
+    lists = {"repos": (base, repos), "commits": (f"{base}repo-00001/commits/", commits)}
+    lists.update(branches=(f"{base}repo-00001/branches/", others + 1), pulls=(f"{base}repo-00001/pulls/", others))
+    cases = {}
+    for kind, (url, count) in lists.items():
+        last = -(-count // 20)
+        cases[f"{kind}, first page"] = (url, kind, 0)
+        cases[f"{kind}, last page"] = (f"{url}?page={last}", kind, (last - 1) * 20)
+    print(
+        f"{engine.dialect.name}: {repos:,} repositories, {commits:,} commits, {others:,} branches and pulls; "
+        f"p50 of {repeat} runs"
+    )
     for name, (url, kind, offset) in cases.items():
         endpoint(url)(), ideal(kind, offset)()  # warm
-        ours, bare = p50(endpoint(url), repeat), p50(ideal(kind, offset), repeat)
+        ours, bare = p50s([endpoint(url), ideal(kind, offset)], repeat)
         print(f"  {name:22} endpoint {ours:7.2f} ms   bare SQL {bare:7.2f} ms   ratio {ours / bare:4.2f}")
     for interval in ("1d", "7d", "30d"):
         url = f"{base}repo-00001/coverage/?interval={interval}"
         endpoint(url)()
-        print(f"  trend {interval:4}               endpoint {p50(endpoint(url), repeat):7.2f} ms")
+        print(f"  trend {interval:4}               endpoint {p50s([endpoint(url)], repeat)[0]:7.2f} ms")
     raw.close()
 
 
@@ -175,18 +194,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repos", type=int, default=10_000)
     parser.add_argument("--commits", type=int, default=100_000)
+    parser.add_argument("--others", type=int, default=10_000, help="branches and pulls of the big repository")
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--postgresql", help="a PostgreSQL URL: a scratch database is made next to it")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         app = make_app(f"sqlite:///{folder}/bench.sqlite")
-        fill(app, args.repos, args.commits)
-        measure(app, args.repos, args.commits, args.repeat)
+        fill(app, args.repos, args.commits, args.others)
+        measure(app, args.repos, args.commits, args.others, args.repeat)
     if args.postgresql:
         with scratch_database(args.postgresql) as url:
             app = make_app(url)
-            fill(app, args.repos, args.commits)
-            measure(app, args.repos, args.commits, args.repeat)
+            fill(app, args.repos, args.commits, args.others)
+            measure(app, args.repos, args.commits, args.others, args.repeat)
             with app.app_context():
                 get_engine().dispose()
 

@@ -8,19 +8,64 @@ one row; none reads the request. Who may see what is decided by the caller (``au
 from __future__ import annotations
 
 import datetime as dt
-from typing import Optional
+from typing import Optional, Union
 
 import sqlalchemy as sa
 from sqlalchemy.orm import aliased
 
 from .lines import Totals
-from .models import Branch, Commit, Pull, Repository
+from .models import Branch, Commit, Owner, Pull, Repository
 from .names import is_storable
 from .state import get_engine, get_session
 
+#: The fields of a repository that the rows of :func:`repository_rows` hold as they are stored.
+REPOSITORY_FIELDS = ("name", "private", "updatestamp", "language", "branch", "active", "activated")
+#: The totals of a commit as stored, in the order of :class:`~flask_coverage.lines.Totals` after ``files``.
+TOTALS_FIELDS = ("files", "lines", "hits", "misses", "partials")
+#: The fields of a commit that the rows of :func:`commit_rows` hold: its ``CommitSchema`` fields as stored.
+COMMIT_FIELDS = ("sha", "timestamp", "branch", "version", "parent_sha", *TOTALS_FIELDS)
 
-def commit_totals(commit: Commit) -> Totals:
-    """The stored totals of ``commit``."""
+# The lists are written on the tables, not the mapped classes, and their fixed parts are built once
+# here (statements are immutable): a request builds only what its arguments change, and runs a
+# statement of plain columns without the ORM's work. Together about half of a short list's time.
+_repos, _owners, _branches, _commits, _pulls = (
+    model.__table__.c for model in (Repository, Owner, Branch, Commit, Pull)
+)
+_SORT_NAME = sa.func.lower(_repos.name)
+_LISTED = _repos.deleted == sa.false()
+_PUBLIC = _repos.private == sa.false()
+_REPOSITORY_KEYS = sa.select(_repos.id, _SORT_NAME.label("sort_name"))
+_REPOSITORY_ROWS = sa.select(
+    *(_repos[name] for name in REPOSITORY_FIELDS),
+    _owners.service,
+    _owners.username,
+    _owners.name.label("owner_name"),
+    *(_commits[name] for name in TOTALS_FIELDS),
+)
+# From a repository to its owner, and to the tip of its default branch (if any).
+_REPOSITORY_JOINS = (
+    (Owner.__table__, _owners.id == _repos.owner_id, False),
+    (Branch.__table__, sa.and_(_branches.repository_id == _repos.id, _branches.name == _repos.branch), True),
+    (Commit.__table__, _commits.id == _branches.head_commit_id, True),
+)
+_NEWEST_FIRST = (_commits.timestamp.desc(), _commits.id.desc())
+_COMMIT_KEYS = sa.select(_commits.id, _commits.timestamp)
+_COMMIT_ROWS = sa.select(*(_commits[name] for name in COMMIT_FIELDS))
+_BRANCH_ROWS = sa.select(_branches.name, _branches.updatestamp).order_by(_branches.name)
+# A pull's head commit, and its base: the commit of its repository whose sha it names (if uploaded).
+_HEAD, _BASE = Commit.__table__.alias("head"), Commit.__table__.alias("base")
+_HEAD_OF_PULL = _HEAD.c.id == _pulls.head_commit_id
+_BASE_OF_PULL = sa.and_(_BASE.c.repository_id == _pulls.repository_id, _BASE.c.sha == _pulls.base_sha)
+_PULL_KEYS = sa.select(_pulls.id, _pulls.pullid)
+_PULL_ROWS = sa.select(
+    _pulls.pullid,
+    _pulls.updatestamp,
+    *(commit.c[name].label(f"{commit.name}_{name}") for commit in (_HEAD, _BASE) for name in TOTALS_FIELDS),
+)
+
+
+def commit_totals(commit: Union[Commit, sa.Row]) -> Totals:
+    """The stored totals of ``commit`` (or of a row holding its columns ``lines``, ``hits``, ...)."""
     return Totals(commit.lines, commit.hits, commit.misses, commit.partials)
 
 
@@ -37,49 +82,54 @@ def repositories_query(
     ``private=False`` leaves the private ones out. ``names`` keeps the given names (any case),
     ``search`` those whose name holds it (case-insensitive; ``%`` and ``_`` literal).
     """
-    query = sa.select(Repository.id, sa.func.lower(Repository.name).label("sort_name")).where(
-        Repository.owner_id == owner_id, Repository.deleted == sa.false()
-    )
+    query = _REPOSITORY_KEYS.where(_repos.owner_id == owner_id, _LISTED)
     if not private:
-        query = query.where(Repository.private == sa.false())
+        query = query.where(_PUBLIC)
     if active is not None:
-        query = query.where(Repository.active == active)
+        query = query.where(_repos.active == active)
     if names is not None:
-        query = query.where(sa.func.lower(Repository.name).in_([name.lower() for name in names]))
+        query = query.where(_SORT_NAME.in_([name.lower() for name in names]))
     if search:
-        query = query.where(Repository.name.icontains(search, autoescape=True))
+        query = query.where(_repos.name.icontains(search, autoescape=True))
     # The unique index on (owner_id, lower(name)) serves the order: pages are read in index order.
-    return query.order_by(sa.func.lower(Repository.name))
+    return query.order_by(_SORT_NAME)
 
 
 def repository_rows(keys: sa.Subquery) -> sa.Select:
-    """The page of repositories ``keys`` names, each with the tip of its default branch (or ``None``)."""
-    tip = aliased(Commit)
-    return (
-        sa.select(Repository, tip)
-        .join(keys, keys.c.id == Repository.id)
-        .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
-        .outerjoin(tip, tip.id == Branch.head_commit_id)
-        .order_by(keys.c.sort_name)
-    )
+    """The ``RepositorySchema`` columns of the page of repositories ``keys`` names, as plain rows.
+
+    Each row holds the repository's :data:`REPOSITORY_FIELDS`, its owner's ``service``, ``username``
+    and ``owner_name``, and the ``files``, ``lines``, ``hits``, ``misses`` and ``partials`` of the tip
+    of its default branch (``None`` before the first upload there).
+    """
+    query = _REPOSITORY_ROWS.join(keys, keys.c.id == _repos.id)
+    for table, on, outer in _REPOSITORY_JOINS:
+        query = query.join(table, on, isouter=outer)
+    return query.order_by(keys.c.sort_name)
+
+
+def repository_row(repository: Repository) -> sa.Row:
+    """The row of :func:`repository_rows` of ``repository``."""
+    keys = _REPOSITORY_KEYS.where(_repos.id == repository.id)
+    return get_session().execute(repository_rows(keys.subquery())).one()
 
 
 def commits_query(repository: Repository, *, branch: Optional[str] = None) -> sa.Select:
     """The ids of the commits of ``repository`` (only ``branch``'s, if given), newest first."""
-    query = sa.select(Commit.id, Commit.timestamp).where(Commit.repository_id == repository.id)
+    query = _COMMIT_KEYS.where(_commits.repository_id == repository.id)
     if branch is not None:
-        query = query.where(Commit.branch == branch)
-    return query.order_by(Commit.timestamp.desc(), Commit.id.desc())
+        query = query.where(_commits.branch == branch)
+    return query.order_by(*_NEWEST_FIRST)
 
 
 def commit_rows(keys: sa.Subquery) -> sa.Select:
-    """The commits of a page of :func:`commits_query`, in its order."""
-    return sa.select(Commit).join(keys, keys.c.id == Commit.id).order_by(keys.c.timestamp.desc(), keys.c.id.desc())
+    """The :data:`COMMIT_FIELDS` of the commits of a page of :func:`commits_query`, in its order."""
+    return _COMMIT_ROWS.join(keys, keys.c.id == _commits.id).order_by(keys.c.timestamp.desc(), keys.c.id.desc())
 
 
 def branches_query(repository: Repository) -> sa.Select:
-    """The branches of ``repository`` by name."""
-    return sa.select(Branch).where(Branch.repository_id == repository.id).order_by(Branch.name)
+    """The names of the branches of ``repository`` and when their tips moved, by name."""
+    return _BRANCH_ROWS.where(_branches.repository_id == repository.id)
 
 
 def find_branch(repository: Repository, name: str) -> Optional[Branch]:
@@ -91,20 +141,28 @@ def find_branch(repository: Repository, name: str) -> Optional[Branch]:
 
 
 def pulls_query(repository: Repository) -> sa.Select:
-    """The pull requests of ``repository``, newest (highest number) first, with head and base commits."""
-    head, base = aliased(Commit), aliased(Commit)
-    return (
-        sa.select(Pull, head, base)
-        .join(head, head.id == Pull.head_commit_id)
-        .outerjoin(base, sa.and_(base.repository_id == Pull.repository_id, base.sha == Pull.base_sha))
-        .where(Pull.repository_id == repository.id)
-        .order_by(Pull.pullid.desc())
-    )
+    """The ids of the pull requests of ``repository``, newest (highest number) first."""
+    return _PULL_KEYS.where(_pulls.repository_id == repository.id).order_by(_pulls.pullid.desc())
+
+
+def pull_rows(keys: sa.Subquery) -> sa.Select:
+    """The pulls of a page of :func:`pulls_query`, in its order: ``pullid``, ``updatestamp``, and the
+    ``files``, ``lines``, ... of the head and of the base commit as ``head_files``, ``base_files``, ...
+    (the base's ``None`` while it has no upload)."""
+    query = _PULL_ROWS.join(keys, keys.c.id == _pulls.id).join(_HEAD, _HEAD_OF_PULL)
+    return query.outerjoin(_BASE, _BASE_OF_PULL).order_by(keys.c.pullid.desc())
+
+
+def pull_row(pull: Pull) -> sa.Row:
+    """The row of :func:`pull_rows` of ``pull``."""
+    return get_session().execute(pull_rows(_PULL_KEYS.where(_pulls.id == pull.id).subquery())).one()
 
 
 def find_pull(repository: Repository, pullid: int) -> Optional[sa.Row]:
     """``(pull, head, base)`` of the pull request ``pullid`` (base ``None`` if not uploaded), or ``None``."""
-    return get_session().execute(pulls_query(repository).where(Pull.pullid == pullid)).first()
+    head, base = aliased(Commit, _HEAD), aliased(Commit, _BASE)
+    query = sa.select(Pull, head, base).join(head, _HEAD_OF_PULL).outerjoin(base, _BASE_OF_PULL)
+    return get_session().execute(query.where(Pull.repository_id == repository.id, Pull.pullid == pullid)).first()
 
 
 #: The trend's intervals: their width, counted from a Monday (so that 7d bins are weeks).

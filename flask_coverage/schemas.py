@@ -291,11 +291,24 @@ class CoverageTotalsSchema(Schema):
     methods = fields.Integer(required=True, metadata={"description": "Not measured: always 0."})
 
 
+class PlainNested(fields.Nested):
+    """A nested object its view gives as plain JSON values already: written as is, documented as nested.
+
+    For totals, which ``totals_body`` (``blueprints/api.py``) alone makes, and a repository's author
+    (``repository_body``): numbers, strings, booleans and the service (a ``str`` enum). Dumping them
+    again field by field was most of the time of dumping a list.
+    """
+
+    # Field and Nested name the first argument differently (value, nested_obj): no signature fits both.
+    def _serialize(self, nested_obj: Any, attr: Any, obj: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        return nested_obj
+
+
 class FileReportSchema(Schema):
     """One file of a commit with its totals and the state of every tracked line."""
 
     name = fields.String(required=True, metadata={"description": "The path from the repository root."})
-    totals = fields.Nested(CoverageTotalsSchema, required=True)
+    totals = PlainNested(CoverageTotalsSchema, required=True)
     # Raw: a file can have millions of lines, and every pair is already two plain integers.
     line_coverage = fields.Raw(
         required=True,
@@ -310,7 +323,7 @@ class FileReportSchema(Schema):
 class CommitReportSchema(Schema):
     """The coverage report of one commit (or of the files under ``path``)."""
 
-    totals = fields.Nested(CoverageTotalsSchema, required=True)
+    totals = PlainNested(CoverageTotalsSchema, required=True)
     files = fields.List(fields.Nested(FileReportSchema), required=True, metadata={"description": "By path."})
     commit_file_url = fields.String(
         required=True,
@@ -385,12 +398,12 @@ class RepositorySchema(Schema):
     name = fields.String(required=True)
     private = fields.Boolean(required=True)
     updatestamp = UtcDateTime(required=True, metadata={"description": "Last changed (UTC)."})
-    author = fields.Nested(OwnerSchema, required=True, metadata={"description": "The owner."})
+    author = PlainNested(OwnerSchema, required=True, metadata={"description": "The owner."})
     language = fields.String(required=True, allow_none=True)
     branch = fields.String(required=True, metadata={"description": "The default branch."})
     active = fields.Boolean(required=True)
     activated = fields.Boolean(required=True)
-    totals = fields.Nested(CoverageTotalsSchema, required=True, allow_none=True)
+    totals = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
 
 
 class PaginatedRepositoryListSchema(PaginatedSchema):
@@ -414,7 +427,7 @@ class CommitSchema(Schema):
     commitid = fields.String(required=True, metadata={"description": "The commit's sha."})
     timestamp = UtcDateTime(required=True, metadata={"description": "When the commit was first seen (UTC)."})
     branch = fields.String(required=True, allow_none=True, metadata={"description": "The branch its uploads named."})
-    totals = fields.Nested(CoverageTotalsSchema, required=True)
+    totals = PlainNested(CoverageTotalsSchema, required=True)
     state = fields.String(
         required=True,
         validate=validate.OneOf(["complete", "pending"]),
@@ -428,7 +441,7 @@ class CommitSchema(Schema):
 class CommitReportBodySchema(Schema):
     """The coverage report of a commit inside a commit: totals and files."""
 
-    totals = fields.Nested(CoverageTotalsSchema, required=True)
+    totals = PlainNested(CoverageTotalsSchema, required=True)
     files = fields.List(fields.Nested(FileReportSchema), required=True, metadata={"description": "By path."})
 
 
@@ -483,10 +496,10 @@ class PullSchema(Schema):
     """A pull request with the totals of its base and head commits."""
 
     pullid = fields.Integer(required=True)
-    base_totals = fields.Nested(
+    base_totals = PlainNested(
         CoverageTotalsSchema, required=True, allow_none=True, metadata={"description": "Null without a base upload."}
     )
-    head_totals = fields.Nested(CoverageTotalsSchema, required=True)
+    head_totals = PlainNested(CoverageTotalsSchema, required=True)
     updatestamp = UtcDateTime(required=True, metadata={"description": "When its tip last moved (UTC)."})
     state = fields.String(
         required=True,
@@ -520,13 +533,13 @@ class FileTotalsSchema(Schema):
     """One file of a commit with its totals."""
 
     name = fields.String(required=True, metadata={"description": "The path from the repository root."})
-    totals = fields.Nested(CoverageTotalsSchema, required=True)
+    totals = PlainNested(CoverageTotalsSchema, required=True)
 
 
 class CommitTotalsReportSchema(Schema):
     """The totals of a commit (or of the files under ``path``), and each file's."""
 
-    totals = fields.Nested(CoverageTotalsSchema, required=True)
+    totals = PlainNested(CoverageTotalsSchema, required=True)
     files = fields.List(fields.Nested(FileTotalsSchema), required=True, metadata={"description": "By path."})
     commit_file_url = fields.String(required=True, metadata={"format": "uri"})
 
@@ -569,9 +582,9 @@ class CompareQuerySchema(Schema):
 class ComparedTotalsSchema(Schema):
     """Totals before and after; ``patch`` (the changed lines' totals) needs a diff: always null here."""
 
-    base = fields.Nested(CoverageTotalsSchema, required=True, allow_none=True)
-    head = fields.Nested(CoverageTotalsSchema, required=True, allow_none=True)
-    patch = fields.Nested(CoverageTotalsSchema, required=True, allow_none=True)
+    base = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
+    head = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
+    patch = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
 
 
 class ComparedNameSchema(Schema):

@@ -7,18 +7,24 @@ anything unknown or not visible gets the same 404.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from flask import Response, current_app
+from sqlalchemy import Row
 
-from ..commits import resolve_commit
+from ..lines import Totals
 from ..listings import (
+    REPOSITORY_FIELDS,
+    TOTALS_FIELDS,
     branches_query,
     commit_rows,
     commit_totals,
     commits_query,
+    pull_row,
+    pull_rows,
     pulls_query,
     repositories_query,
+    repository_row,
     repository_rows,
 )
 from ..lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull
@@ -60,8 +66,8 @@ def owner_body(owner: Owner) -> dict[str, Any]:
     return {"service": owner.service, "username": owner.username, "name": owner.name}
 
 
-def commit_body(commit: Commit) -> dict[str, Any]:
-    """The ``CommitSchema`` fields of ``commit``."""
+def commit_body(commit: Union[Commit, Row]) -> dict[str, Any]:
+    """The ``CommitSchema`` fields of ``commit`` (or of a row of :func:`~flask_coverage.listings.commit_rows`)."""
     return {
         "commitid": commit.sha,
         "timestamp": commit.timestamp,
@@ -94,6 +100,14 @@ def owners_retrieve(owner: Owner, args: dict[str, Any]) -> dict[str, Any]:
     return owner_body(owner)
 
 
+def repository_body(row: Row) -> dict[str, Any]:
+    """The ``RepositorySchema`` fields of a row of :func:`~flask_coverage.listings.repository_rows`."""
+    body = {name: getattr(row, name) for name in REPOSITORY_FIELDS}
+    body["author"] = {"service": row.service, "username": row.username, "name": row.owner_name}
+    body["totals"] = None if row.files is None else totals_body(commit_totals(row), row.files)
+    return body
+
+
 @api_get(
     "/<service>/<coverage_name:owner_username>/repos/",
     operation_id="repos_list",
@@ -108,22 +122,13 @@ def owners_retrieve(owner: Owner, args: dict[str, Any]) -> dict[str, Any]:
     query=RepositoryListQuerySchema,
     response=PaginatedRepositoryListSchema,
     rows=repository_rows,
-    item=lambda row: repository_body(row[0], row[1]),
+    item=repository_body,
 )
 def repos_list(found: tuple[Owner, bool], args: dict[str, Any]) -> Any:
     """``GET /{service}/{owner_username}/repos/``: one page of the repositories the caller may read."""
     owner, private = found
     names = {name: args.get(name) for name in ("active", "names", "search")}
     return repositories_query(owner.id, private=private, **names)
-
-
-def repository_body(repository: Repository, tip: Optional[Commit]) -> dict[str, Any]:
-    """The ``RepositorySchema`` fields of ``repository`` whose default branch's tip is ``tip``."""
-    fields = ("name", "private", "updatestamp", "language", "branch", "active", "activated")
-    body = {name: getattr(repository, name) for name in fields}
-    body["author"] = owner_body(repository.owner)
-    body["totals"] = None if tip is None else totals_body(commit_totals(tip), tip.files)
-    return body
 
 
 @repo_get(
@@ -136,7 +141,7 @@ def repository_body(repository: Repository, tip: Optional[Commit]) -> dict[str, 
 )
 def repos_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
     """``GET .../repos/{repo}/``: one repository with the totals of its default branch's tip."""
-    return repository_body(repository, resolve_commit(repository))
+    return repository_body(repository_row(repository))
 
 
 @repo_get(
@@ -148,7 +153,7 @@ def repos_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, An
     query=CommitListQuerySchema,
     response=PaginatedCommitListSchema,
     rows=commit_rows,
-    item=lambda row: commit_body(row[0]),
+    item=commit_body,
 )
 def commits_list(repository: Repository, args: dict[str, Any]) -> Any:
     """``GET .../commits/``: one page of the commits of a repository, newest first."""
@@ -179,7 +184,6 @@ def commits_retrieve(commit: Commit, args: dict[str, Any]) -> Response:
     description="The branches of a repository, by name.",
     query=PaginationQuerySchema,
     response=PaginatedBranchListSchema,
-    item=lambda row: row[0],
 )
 def branches_list(repository: Repository, args: dict[str, Any]) -> Any:
     """``GET .../branches/``: one page of the branches of a repository, by name."""
@@ -207,14 +211,19 @@ def branches_retrieve(branch: Branch, args: dict[str, Any]) -> Response:
 _BRANCH_SCHEMA = BranchSchema()
 
 
-def pull_body(row: Any) -> dict[str, Any]:
-    """The ``PullSchema`` fields of a ``(pull, head, base)`` row."""
-    pull, head, base = row
+def pull_body(row: Row) -> dict[str, Any]:
+    """The ``PullSchema`` fields of a row of :func:`~flask_coverage.listings.pull_rows`."""
+    values = row._mapping
+
+    def totals(commit: str) -> Optional[dict[str, Any]]:
+        files, *counts = (values[f"{commit}_{name}"] for name in TOTALS_FIELDS)
+        return None if files is None else totals_body(Totals(*counts), files)
+
     return {
-        "pullid": pull.pullid,
-        "base_totals": None if base is None else totals_body(commit_totals(base), base.files),
-        "head_totals": totals_body(commit_totals(head), head.files),
-        "updatestamp": pull.updatestamp,
+        "pullid": row.pullid,
+        "base_totals": totals("base"),
+        "head_totals": totals("head"),
+        "updatestamp": row.updatestamp,
         "state": "open",
     }
 
@@ -228,6 +237,7 @@ def pull_body(row: Any) -> dict[str, Any]:
     "and head commits.",
     query=PaginationQuerySchema,
     response=PaginatedPullListSchema,
+    rows=pull_rows,
     item=pull_body,
 )
 def pulls_list(repository: Repository, args: dict[str, Any]) -> Any:
@@ -247,4 +257,4 @@ def pulls_list(repository: Repository, args: dict[str, Any]) -> Any:
 )
 def pulls_retrieve(row: Any, args: dict[str, Any]) -> dict[str, Any]:
     """``GET .../pulls/{pullid}/``: one pull request with its base and head totals."""
-    return pull_body(row)
+    return pull_body(pull_row(row[0]))
