@@ -170,20 +170,21 @@ TREND_INTERVALS = {"1d": dt.timedelta(days=1), "7d": dt.timedelta(days=7), "30d"
 TREND_ORIGIN = dt.datetime(2000, 1, 3)
 
 
-def coverage_trend_query(
+def coverage_trend(
     repository: Repository,
     *,
     branch: str,
     interval: str,
     start: Optional[dt.datetime] = None,
     end: Optional[dt.datetime] = None,
-) -> sa.Select:
+) -> list[sa.Row]:
     """The coverage of ``branch``'s commits (those with coverage) grouped into ``interval`` bins, oldest first.
 
     Rows are ``(start, low, high, mean)``: where the bin starts, in seconds from :data:`TREND_ORIGIN`, and the
     lowest, highest and mean ``hits / lines * 100`` of its commits (a commit's time is when it was
     first seen). ``start`` and ``end`` bound the commits' times (both included). One grouped query:
-    the bins are made in SQL, never in Python.
+    the bins are made in SQL, never in Python; every bin is read (counting them would cost a second
+    pass over the commits).
     """
     seconds = int(TREND_INTERVALS[interval].total_seconds())
     epoch: sa.ColumnElement[int]
@@ -194,7 +195,8 @@ def coverage_trend_query(
         origin = sa.func.julianday(TREND_ORIGIN.isoformat(sep=" "))
         epoch = sa.cast((sa.func.julianday(Commit.timestamp) - origin) * 86400, sa.BigInteger)
     bin_start = (epoch // seconds * seconds).label("start")
-    coverage = Commit.hits * 100.0 / Commit.lines
+    # In floating point: PostgreSQL would divide the integers as NUMERIC, about twice as slow here.
+    coverage = sa.cast(Commit.hits, sa.Float) * 100 / sa.cast(Commit.lines, sa.Float)
     query = sa.select(bin_start, sa.func.min(coverage), sa.func.max(coverage), sa.func.avg(coverage)).where(
         Commit.repository_id == repository.id, Commit.branch == branch, Commit.lines > 0
     )
@@ -202,11 +204,11 @@ def coverage_trend_query(
         query = query.where(Commit.timestamp >= start)
     if end is not None:
         query = query.where(Commit.timestamp <= end)
-    return query.group_by(bin_start).order_by(bin_start)
+    return list(get_session().execute(query.group_by(bin_start).order_by(bin_start)))
 
 
 def trend_bin_start(start: int) -> dt.datetime:
-    """The time (UTC) of a bin's ``start`` as :func:`coverage_trend_query` gives it."""
+    """The time (UTC) of a bin's ``start`` as :func:`coverage_trend` gives it."""
     return TREND_ORIGIN + dt.timedelta(seconds=int(start))
 
 

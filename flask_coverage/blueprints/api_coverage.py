@@ -16,7 +16,7 @@ from ..commits import Coverage, commit_web_path, file_lines, file_totals, find_f
 from ..compare import compare_files
 from ..errors import NotFound
 from ..lines import Totals
-from ..listings import commit_totals, coverage_trend_query, find_pull, trend_bin_start
+from ..listings import commit_totals, coverage_trend, find_pull, trend_bin_start
 from ..lookups import NOT_FOUND, queried_commit, readable_file
 from ..models import Commit, Repository
 from ..schemas import (
@@ -30,7 +30,6 @@ from ..schemas import (
     PaginatedMeasurementListSchema,
     TotalsQuerySchema,
 )
-from ..state import get_session
 from .api import repo_get, totals_body
 
 
@@ -159,15 +158,13 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
 )
 def repos_coverage_list(repository: Repository, args: dict[str, Any]) -> Any:
     """``GET .../repos/{repo}/coverage/``: one page of the coverage trend of a branch."""
-    query = coverage_trend_query(
+    return coverage_trend(
         repository,
         branch=args.get("branch", repository.branch),
         interval=args["interval"],
         start=args.get("start_date"),
         end=args.get("end_date"),
     )
-    # Every bin is read at once: counting them would cost a second pass over the commits.
-    return list(get_session().execute(query))
 
 
 def measurement(start: int, low: float, high: float, mean: float) -> dict[str, Any]:
