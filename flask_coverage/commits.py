@@ -325,16 +325,26 @@ def file_totals(commit: Coverage, path_prefix: Optional[str] = None) -> list[Fil
     return [FileTotals(*row) for row in get_session().execute(query)]
 
 
+def file_rows(commit: Coverage, path_prefix: Optional[str] = None) -> Iterator[tuple[str, int, int, int, int, bytes]]:
+    """The rows of :func:`iter_file_coverage` as they are stored: ``(path, lines, hits, misses,
+    partials, data)``, ``data`` the encoded :class:`~flask_coverage.lines.LineCoverage`.
+
+    Streamed: plain rows of the session's connection (no ORM layer: the report API reads millions of
+    them), fetched 1,000 at a time (a server-side cursor on PostgreSQL).
+    """
+    query = _files_query(commit, path_prefix)
+    if query is None:
+        return iter(())
+    query = query.add_columns(_file_model(commit)[0].data).execution_options(yield_per=1000)
+    return iter(get_session().connection().execute(query))
+
+
 def iter_file_coverage(
     commit: Coverage, path_prefix: Optional[str] = None
 ) -> Iterator[tuple[FileTotals, LineCoverage]]:
     """Like :func:`file_totals`, with each file's lines; rows are streamed, not loaded at once."""
-    query = _files_query(commit, path_prefix)
-    if query is None:
-        return
-    query = query.add_columns(_file_model(commit)[0].data).execution_options(yield_per=500)
-    for *totals, data in get_session().execute(query):
-        yield FileTotals(*totals), LineCoverage.decode(data)
+    for path, lines, hits, misses, partials, data in file_rows(commit, path_prefix):
+        yield FileTotals(path, lines, hits, misses, partials), LineCoverage.decode(data)
 
 
 def file_lines(commit: Coverage, path: str) -> Optional[LineCoverage]:

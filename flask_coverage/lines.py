@@ -25,6 +25,7 @@ __all__ = [
     "LineCoverage",
     "LineCoverageBuilder",
     "Totals",
+    "percent",
 ]
 
 #: A line that ran (and, if it has branches, took all of them). The ``type`` code of the report API.
@@ -97,10 +98,15 @@ class Totals:
     @property
     def coverage(self) -> float:
         """``hits / lines * 100`` rounded down to 2 decimals (``66.66`` for 2 of 3); 0 without lines."""
-        if not self.lines:
-            return 0.0
-        # Integer floor first, so 2/3 gives 66.66 and never 66.67 or 66.65999...
-        return (self.hits * 10000 // self.lines) / 100
+        return percent(self.hits, self.lines)
+
+
+def percent(hits: int, lines: int) -> float:
+    """``hits / lines * 100`` rounded down to 2 decimals (``66.66`` for 2 of 3); 0 without lines."""
+    if not lines:
+        return 0.0
+    # Integer floor first, so 2/3 gives 66.66 and never 66.67 or 66.65999...
+    return (hits * 10000 // lines) / 100
 
 
 class LineCoverage:
@@ -133,6 +139,10 @@ class LineCoverage:
 
     def __iter__(self) -> Iterator[Entry]:
         return zip(self._lines, self._hits, self._states)
+
+    def line_states(self) -> Iterator[Tuple[int, int]]:
+        """``(line, state)`` for every tracked line, in line order (the report API's pairs)."""
+        return zip(self._lines, self._states)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LineCoverage):
@@ -216,28 +226,24 @@ class LineCoverage:
         """Read what :meth:`encode` wrote; anything else raises :class:`ValueError`."""
         if not data or data[0] != _CODEC_VERSION:
             raise ValueError("not an encoded LineCoverage (unknown version byte)")
+        # One bounded call (zlib expands at most ~1032:1, so a longer output is corrupt, not compressed).
         inflater = zlib.decompressobj()
         try:
-            head = inflater.decompress(data[1:], _COUNT.size)
-            if len(head) != _COUNT.size:
-                raise ValueError("encoded LineCoverage is truncated")
-            (count,) = _COUNT.unpack(head)
-            size = 9 * count
-            if size > len(data) * _MAX_ZLIB_RATIO:
-                raise ValueError("encoded LineCoverage claims more lines than it can hold")
-            body = inflater.decompress(inflater.unconsumed_tail, size)
-            trailer = inflater.decompress(inflater.unconsumed_tail, 1)
+            body = inflater.decompress(data[1:], len(data) * _MAX_ZLIB_RATIO)
         except zlib.error as exc:
             raise ValueError(f"encoded LineCoverage is corrupt: {exc}") from None
-        if len(body) != size or trailer or not inflater.eof or inflater.unused_data:
+        if len(body) < _COUNT.size:
+            raise ValueError("encoded LineCoverage is truncated")
+        (count,) = _COUNT.unpack_from(body)
+        if len(body) != _COUNT.size + 9 * count or not inflater.eof or inflater.unused_data:
             raise ValueError("encoded LineCoverage has the wrong length")
-        deltas, hits = array(_U32), array(_U32)
-        deltas.frombytes(body[: 4 * count])
-        hits.frombytes(body[4 * count : 8 * count])
+        hits_at = _COUNT.size + 4 * count
+        states_at = hits_at + 4 * count
+        deltas, hits = array(_U32, body[_COUNT.size : hits_at]), array(_U32, body[hits_at:states_at])
         if sys.byteorder == "big":
             deltas.byteswap()
             hits.byteswap()
-        states = bytearray(body[8 * count :])
+        states = bytearray(body[states_at:])
         if 0 in deltas:
             raise ValueError("encoded LineCoverage has unordered or zero line numbers")
         if states.translate(None, b"\x00\x01\x02"):

@@ -214,8 +214,12 @@ def seed(database_url: str, repos: int = REPOS) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def production_service(database_url: str, redis_url: str, workers: int) -> Iterator[tuple[Gunicorn, dict[str, Any]]]:
-    """A seeded scratch database, a Redis prefix and gunicorn serving them; all cleaned up after."""
+def production_service(
+    database_url: str, redis_url: str, workers: int, extra_args: Sequence[str] = ()
+) -> Iterator[tuple[Gunicorn, dict[str, Any]]]:
+    """A seeded scratch database, a Redis prefix and gunicorn serving them; all cleaned up after.
+
+    ``extra_args`` are more gunicorn options (they win over the ones :class:`Gunicorn` sets)."""
     with scratch_database(database_url) as url, redis_prefix(redis_url) as prefix:
         seeded = seed(url)
         seeded["database_url"] = url
@@ -223,7 +227,12 @@ def production_service(database_url: str, redis_url: str, workers: int) -> Itera
         with (
             tempfile.TemporaryDirectory() as logs,
             Gunicorn(
-                "production_service:create_app()", workers=workers, env=env, chdir=ROOT / "tests", log_dir=logs
+                "production_service:create_app()",
+                workers=workers,
+                env=env,
+                chdir=ROOT / "tests",
+                log_dir=logs,
+                extra_args=extra_args,
             ) as server,
         ):
             yield server, seeded

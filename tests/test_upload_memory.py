@@ -1,8 +1,10 @@
-"""Peak memory of one upload of up to COVERAGE_MAX_UPLOAD_BYTES (after decompression): under 300 MB.
+"""Peak memory of one upload of up to COVERAGE_MAX_UPLOAD_BYTES (after decompression): under 300 MB;
+and of the report API reading a very large commit back: independent of its number of files.
 
-Each upload runs in a fresh interpreter (its ``VmHWM`` is that upload's peak), through the real
-upload endpoint, the parsers and the database, with the bodies of the abuse review and an honest
-report near the limit. See docs/upload.md ("Size limits") and docs/deployment.md ("Limits and abuse").
+Each upload or report runs in a fresh interpreter (its ``VmHWM`` is that request's peak), through the
+real endpoint, the parsers and the database, with the bodies of the abuse review and an honest report
+near the limit. See docs/upload.md ("Size limits", "The report API") and docs/deployment.md ("Limits
+and abuse").
 """
 
 from __future__ import annotations
@@ -21,19 +23,24 @@ ROOT = Path(__file__).resolve().parent.parent
 LIMIT_MB = 300
 limit = 50 * 1024 * 1024  # the default COVERAGE_MAX_UPLOAD_BYTES
 
-CHILD = textwrap.dedent(
+PEAK_MB = textwrap.dedent(
     """
     import json, sys
     from flask import Flask
     from flask_coverage import CoverageService
-    from flask_coverage.operations import add_org, add_repo, init_db
-
-    body, database = sys.argv[1], sys.argv[2]
 
     def peak_mb():
         # This process's own high-water mark (ru_maxrss would include the parent's, copied at spawn).
         with open("/proc/self/status") as status:
             return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) // 1024
+    """
+)
+
+CHILD = PEAK_MB + textwrap.dedent(
+    """
+    from flask_coverage.operations import add_org, add_repo, init_db
+
+    body, database = sys.argv[1], sys.argv[2]
 
     app = Flask("memory")
     app.config["SQLALCHEMY_DATABASE_URI"] = database
@@ -50,6 +57,27 @@ CHILD = textwrap.dedent(
     )
     measured = {"status": response.status_code, "text": response.text[:200], "before": before}
     print(json.dumps({**measured, "peak": peak_mb()}))
+    """
+)
+
+
+# Reads the report of each repository named on the command line, streamed, counting its files.
+READER = PEAK_MB + textwrap.dedent(
+    """
+    app = Flask("memory")
+    app.config["SQLALCHEMY_DATABASE_URI"] = sys.argv[1]
+    CoverageService(app)
+    client = app.test_client()
+    measured = {"before": peak_mb()}
+    for repo in sys.argv[2:]:
+        response = client.get(f"/api/v2/github/acme/repos/{repo}/report/", buffered=False)
+        size, files, carry = 0, 0, b""
+        for part in response.response:
+            text = carry + part
+            files, carry, size = files + text.count(b'{"line_coverage": '), text[-17:], size + len(part)
+        response.close()
+        measured[repo] = {"status": response.status_code, "bytes": size, "files": files, "peak": peak_mb()}
+    print(json.dumps(measured))
     """
 )
 
@@ -110,3 +138,43 @@ def test_an_upload_at_the_limit_stays_under_300_mb(tmp_path: Path, kind: str, st
     measured = json.loads(result.stdout.strip().splitlines()[-1])
     assert measured["status"] == status, measured
     assert measured["peak"] < LIMIT_MB, measured
+
+
+def one_line_files(files: int) -> bytes:
+    """An LCOV report of ``files`` files of one hit line each (the review's 1.34 million-file commit)."""
+    return b"".join(b"SF:src/f%07d.c\nDA:1,1\nend_of_record\n" % n for n in range(files))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
+def test_the_report_of_a_large_commit_is_complete_in_the_memory_of_a_small_one(tmp_path: Path) -> None:
+    from flask import Flask
+
+    from flask_coverage import CoverageService
+    from flask_coverage.ingest import upload_report
+    from flask_coverage.operations import add_org, add_repo, init_db
+
+    database = f"sqlite:///{tmp_path}/report.sqlite"
+    app = Flask("memory")
+    app.config["SQLALCHEMY_DATABASE_URI"] = database
+    CoverageService(app)
+    counts = {"small": 10_000, "large": 200_000}
+    with app.app_context():
+        init_db()
+        add_org("github", "acme")
+        for name, files in counts.items():
+            upload_report(add_repo("github", "acme", name), one_line_files(files), commit="5eed" * 10, branch="main")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(  # noqa: S603 - this interpreter, our own script
+        [sys.executable, "-c", READER, database, *counts],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    measured = json.loads(result.stdout.strip().splitlines()[-1])
+    small, large = measured["small"], measured["large"]
+    for name, files in counts.items():
+        assert (measured[name]["status"], measured[name]["files"]) == (200, files), measured
+    assert large["bytes"] > 30_000_000, measured  # an answer held whole would raise the peak by as much
+    assert large["peak"] - small["peak"] < 5, measured  # 20 times the files, no more memory

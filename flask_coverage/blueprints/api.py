@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterator
+from json.encoder import encode_basestring_ascii
 from typing import Any, Callable, Optional, TypeVar, Union
 from urllib.parse import parse_qsl, quote, urlencode
 
@@ -24,15 +25,15 @@ from werkzeug.routing import PathConverter
 from ..commits import (
     Coverage,
     commit_web_path,
+    file_rows,
     find_flag,
     flags_query,
-    iter_file_coverage,
     resolve_commit,
     uploads_query,
 )
 from ..errors import CoverageError, InvalidInput, NotFound, Unauthorized
 from ..http_errors import detail_json, handle_errors
-from ..lines import Totals
+from ..lines import LineCoverage, Totals, percent
 from ..lookups import NOT_FOUND, member_org, queried_commit, readable_commit, readable_repository
 from ..models import Commit, Membership, Owner, Repository
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
@@ -40,8 +41,6 @@ from ..pagination import paginate
 from ..schemas import (
     CommitPathSchema,
     CommitReportSchema,
-    CoverageTotalsSchema,
-    FileReportSchema,
     FlagListQuerySchema,
     OwnerPathSchema,
     PaginatedFlagListSchema,
@@ -564,29 +563,55 @@ def repos_flags_list(repository: Repository, args: dict[str, Any]) -> sa.Select:
     return flags_query(repository, commit)
 
 
-_FILE_SCHEMA = FileReportSchema()
-_TOTALS_SCHEMA = CoverageTotalsSchema()
+#: The report is yielded in pieces of about this many characters: one write to the client per piece.
+REPORT_PIECE = 64 * 1024
 
 
 def report_json(commit: Optional[Coverage], path: Optional[str] = None) -> Iterator[str]:
     """The members ``"files": [...], "totals": ...`` of a report's JSON object, as pieces of text
     (of a commit, or of a flag of it; ``None``: an empty report).
 
-    Each file is written to JSON text as soon as its row is read (millions of [line, type] pairs as
-    Python lists would take ten times the memory of their text), and yielded: a streamed answer holds
-    one file at a time. ``files`` comes first so that ``totals`` are those of the very files sent.
+    Each file is written to JSON text as soon as its row is read, in one format string (the bytes
+    Flask's JSON provider gives :class:`~flask_coverage.schemas.FileReportSchema`'s dump: keys
+    sorted, ``", "`` and ``": "``, ASCII), and the text is yielded in pieces of about
+    :data:`REPORT_PIECE` characters: a streamed answer holds one piece at a time, whatever the number
+    of files. ``files`` comes first so that ``totals`` are those of the very files sent.
     """
-    json = current_app.json
-    files = 0
-    total = Totals()
-    yield '"files": ['
-    for row, lines in iter_file_coverage(commit, path) if commit is not None else ():
-        total += row.totals
-        pairs = [(line, state) for line, _, state in lines]
-        report = {"name": row.path, "totals": totals_body(row.totals, 1), "line_coverage": pairs}
-        yield (", " if files else "") + json.dumps(_FILE_SCHEMA.dump(report))
+    files = lines = hits = misses = partials = 0
+    piece = ['"files": [']
+    size = 0
+    separator = ""
+    decode = LineCoverage.decode
+    for name, file_lines, file_hits, file_misses, file_partials, data in (
+        file_rows(commit, path) if commit is not None else ()
+    ):
+        pairs = ", ".join(itertools.starmap("[{}, {}]".format, decode(data).line_states()))
+        text = (
+            f'{separator}{{"line_coverage": [{pairs}], "name": {encode_basestring_ascii(name)}, "totals": '
+            f'{{"branches": 0, "coverage": {percent(file_hits, file_lines)!r}, "files": 1, "hits": {file_hits}, '
+            f'"lines": {file_lines}, "methods": 0, "misses": {file_misses}, "partials": {file_partials}}}}}'
+        )
+        piece.append(text)
+        size += len(text)
+        if size >= REPORT_PIECE:
+            yield "".join(piece)
+            piece, size = [], 0
+        separator = ", "
         files += 1
-    yield '], "totals": ' + json.dumps(_TOTALS_SCHEMA.dump(totals_body(total, files)))
+        lines += file_lines
+        hits += file_hits
+        misses += file_misses
+        partials += file_partials
+    piece.append('], "totals": ' + totals_json(lines, hits, misses, partials, files))
+    yield "".join(piece)
+
+
+def totals_json(lines: int, hits: int, misses: int, partials: int, files: int) -> str:
+    """:func:`totals_body` as JSON text (keys sorted), written without a dict or a schema."""
+    return (
+        f'{{"branches": 0, "coverage": {percent(hits, lines)!r}, "files": {files}, "hits": {hits}, '
+        f'"lines": {lines}, "methods": 0, "misses": {misses}, "partials": {partials}}}'
+    )
 
 
 def totals_body(totals: Totals, files: int) -> dict[str, Any]:

@@ -10,7 +10,9 @@ import pytest
 from openapi_spec_validator import validate
 
 from flask_coverage import operations
+from flask_coverage.blueprints.api import REPORT_PIECE
 from flask_coverage.lookups import get_owner
+from flask_coverage.schemas import CoverageTotalsSchema, FileReportSchema
 
 DATA = Path(__file__).parent.parent / "data"
 URL = "/api/v2/github/acme/repos/widgets/report/"
@@ -270,15 +272,38 @@ def test_public_answers_may_be_cached(testapp, history) -> None:
     assert "Cache-Control" not in testapp.get(URL).headers
 
 
-def test_the_report_is_streamed_file_by_file(app, history) -> None:
-    """The body is produced while the rows are read; its totals are those of the files sent."""
+def test_the_report_is_streamed_in_pieces(app, testapp, widgets, make_lcov) -> None:
+    """The body is produced while the rows are read, in pieces of about REPORT_PIECE characters (one
+    write to the client each, not one per file); its totals are those of the files sent."""
+    names = [f"src/p{n // 100}/module_{n:04d}.py" for n in range(1_500)]
+    upload(testapp, widgets.upload_token, make_lcov({name: {1: 1, 2: 0} for name in names}), SHA_MAIN, branch="main")
     response = app.test_client().get(URL, buffered=False)
     assert response.is_streamed
     parts = [part if isinstance(part, str) else part.decode() for part in response.response]
-    assert sum('"line_coverage": ' in part for part in parts) == 3  # a part per file
+    pieces = [part for part in parts if '"line_coverage": ' in part]
+    assert len(pieces) >= 3
+    longest_file = max(map(len, re.findall(r'\{"line_coverage": .*?\}\}', "".join(pieces))))
+    for piece in pieces[:-1]:
+        assert REPORT_PIECE <= len(piece) < REPORT_PIECE + longest_file + 2
     body = json.loads("".join(parts))
-    assert len(body["files"]) == 3
+    assert [file["name"] for file in body["files"]] == sorted(names)
     for key in ("lines", "hits", "misses", "partials"):
         assert body["totals"][key] == sum(f["totals"][key] for f in body["files"])
     assert body["totals"]["files"] == len(body["files"])
     response.close()
+
+
+def test_the_report_is_the_json_of_its_schemas(app, testapp, widgets, make_lcov) -> None:
+    """Written by hand for speed, the body is the very text Flask's JSON provider gives the schemas' dump:
+    keys sorted, the same separators, names escaped to ASCII, every coverage figure as before."""
+    lines = {1: 1, 2: 0, 3: 1}
+    report = make_lcov({"src/naïve/\u00e9t\u00e9.py": lines, 'src/q"uote.py': {1: 0}, "src/a.py": {1: 1, 5: 1}})
+    upload(testapp, widgets.upload_token, report, SHA_MAIN, branch="main")
+    for url in (URL, f"{URL}?path=src/n", f"{URL}?path=nothing/"):
+        text = testapp.get(url).text
+        body = json.loads(text)
+        files = ", ".join(app.json.dumps(FileReportSchema().dump(file)) for file in body["files"])
+        totals = app.json.dumps(CoverageTotalsSchema().dump(body["totals"]))
+        url_json = app.json.dumps(body["commit_file_url"])
+        assert text == f'{{"files": [{files}], "totals": {totals}, "commit_file_url": {url_json}}}'
+    assert [file["totals"]["coverage"] for file in json.loads(testapp.get(URL).text)["files"]] == [100.0, 66.66, 0.0]
