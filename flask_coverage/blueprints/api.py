@@ -586,11 +586,8 @@ def report_json(commit: Optional[Coverage], path: Optional[str] = None) -> Itera
         file_rows(commit, path) if commit is not None else ()
     ):
         pairs = ", ".join(itertools.starmap("[{}, {}]".format, decode(data).line_states()))
-        text = (
-            f'{separator}{{"line_coverage": [{pairs}], "name": {encode_basestring_ascii(name)}, "totals": '
-            f'{{"branches": 0, "coverage": {percent(file_hits, file_lines)!r}, "files": 1, "hits": {file_hits}, '
-            f'"lines": {file_lines}, "methods": 0, "misses": {file_misses}, "partials": {file_partials}}}}}'
-        )
+        totals = totals_json(file_lines, file_hits, file_misses, file_partials, 1)
+        text = f'{separator}{{"line_coverage": [{pairs}], "name": {encode_basestring_ascii(name)}, "totals": {totals}}}'
         piece.append(text)
         size += len(text)
         if size >= REPORT_PIECE:
