@@ -82,6 +82,16 @@ READER = PEAK_MB + textwrap.dedent(
 )
 
 
+def run_child(script: str, *args: str) -> dict:
+    """What ``script`` printed last (JSON), run in a fresh interpreter with ``args``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(  # noqa: S603 - this interpreter, our own script
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def body(kind: str) -> bytes:
     """The upload of ``kind``, at most the default limit once decompressed."""
     if kind == "coveragepy-empty-arcs":  # the review: an entry decoded whole took 1.4 GB
@@ -121,21 +131,12 @@ def body(kind: str) -> bytes:
     ],
 )
 def test_an_upload_at_the_limit_stays_under_300_mb(tmp_path: Path, kind: str, status: int) -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     database = f"sqlite:///{tmp_path}/memory.sqlite"
     plain = body(kind)
     assert len(plain) <= limit
     (tmp_path / "body.gz").write_bytes(gzip.compress(plain, 1))
     del plain
-    result = subprocess.run(  # noqa: S603 - this interpreter, our own script
-        [sys.executable, "-c", CHILD, str(tmp_path / "body.gz"), database],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    measured = json.loads(result.stdout.strip().splitlines()[-1])
+    measured = run_child(CHILD, str(tmp_path / "body.gz"), database)
     assert measured["status"] == status, measured
     assert measured["peak"] < LIMIT_MB, measured
 
@@ -163,16 +164,7 @@ def test_the_report_of_a_large_commit_is_complete_in_the_memory_of_a_small_one(t
         add_org("github", "acme")
         for name, files in counts.items():
             upload_report(add_repo("github", "acme", name), one_line_files(files), commit="5eed" * 10, branch="main")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    result = subprocess.run(  # noqa: S603 - this interpreter, our own script
-        [sys.executable, "-c", READER, database, *counts],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    measured = json.loads(result.stdout.strip().splitlines()[-1])
+    measured = run_child(READER, database, *counts)
     small, large = measured["small"], measured["large"]
     for name, files in counts.items():
         assert (measured[name]["status"], measured[name]["files"]) == (200, files), measured
