@@ -1,8 +1,9 @@
 """The lookup layer: what a name or a URL names, for the caller who asks.
 
-The service reads its owners and repositories by name here and nowhere else: the API endpoints, the
-legacy API, the CLI and the operator's writes (:mod:`flask_coverage.operations`), uploads by slug. The
-SQL is in :mod:`flask_coverage.commits` (one repository lookup, with its commit, branch or pull target).
+Owners are read by name here, for every blueprint, the CLI and the operator's writes
+(:mod:`flask_coverage.operations`); repositories through :func:`flask_coverage.commits.find_repository`,
+the one repository query, which these lookups use and which ``commits.find_target`` joins to a commit for
+the graphs and the web pages.
 
 The endpoints' lookups take the caller (``None``: anonymous) and the loaded path arguments, and return
 what they name, or raise :class:`~flask_coverage.errors.NotFound` with the same message whether it does
