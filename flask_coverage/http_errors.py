@@ -17,7 +17,8 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from .errors import CoverageError
 from .outage import handle_database_outage
 
-#: Builds a blueprint's error body for ``error``; the status and ``error.headers`` are set after it.
+#: Builds a blueprint's error answer for ``error``; ``error.status`` (unless the answer has a status of its
+#: own: a host hook's redirect) and ``error.headers`` are set after it.
 Render = Callable[[CoverageError], Response]
 
 
@@ -47,7 +48,8 @@ def handle_errors(
 
     def answer(error: CoverageError) -> Response:
         response = render(error)
-        response.status_code = error.status
+        if response.status_code == 200:
+            response.status_code = error.status
         response.headers.update(error.headers)
         return response
 

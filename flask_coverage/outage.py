@@ -1,7 +1,8 @@
 """Answering requests while the database cannot be reached: a 503 that says so, never a 500.
 
 When PostgreSQL restarts, the requests in flight lose their connections and new ones cannot
-connect until it is back. Each blueprint registers :func:`handle_database_outage`, so those
+connect until it is back. Each blueprint registers :func:`handle_database_outage` (through
+:func:`flask_coverage.http_errors.handle_errors`), so those
 requests are answered ``503 Service Unavailable`` with a ``Retry-After`` header, in the
 blueprint's own error format, and a request whose answer was ready when the server went away
 still gets it (ending its transaction on a dead connection would otherwise raise after the view,
@@ -63,16 +64,15 @@ def plain_text_response(message: str) -> Response:
     return response
 
 
-def handle_database_outage(bp: Blueprint, respond: Optional[Callable[[str], Response]] = None) -> None:
+def handle_database_outage(bp: Blueprint, respond: Callable[[str], Response]) -> None:
     """Answer database outages in the views of ``bp`` with a 503.
 
-    ``respond(message)`` builds the blueprint's error response (default: plain text); the status
+    ``respond(message)`` builds the blueprint's error response; the status
     becomes 503 and ``Retry-After`` and ``Cache-Control: no-store`` are added. Database errors that
     are not an outage (see :func:`is_database_outage`) are raised on, as without the handler. After
     a request of ``bp``, an outage while the session ends drops the connection instead of failing
     the request (see :func:`end_session`).
     """
-    render = respond or plain_text_response
 
     def handler(error: Exception) -> Response:
         if not is_database_outage(error):
@@ -87,7 +87,7 @@ def handle_database_outage(bp: Blueprint, respond: Optional[Callable[[str], Resp
             request.method,
             request.path,
         )
-        response = render(OUTAGE_MESSAGE)
+        response = respond(OUTAGE_MESSAGE)
         response.status_code = 503
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         response.headers["Cache-Control"] = "no-store"

@@ -26,12 +26,12 @@ from flask import (
 )
 from werkzeug.wrappers import Response
 
-from ..errors import AlreadyExists, CoverageError, Forbidden, InvalidInput, NotFound, Unauthorized
-from ..lookups import list_tokens
+from ..errors import CoverageError, Forbidden, InvalidInput, NotFound, Unauthorized
+from ..http_errors import handle_errors
 from ..models import AccessToken, Owner
-from ..names import check_name
+from ..lookups import list_tokens
 from ..operations import MAX_TOKEN_NAME_LENGTH, create_token, revoke_token
-from ..outage import handle_database_outage
+from ..outage import plain_text_response
 from ..state import call_hook
 
 bp = Blueprint(
@@ -42,7 +42,6 @@ bp = Blueprint(
     # Not "/static": with an empty COVERAGE_ACCOUNT_URL_PREFIX it would shadow the host's static files.
     static_url_path="/coverage-static",
 )
-handle_database_outage(bp)
 
 CSRF_SESSION_KEY = "_coverage_csrf"
 CSRF_FIELD = "csrf_token"
@@ -63,11 +62,21 @@ SECURITY_HEADERS = {
 }
 
 
-@bp.errorhandler(Unauthorized)
-@bp.errorhandler(Forbidden)
-def _auth_required(error: CoverageError) -> Any:
-    # The host app decides how a page answers a visitor who is not signed in or may not use it.
-    return make_response(call_hook("auth_error", error.status))
+def _render_error(error: CoverageError) -> Response:
+    """The pages' one error answer: the ``auth_error`` hook's for a visitor who is not signed in or may
+    not use them (the host decides: a redirect to its sign-in, say), the page with the error above its
+    forms for a refused form, plain text while the database is away or without a user to show."""
+    if error.status in (401, 403):
+        return make_response(call_hook("auth_error", error.status))
+    user = call_hook("current_user") if error.status != 503 else None
+    if user is None or user.is_org:
+        return plain_text_response(str(error))
+    # A refused new token keeps its name in the form.
+    name = request.form.get("name", "") if request.endpoint == f"{bp.name}.create_access_token" else ""
+    return make_response(_page(user, error=str(error), name=name))
+
+
+handle_errors(bp, _render_error)
 
 
 @bp.after_request
@@ -111,14 +120,9 @@ def signed_in_user() -> Owner:
 
 
 def _page(
-    user: Owner,
-    *,
-    status: int = 200,
-    error: Optional[str] = None,
-    name: str = "",
-    created: Optional[tuple[AccessToken, str]] = None,
-) -> Any:
-    body = render_template(
+    user: Owner, *, error: Optional[str] = None, name: str = "", created: Optional[tuple[AccessToken, str]] = None
+) -> str:
+    return render_template(
         "coverage/access_tokens.html",
         user=user,
         tokens=list_tokens(user),
@@ -129,7 +133,11 @@ def _page(
         csrf_field=CSRF_FIELD,
         max_name_length=MAX_TOKEN_NAME_LENGTH,
     )
-    return body, status
+
+
+def _check_csrf() -> None:
+    if not csrf_valid():
+        raise InvalidInput(CSRF_FAILED)
 
 
 @bp.get("/access")
@@ -142,30 +150,19 @@ def access_tokens() -> Any:
 def create_access_token() -> Any:
     """Create a named token and show it, this once, on the page."""
     user = signed_in_user()
-    name = request.form.get("name", "")
-    if not csrf_valid():
-        return _page(user, status=400, error=CSRF_FAILED, name=name)
-    try:
-        created = create_token(user.service, user.username, name=name)
-    except InvalidInput as error:
-        return _page(user, status=400, error=str(error), name=name)
-    except AlreadyExists as error:
-        return _page(user, status=409, error=str(error), name=name)
-    return _page(user, status=201, created=created)
+    _check_csrf()
+    created = create_token(user.service, user.username, name=request.form.get("name", ""))
+    return _page(user, created=created), 201
 
 
 @bp.post("/access/revoke")
 def revoke_access_token() -> Any:
     """Revoke one of the user's tokens by name, then show the page again (post/redirect/get)."""
     user = signed_in_user()
-    if not csrf_valid():
-        return _page(user, status=400, error=CSRF_FAILED)
+    _check_csrf()
     name = request.form.get("name", "")
-    try:
-        # A name that could never have been stored is not looked up (PostgreSQL refuses NUL bytes).
-        check_name(name, "token name", max_length=MAX_TOKEN_NAME_LENGTH, single_word=False)
-        revoke_token(user.service, user.username, name=name)
-    except (InvalidInput, NotFound):
-        return _page(user, status=404, error=f"You have no token named {name[:MAX_TOKEN_NAME_LENGTH]!r}.")
+    if all(token.name != name for token in list_tokens(user)):
+        raise NotFound(f"You have no token named {name[:MAX_TOKEN_NAME_LENGTH]!r}.")
+    revoke_token(user.service, user.username, name=name)
     flash(f"Token {name!r} revoked.", FLASH_CATEGORY)
     return redirect(url_for(".access_tokens"), code=303)

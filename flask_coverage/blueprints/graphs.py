@@ -29,25 +29,27 @@ import hashlib
 import logging
 import time
 from importlib import metadata
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, NamedTuple, Optional, TypeVar
 from urllib.parse import quote, urlencode
 
 from flask import Blueprint, Response, current_app, request
+from werkzeug.http import HTTP_STATUS_CODES
 
 from ..auth import is_plausible_token
 from ..commits import Coverage, find_flag_target, find_target
+from ..errors import CoverageError, InvalidInput, NotFound
 from ..graph_data import gc_paused, graph_records
+from ..http_errors import handle_errors
 from ..ingest import FLAG_PATTERN
 from ..listings import branch_coverage
 from ..models import SERVICE_BY_SHORT, Commit, CommitFlag, Repository
-from ..outage import handle_database_outage
+from ..outage import plain_text_response
 from ..state import call_hook, get_cache, get_state
 from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
 from ..svg.badge import PRECISIONS, UNKNOWN, UNKNOWN_COLOR, format_coverage, render_badge_svg
 from ..svg.trend import TREND_COMMITS, render_trend_svg
 
 bp = Blueprint("coverage_graphs", __name__)
-handle_database_outage(bp)
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -85,15 +87,20 @@ def _svg_response(body: bytes, status: int = 200) -> Response:
     return response
 
 
-def _graph_not_found() -> Response:
-    return _svg_response(NOT_FOUND_SVG.encode(), 404)
-
-
-def _bad_request(message: str) -> Response:
-    # The validators' messages name the parameter and what is accepted, never the value sent.
-    response = Response(f"Bad request: {message}.\n", 400, mimetype="text/plain")
+def _render_error(error: CoverageError) -> Response:
+    """The graphs' one error answer: the "no coverage" image for every 404 (an ``<img>`` shows the
+    hint), a line of text for anything else (the validators' messages name the parameter and what
+    is accepted, never the value sent)."""
+    if error.status == 404:
+        return _svg_response(NOT_FOUND_SVG.encode())
+    if error.status == 503:
+        return plain_text_response(str(error))
+    response = plain_text_response(f"{HTTP_STATUS_CODES.get(error.status, 'Error').capitalize()}: {error}.")
     response.headers.update(SVG_HEADERS)
     return response
+
+
+handle_errors(bp, _render_error)
 
 
 def default_file_url(repository: Repository, commit: Commit) -> Optional[str]:
@@ -120,12 +127,23 @@ def graph_token() -> Optional[str]:
 def requested_flag() -> Optional[str]:
     """The ``flag`` query argument (``None`` without one; an empty one is none, as on Codecov).
 
-    Raises ``ValueError`` for a name that no upload can have (the upload's rule).
+    Raises ``InvalidInput`` for a name that no upload can have (the upload's rule).
     """
     flag = request.args.get("flag") or None
     if flag is not None and not FLAG_PATTERN.fullmatch(flag):
-        raise ValueError("flag must be 1 to 45 letters, digits, '_', '.' or '-'")
+        raise InvalidInput("flag must be 1 to 45 letters, digits, '_', '.' or '-'")
     return flag
+
+
+class Readable(NamedTuple):
+    """What a graph URL names, for a request that may read it: the repository, the commit, the
+    coverage shown (the commit's, or a flag's in it) and the graph token that was accepted (``None``
+    for a public repository): the request's token is read once, here."""
+
+    repository: Repository
+    commit: Commit
+    coverage: Coverage
+    token: Optional[str]
 
 
 def _readable_target(
@@ -136,7 +154,7 @@ def _readable_target(
     pullid: Optional[str],
     sha: Optional[str],
     flag: Optional[str],
-) -> Optional[tuple[Repository, Commit, Coverage]]:
+) -> Optional[Readable]:
     """The repository the URL names, the commit its target names (see the module docstring) and
     the coverage to show: the commit's, or with ``flag`` that flag's in the commit; if this request
     may read them, else ``None``: the one 404 (an unknown flag included). One query."""
@@ -157,10 +175,18 @@ def _readable_target(
         found, coverage = (None, None) if flagged is None else (flagged[:2], flagged[2])
     if found is None or coverage is None:
         return None
-    repository = found[0]
-    if repository.private and not call_hook("verify_graph_token", repository, graph_token()):
-        return None
-    return repository, found[1], coverage
+    repository, token = found[0], None
+    if repository.private:
+        token = graph_token()
+        if not call_hook("verify_graph_token", repository, token):
+            return None
+    return Readable(repository, found[1], coverage, token)
+
+
+def graph_options(kind: str, *names: str) -> GraphOptions:
+    """The drawing options of ``kind`` from the query arguments ``names`` (``width``, ``height``,
+    ``border_size``, ``border_color``), validated once, here at the edge: a bad one is a 400 naming it."""
+    return validate_graph_params(kind, **{name: request.args.get(name) for name in names})
 
 
 def _private_headers(response: Response, repository: Repository) -> Response:
@@ -187,7 +213,7 @@ def _not_modified(etag: str) -> bool:
     return request.if_none_match.contains_weak(etag)
 
 
-def _link_target(repository: Repository, commit: Commit, flag: Optional[str]) -> tuple[Optional[str], str]:
+def _link_target(found: Readable, flag: Optional[str]) -> tuple[Optional[str], str]:
     """``(link prefix, link suffix)`` of a graph's blocks (``None``: no links).
 
     Without a ``file_url`` hook of the host's, links go to this service's file view as
@@ -196,10 +222,11 @@ def _link_target(repository: Repository, commit: Commit, flag: Optional[str]) ->
     the request's graph token when the repository is private, and the ``flag`` shown. A hook's URL
     is used as it is: the token is never sent elsewhere.
     """
+    repository, commit = found.repository, found.commit
     if get_state().service.file_url_callback is not None:
         return call_hook("file_url", repository, commit), ""
     config = current_app.config
-    query = {"token": graph_token() if repository.private else None, "flag": flag}
+    query = {"token": found.token, "flag": flag}
     suffix = urlencode({key: value for key, value in query.items() if value is not None}, quote_via=quote)
     suffix = f"?{suffix}" if suffix else ""
     if config["COVERAGE_WEB_URL_PREFIX"] == config["COVERAGE_GRAPH_URL_PREFIX"]:
@@ -295,22 +322,19 @@ def badge(
     """The coverage badge of the commit the URL's target names: ``badge.svg`` (an image) or
     ``badge.txt`` (the number alone); the one ``unknown`` badge when there is nothing to show."""
     if ext not in BADGE_MIMETYPES:
-        return _graph_not_found()
+        raise NotFound()
     precision = request.args.get("precision", "0")
     if precision not in PRECISIONS:
-        return _bad_request("precision must be 0, 1 or 2")
-    try:
-        flag = requested_flag()
-    except ValueError as error:
-        return _bad_request(str(error))
+        raise InvalidInput("precision must be 0, 1 or 2")
+    flag = requested_flag()
     label = current_app.config["COVERAGE_BADGE_LABEL"]
     found = _readable_target(prov, owner, repo, branch, pullid, sha, flag)
-    if found is None or found[2].lines <= 0:
+    if found is None or found.coverage.lines <= 0:
         repository, value, color = None, UNKNOWN, UNKNOWN_COLOR
         # The same answer, ETag included, whatever was not found.
         etag = _etag("badge", ext, label)
     else:
-        repository, commit, coverage = found
+        repository, commit, coverage, _ = found
         low, high = color_range(repository)
         value = format_coverage(coverage.hits, coverage.lines, int(precision))
         color = coverage_color(coverage.hits * 100 / coverage.lines, low, high)
@@ -342,20 +366,14 @@ def graph(
     if kind == "commits":
         return _trend_graph(prov, owner, repo, branch, pullid, sha)
     if kind not in GRAPH_KINDS:
-        return _graph_not_found()
-    args = request.args
-    try:
-        params = validate_graph_params(
-            kind, args.get("width"), args.get("height"), args.get("border_size"), args.get("border_color")
-        )
-        flag = requested_flag()
-    except ValueError as error:
-        return _bad_request(str(error))
+        raise NotFound()
+    params = graph_options(kind, "width", "height", "border_size", "border_color")
+    flag = requested_flag()
     found = _readable_target(prov, owner, repo, branch, pullid, sha, flag)
-    if found is None or not found[2].files:
-        return _graph_not_found()
-    repository, commit, coverage = found
-    link_prefix, link_suffix = _link_target(repository, commit, flag)
+    if found is None or not found.coverage.files:
+        raise NotFound()
+    repository, commit, coverage, _ = found
+    link_prefix, link_suffix = _link_target(found, flag)
     options = params._replace(color_range=color_range(repository), link_prefix=link_prefix, link_suffix=link_suffix)
     etag = _etag("graph", *_commit_identity(commit, coverage), *options)
     if _not_modified(etag):
@@ -378,16 +396,12 @@ def _trend_graph(
 ) -> Response:
     """``commits.svg``: the coverage of the last commits of a branch (a pull or a commit has none)."""
     if pullid is not None or sha is not None:
-        return _graph_not_found()
-    args = request.args
-    try:
-        params = validate_graph_params("icicle", args.get("width"), args.get("height"))
-    except ValueError as error:
-        return _bad_request(str(error))
+        raise NotFound()
+    params = graph_options("icicle", "width", "height")
     found = _readable_target(prov, owner, repo, branch, None, None, None)
     if found is None:
-        return _graph_not_found()
-    repository = found[0]
+        raise NotFound()
+    repository = found.repository
     rows = branch_coverage(repository, branch or repository.branch, TREND_COMMITS)
     low, high = color_range(repository)
     # The ETag is made of what is drawn, so any upload to any of these commits changes it.

@@ -21,15 +21,14 @@ import hashlib
 from typing import Any, NamedTuple, Optional
 
 import sqlalchemy as sa
-from flask import Blueprint, Response, abort, make_response, render_template, request, url_for
+from flask import Blueprint, Response, make_response, render_template, request, url_for
 from markupsafe import Markup
-from werkzeug.exceptions import HTTPException
 
 from ..auth import can_read_repository
 from ..commits import FileTotals, file_lines, file_totals, find_flag, find_repository, find_target, flags_query
 from ..compare import compare_files
-from ..errors import CoverageError
-from ..http_errors import handle_errors, http_exception_message
+from ..errors import CoverageError, InvalidInput, NotFound
+from ..http_errors import handle_errors
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..listings import find_pull
 from ..lookups import get_owner
@@ -124,12 +123,12 @@ def _error_page(error: CoverageError) -> Response:
     return make_response(render_template("coverage/error.html", title=title, message=str(error)))
 
 
-def _describe(error: HTTPException) -> str:
+handle_errors(bp, _error_page)
+
+
+def _not_found() -> NotFound:
     # Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
-    return NOT_FOUND_MESSAGE if error.code == 404 else http_exception_message(error)
-
-
-handle_errors(bp, _error_page, describe=_describe)
+    return NotFound(NOT_FOUND_MESSAGE)
 
 
 def _current_user() -> Optional[Owner]:
@@ -156,17 +155,17 @@ def _view(prov: str, owner: str, repo: str, target: Target) -> View:
         # A repository without coverage on its default branch still has its page.
         repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
     if found is None and (target != Target() or repository is None):
-        abort(404)
+        raise _not_found()
     allowed, token = _visible(repository)
     if not allowed:
-        abort(404)
+        raise _not_found()
     return View(repository, target, commit, token)
 
 
 def _target(branch: Optional[str], pullid: Optional[str], sha: Optional[str]) -> Target:
     if pullid is not None:
         if not (pullid.isascii() and pullid.isdigit() and len(pullid) <= 10):
-            abort(404)
+            raise _not_found()
         return Target(pullid=int(pullid))
     return Target(branch=branch, sha=sha)
 
@@ -202,7 +201,7 @@ def _sorted_files(files: list[FileTotals]) -> tuple[list[FileTotals], str, str]:
     sort = request.args.get("sort", "coverage")
     order = request.args.get("order", "asc")
     if sort not in SORT_KEYS or order not in ("asc", "desc"):
-        abort(400, description=f"sort must be one of {', '.join(SORT_KEYS)}, and order asc or desc.")
+        raise InvalidInput(f"sort must be one of {', '.join(SORT_KEYS)}, and order asc or desc.")
     if sort == "coverage":
         files = sorted(files, key=lambda f: (f.hits * 10000 // f.lines if f.lines else -1, f.path))
     elif sort != "path":
@@ -215,7 +214,7 @@ def _sorted_files(files: list[FileTotals]) -> tuple[list[FileTotals], str, str]:
 def _page_number(pages: int) -> int:
     value = request.args.get("page", "1")
     if not (value.isascii() and value.isdigit() and 1 <= int(value) <= pages):
-        abort(404)
+        raise _not_found()
     return int(value)
 
 
@@ -244,7 +243,7 @@ def owner_page(prov: str, owner: str) -> Any:
     """The repositories of an owner that the visitor may see, with the coverage of their default branch."""
     owner_row = get_owner(SERVICE_BY_SHORT[prov], owner)
     if owner_row is None:
-        abort(404)
+        raise _not_found()
     query = (
         sa.select(Repository, Commit)
         .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
@@ -271,13 +270,10 @@ def _commit_flags(repository: Repository, commit: Optional[Commit]) -> list[tupl
 
 def _target_page(view: View) -> Any:
     repository, target, commit = view.repository, view.target, view.commit
-    try:
-        flag = requested_flag()
-    except ValueError as error:
-        abort(400, str(error))
+    flag = requested_flag()
     flags = _commit_flags(repository, commit)
     if flag is not None and flag not in dict(flags):
-        abort(404)
+        raise _not_found()
     files: list[FileTotals] = file_totals(commit) if commit is not None else []
     files, sort, order = _sorted_files(files)
     pages = max(1, -(-len(files) // FILES_PER_PAGE))
@@ -350,7 +346,7 @@ def repository_page(
     """A repository at the tip of its default branch, a branch, a pull request or a commit."""
     view = _view(prov, owner, repo, _target(branch, pullid, sha))
     if view.commit is None and view.target != Target():
-        abort(404)
+        raise _not_found()
     return _target_page(view)
 
 
@@ -410,16 +406,13 @@ def file_view(
 ) -> Any:
     """One file of the commit the URL's target names (``?flag=``: of that flag of it): each line
     with its state, hits and source."""
-    try:
-        flag = requested_flag()
-    except ValueError as error:
-        abort(400, str(error))
+    flag = requested_flag()
     view = _view(prov, owner, repo, _target(branch, pullid, sha))
     commit = view.commit
     coverage = commit if flag is None or commit is None else find_flag(commit, flag)
     lines = file_lines(coverage, path) if coverage is not None else None
     if commit is None or lines is None:
-        abort(404)
+        raise _not_found()
     source = load_source(view.repository, commit.sha, path)
     user = _current_user()
     material = "\0".join(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional, Tuple, Union
 
+from ..errors import InvalidInput
+
 #: The graph kinds, in URL order.
 GRAPH_KINDS = ("tree", "icicle", "sunburst")
 #: Default ``(width, height)`` in pixels per kind.
@@ -94,27 +96,27 @@ def _integer(name: str, value: Union[str, int, None], default: int, bounds: tupl
     if value is None:
         return default
     if isinstance(value, bool):
-        raise ValueError(message)
+        raise InvalidInput(message)
     if isinstance(value, str):
         # Only ASCII digits: int() would also take signs, spaces, "_" and other scripts' digits.
         if _digits(value) is None:
-            raise ValueError(message)
+            raise InvalidInput(message)
         value = int(value)
     if not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(message)
+        raise InvalidInput(message)
     return value
 
 
 def validate_border_color(value: Optional[str]) -> str:
     """The color, lower-cased, if it is a CSS color name or ``#rgb``/``#rrggbb``
-    (``None`` gives the default); otherwise ``ValueError``."""
+    (``None`` gives the default); otherwise :class:`~flask_coverage.errors.InvalidInput` (a ``ValueError``)."""
     if value is None:
         return DEFAULT_BORDER_COLOR
     if isinstance(value, str) and value.isascii():
         color = value.lower()
         if color in CSS_COLOR_NAMES or _hex_color(color) is not None:
             return color
-    raise ValueError("border_color must be a CSS color name, #rgb or #rrggbb")
+    raise InvalidInput("border_color must be a CSS color name, #rgb or #rrggbb")
 
 
 def validate_graph_params(
@@ -135,13 +137,13 @@ def validate_graph_params(
     Accepts ``kind`` in :data:`GRAPH_KINDS`, width and height in
     :data:`SIZE_RANGE`, border size in :data:`BORDER_SIZE_RANGE` (numbers as
     plain ASCII digits), and a border color accepted by
-    :func:`validate_border_color`.  Raises ``ValueError`` with a message
+    :func:`validate_border_color`.  Raises ``InvalidInput`` (a ``ValueError``) with a message
     naming the parameter and the accepted values, never the rejected value.
     The keyword-only options come from code and are taken as given (the
     writer refuses a ``link_prefix`` with a non-http(s) scheme).
     """
     if not isinstance(kind, str) or kind not in GRAPH_DEFAULTS:
-        raise ValueError("the graph kind must be one of: " + ", ".join(GRAPH_KINDS))
+        raise InvalidInput("the graph kind must be one of: " + ", ".join(GRAPH_KINDS))
     default_width, default_height = GRAPH_DEFAULTS[kind]
     return GraphOptions(
         kind,
