@@ -11,10 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Optional, Union
-from urllib.parse import quote
 
 import sqlalchemy as sa
-from flask import current_app
 from sqlalchemy.orm import aliased, contains_eager
 
 from .errors import InvalidInput
@@ -356,18 +354,6 @@ def file_lines(commit: Coverage, path: str) -> Optional[LineCoverage]:
     query = sa.select(files.data).where(owned, files.path == path)
     data = get_session().execute(query).scalar_one_or_none()
     return None if data is None else LineCoverage.decode(data)
-
-
-def commit_web_path(repository: Repository, sha: str) -> str:
-    """The app-relative URL where a commit's coverage is shown: its tree graph.
-
-    ``{COVERAGE_GRAPH_URL_PREFIX}/{gh|gl|...}/{owner}/{repo}/commit/{sha}/graphs/tree.svg``; every
-    block of that graph links to the file view of the same commit.
-    """
-    owner: Owner = repository.owner
-    prefix = current_app.config["COVERAGE_GRAPH_URL_PREFIX"].rstrip("/")
-    names = "/".join(quote(name, safe="") for name in (owner.username, repository.name))
-    return f"{prefix}/{owner.service.short}/{names}/commit/{sha}/graphs/tree.svg"
 
 
 def uploads_query(commit: Commit) -> sa.Select:

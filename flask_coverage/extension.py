@@ -68,7 +68,7 @@ class CoverageService:
         self.verify_graph_token_callback: Callable[[Any, Optional[str]], Any] = auth.default_verify_graph_token
         self.current_user_callback: Callable[[], Any] = auth.default_current_user
         self.auth_error_callback: Callable[[int], Any] = auth.default_auth_error
-        # None: graph blocks link to the service's own file view (blueprints.graphs.default_file_url).
+        # None: graph blocks link to the service's own file view (urls.file_links).
         self.file_url_callback: Optional[Callable[[Any, Any], Optional[str]]] = None
         self.source_loader_callback: Callable[[Any, str, str], Any] = default_source_loader
         if app is not None:

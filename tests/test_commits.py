@@ -7,7 +7,6 @@ import sqlalchemy as sa
 
 from flask_coverage import operations
 from flask_coverage.commits import (
-    commit_web_path,
     file_lines,
     file_totals,
     find_repository,
@@ -20,6 +19,7 @@ from flask_coverage.ingest import upload_report
 from flask_coverage.lines import HIT, MISS, PARTIAL, Totals
 from flask_coverage.lookups import repository_by_slug
 from flask_coverage.models import FileCoverage
+from flask_coverage.urls import commit_web_path
 
 # Two shas that share their first 8 hex digits, and a third one.
 SHA_A = "abcdef01" + "1" * 32

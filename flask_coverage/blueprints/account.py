@@ -28,8 +28,8 @@ from werkzeug.wrappers import Response
 
 from ..errors import CoverageError, Forbidden, InvalidInput, NotFound, Unauthorized
 from ..http_errors import handle_errors
-from ..models import AccessToken, Owner
 from ..lookups import list_tokens
+from ..models import AccessToken, Owner
 from ..operations import MAX_TOKEN_NAME_LENGTH, create_token, revoke_token
 from ..outage import plain_text_response
 from ..state import call_hook

@@ -14,7 +14,6 @@ import itertools
 from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii
 from typing import Any, Callable, Optional, TypeVar, Union
-from urllib.parse import parse_qsl, quote, urlencode
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
@@ -24,7 +23,6 @@ from werkzeug.routing import PathConverter
 
 from ..commits import (
     Coverage,
-    commit_web_path,
     file_rows,
     find_flag,
     flags_query,
@@ -53,6 +51,7 @@ from ..schemas import (
     UserListQuerySchema,
 )
 from ..state import call_hook, get_engine
+from ..urls import commit_url, page_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -333,29 +332,12 @@ def paginated(
     return schema.dump(
         {
             "count": page.count,
-            "next": _page_url(page.next_number),
-            "previous": _page_url(page.previous_number),
+            "next": page_url(page.next_number),
+            "previous": page_url(page.previous_number),
             "total_pages": page.total_pages,
             "results": page.items if item is None else [item(row) for row in page.items],
         }
     )
-
-
-def _page_url(number: Optional[int]) -> Optional[str]:
-    """The absolute URL of the current request with its ``page`` argument set to ``number``.
-
-    Every other query argument is kept as it was; ``None`` stays ``None`` (no such page).
-    """
-    if number is None:
-        return None
-    pairs = parse_qsl(request.query_string.decode("utf-8", "replace"), keep_blank_values=True)
-    # Replaced in place, so neighbour links differ from the request in one spot only.
-    args = [(key, str(number) if key == "page" else value) for key, value in pairs]
-    if all(key != "page" for key, _ in pairs):
-        args.append(("page", str(number)))
-    # Werkzeug's base_url holds the decoded path; a URI needs it encoded again (names may hold "%" or "é").
-    path = quote(request.script_root + request.path, safe="/!$&'()*+,;=:@~")
-    return f"{request.host_url.rstrip('/')}{path}?{urlencode(args)}"
 
 
 #: The shortest search term a trigram index can serve.
@@ -531,7 +513,7 @@ def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Respo
     commit = queried_commit(repository, args)
     flag = args.get("flag")
     coverage = commit if not flag else find_flag(commit, flag)
-    url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
+    url = commit_url(repository, commit.sha)
     # Streamed: the body is made while the rows are read, so memory does not grow with the files.
     end = (', "commit_file_url": ', current_app.json.dumps(url), "}")
     text = itertools.chain("{", report_json(coverage, args.get("path")), end)

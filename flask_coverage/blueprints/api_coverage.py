@@ -10,9 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from flask import request
-
-from ..commits import Coverage, commit_web_path, file_lines, file_totals, find_flag, resolve_commit
+from ..commits import Coverage, file_lines, file_totals, find_flag, resolve_commit
 from ..compare import compare_files
 from ..errors import NotFound
 from ..lines import Totals
@@ -30,11 +28,8 @@ from ..schemas import (
     PaginatedMeasurementListSchema,
     TotalsQuerySchema,
 )
+from ..urls import commit_url
 from .api import repo_get, totals_body
-
-
-def _commit_url(repository: Repository, commit: Commit) -> str:
-    return request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
 
 
 def _totals(totals: Optional[Totals], files: int = 1) -> Optional[dict[str, Any]]:
@@ -62,7 +57,7 @@ def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[
     return {
         "totals": totals_body(sum((file.totals for file in files), Totals()), len(files)),
         "files": [{"name": file.path, "totals": totals_body(file.totals, 1)} for file in files],
-        "commit_file_url": _commit_url(repository, commit),
+        "commit_file_url": commit_url(repository, commit.sha),
     }
 
 
@@ -90,7 +85,7 @@ def repos_file_report_retrieve(found: tuple[Repository, str], args: dict[str, An
         "totals": totals_body(lines.totals(), 1),
         "line_coverage": [(line, state) for line, _, state in lines],
         "commit_sha": commit.sha,
-        "commit_file_url": _commit_url(repository, commit),
+        "commit_file_url": commit_url(repository, commit.sha),
     }
 
 

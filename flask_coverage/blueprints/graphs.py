@@ -30,7 +30,6 @@ import logging
 import time
 from importlib import metadata
 from typing import Any, Callable, NamedTuple, Optional, TypeVar
-from urllib.parse import quote, urlencode
 
 from flask import Blueprint, Response, current_app, request
 from werkzeug.http import HTTP_STATUS_CODES
@@ -44,10 +43,11 @@ from ..ingest import FLAG_PATTERN
 from ..listings import branch_coverage
 from ..models import SERVICE_BY_SHORT, Commit, CommitFlag, Repository
 from ..outage import plain_text_response
-from ..state import call_hook, get_cache, get_state
+from ..state import call_hook, get_cache
 from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
 from ..svg.badge import PRECISIONS, UNKNOWN, UNKNOWN_COLOR, format_coverage, render_badge_svg
 from ..svg.trend import TREND_COMMITS, render_trend_svg
+from ..urls import file_links
 
 bp = Blueprint("coverage_graphs", __name__)
 
@@ -101,21 +101,6 @@ def _render_error(error: CoverageError) -> Response:
 
 
 handle_errors(bp, _render_error)
-
-
-def default_file_url(repository: Repository, commit: Commit) -> Optional[str]:
-    """The app-relative URL prefix of the file views of ``commit``: ``.../commit/{sha}/blob/``.
-
-    Used while no ``file_url`` hook is registered: graph blocks link to this service's file coverage
-    view (``COVERAGE_WEB_URL_PREFIX``; ``None`` when that is not mounted: no links).
-    """
-    web_prefix = current_app.config["COVERAGE_WEB_URL_PREFIX"]
-    if web_prefix is None:
-        return None
-    owner = repository.owner
-    names = "/".join(quote(name, safe="") for name in (owner.username, repository.name))
-    prefix = request.script_root + web_prefix.rstrip("/")
-    return f"{prefix}/{owner.service.short}/{names}/commit/{commit.sha}/blob/"
 
 
 def graph_token() -> Optional[str]:
@@ -211,27 +196,6 @@ def _commit_identity(commit: Commit, coverage: Coverage) -> tuple[object, ...]:
 
 def _not_modified(etag: str) -> bool:
     return request.if_none_match.contains_weak(etag)
-
-
-def _link_target(found: Readable, flag: Optional[str]) -> tuple[Optional[str], str]:
-    """``(link prefix, link suffix)`` of a graph's blocks (``None``: no links).
-
-    Without a ``file_url`` hook of the host's, links go to this service's file view as
-    ``../blob/``: from ``{target}/graphs/`` that is the file view of the same target (when the web
-    pages are mounted at the graphs' prefix, else the commit's file views at theirs). They carry
-    the request's graph token when the repository is private, and the ``flag`` shown. A hook's URL
-    is used as it is: the token is never sent elsewhere.
-    """
-    repository, commit = found.repository, found.commit
-    if get_state().service.file_url_callback is not None:
-        return call_hook("file_url", repository, commit), ""
-    config = current_app.config
-    query = {"token": found.token, "flag": flag}
-    suffix = urlencode({key: value for key, value in query.items() if value is not None}, quote_via=quote)
-    suffix = f"?{suffix}" if suffix else ""
-    if config["COVERAGE_WEB_URL_PREFIX"] == config["COVERAGE_GRAPH_URL_PREFIX"]:
-        return "../blob/", suffix
-    return default_file_url(repository, commit), suffix
 
 
 def color_range(repository: Repository) -> tuple[float, float]:
@@ -373,7 +337,7 @@ def graph(
     if found is None or not found.coverage.files:
         raise NotFound()
     repository, commit, coverage, _ = found
-    link_prefix, link_suffix = _link_target(found, flag)
+    link_prefix, link_suffix = file_links(repository, commit, found.token, flag)
     options = params._replace(color_range=color_range(repository), link_prefix=link_prefix, link_suffix=link_suffix)
     etag = _etag("graph", *_commit_identity(commit, coverage), *options)
     if _not_modified(etag):

@@ -31,7 +31,6 @@ from flask import Blueprint, Response, current_app, request, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
 from ..auth import is_plausible_token
-from ..commits import commit_web_path
 from ..errors import AlreadyExists, CoverageError, InvalidInput, NotFound
 from ..http_errors import detail_json, handle_errors
 from ..inflate import GZIP_MAGIC, gunzip
@@ -47,6 +46,7 @@ from ..lines import Totals
 from ..models import Commit, Repository
 from ..state import get_session
 from ..upload_urls import sign_upload
+from ..urls import commit_url
 
 bp = Blueprint("coverage_upload", __name__)
 
@@ -123,8 +123,7 @@ def upload_v4() -> Response:
         "run": _run_id(),
         "meta": meta_claims(meta),
     }
-    url = request.url_root.rstrip("/") + commit_web_path(repository, sha)
-    return _text(200, f"{url}\n{put_url(repository, claims)}")
+    return _text(200, f"{commit_url(repository, sha)}\n{put_url(repository, claims)}")
 
 
 @bp.route("/upload/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
@@ -208,10 +207,9 @@ def v2_answer(repository: Repository, commit: Commit) -> Response:
 
 def upload_summary(repository: Repository, commit: Commit) -> dict[str, Any]:
     """What an upload answers about the commit it went into: its URL, version, files and totals."""
-    url = request.url_root.rstrip("/") + commit_web_path(repository, commit.sha)
     return {
         "uploaded": True,
-        "url": url,
+        "url": commit_url(repository, commit.sha),
         "commit": commit.sha,
         "version": commit.version,
         "files": commit.files,

@@ -28,13 +28,14 @@ from typing import Any, Optional
 import sqlalchemy as sa
 from flask import Response, jsonify, request
 
-from ..commits import commit_web_path, parse_service
+from ..commits import parse_service
 from ..inflate import inflate
 from ..ingest import FileFix, UploadMeta, check_sha, record_commit, upload_reports
 from ..models import Commit, Repository, Upload, utcnow
 from ..names import MAX_NAME_LENGTH, check_name
 from ..state import get_session
 from ..upload_urls import InvalidUploadUrl, load_upload
+from ..urls import commit_url
 from .upload import (
     JSON_ENDPOINTS,
     bp,
@@ -214,7 +215,7 @@ def _upload_answer(
     external_id = str(uuid.uuid4())
     claims = {"kind": "json", "id": external_id, "commit": sha, "branch": branch, "pullid": pullid}
     location = put_url(repository, {**claims, "meta": meta_claims(meta)})
-    url = request.url_root.rstrip("/") + commit_web_path(repository, sha)
+    url = commit_url(repository, sha)
     answer = {"external_id": external_id, "created_at": _time(utcnow()), "raw_upload_location": location, "url": url}
     return _json(201, answer)
 

@@ -1,0 +1,80 @@
+"""The URLs the service writes into its answers, built in one place (docs/architecture.md).
+
+A repository's URLs are ``{prefix}/{gh|gl|...}/{owner}/{repo}`` below the prefix its blueprint is
+mounted at, the names percent-encoded; a commit's URL, where uploads and the API send a reader, is
+its tree graph; graph blocks link to the file views (or where the ``file_url`` hook says); a page of
+an API list links to its neighbours. Each needs the request (its root, its query), so each is
+called while one is served.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+from urllib.parse import parse_qsl, quote, urlencode
+
+from flask import current_app, request
+
+from .models import Commit, Repository
+from .state import call_hook, get_state
+
+
+def repository_path(repository: Repository, prefix_key: str) -> str:
+    """``{prefix}/{gh|gl|...}/{owner}/{repo}``: app-relative, below the prefix of config ``prefix_key``."""
+    owner = repository.owner
+    names = "/".join(quote(name, safe="") for name in (owner.username, repository.name))
+    return f"{current_app.config[prefix_key].rstrip('/')}/{owner.service.short}/{names}"
+
+
+def commit_web_path(repository: Repository, sha: str) -> str:
+    """The app-relative URL where a commit's coverage is shown: its tree graph.
+
+    ``{COVERAGE_GRAPH_URL_PREFIX}/{gh|gl|...}/{owner}/{repo}/commit/{sha}/graphs/tree.svg``; every
+    block of that graph links to the file view of the same commit.
+    """
+    return f"{repository_path(repository, 'COVERAGE_GRAPH_URL_PREFIX')}/commit/{sha}/graphs/tree.svg"
+
+
+def commit_url(repository: Repository, sha: str) -> str:
+    """The absolute URL of :func:`commit_web_path`, for answers read outside the service (uploads, API)."""
+    return request.url_root.rstrip("/") + commit_web_path(repository, sha)
+
+
+def file_links(
+    repository: Repository, commit: Commit, token: Optional[str], flag: Optional[str]
+) -> tuple[Optional[str], str]:
+    """``(link prefix, link suffix)`` of a graph's file blocks (``None``: no links).
+
+    The ``file_url`` hook's URL is used as it is (the token is never sent elsewhere). Without one,
+    links go to this service's file views: ``../blob/`` when the web pages are mounted at the graphs'
+    prefix (from ``{target}/graphs/`` that is the file view of the same target, a few bytes per
+    block), else the commit's file views at ``COVERAGE_WEB_URL_PREFIX`` (no links when that is not
+    mounted). They carry ``token`` (the graph token that was accepted) and the ``flag`` shown.
+    """
+    if get_state().service.file_url_callback is not None:
+        return call_hook("file_url", repository, commit), ""
+    config = current_app.config
+    query = {key: value for key, value in (("token", token), ("flag", flag)) if value is not None}
+    suffix = f"?{urlencode(query, quote_via=quote)}" if query else ""
+    if config["COVERAGE_WEB_URL_PREFIX"] == config["COVERAGE_GRAPH_URL_PREFIX"]:
+        return "../blob/", suffix
+    if config["COVERAGE_WEB_URL_PREFIX"] is None:
+        return None, suffix
+    path = repository_path(repository, "COVERAGE_WEB_URL_PREFIX")
+    return f"{request.script_root}{path}/commit/{commit.sha}/blob/", suffix
+
+
+def page_url(number: Optional[int]) -> Optional[str]:
+    """The absolute URL of the current request with its ``page`` argument set to ``number``.
+
+    Every other query argument is kept as it was; ``None`` stays ``None`` (no such page).
+    """
+    if number is None:
+        return None
+    pairs = parse_qsl(request.query_string.decode("utf-8", "replace"), keep_blank_values=True)
+    # Replaced in place, so neighbour links differ from the request in one spot only.
+    args = [(key, str(number) if key == "page" else value) for key, value in pairs]
+    if all(key != "page" for key, _ in pairs):
+        args.append(("page", str(number)))
+    # Werkzeug's base_url holds the decoded path; a URI needs it encoded again (names may hold "%" or "é").
+    path = quote(request.script_root + request.path, safe="/!$&'()*+,;=:@~")
+    return f"{request.host_url.rstrip('/')}{path}?{urlencode(args)}"
