@@ -16,7 +16,7 @@ from typing import Iterable, Optional, Union
 
 from .errors import ReportError, ReportTooLarge
 
-__all__ = ["GZIP_MAGIC", "MAX_GZIP_MEMBERS", "gunzip", "inflate"]
+__all__ = ["GZIP_MAGIC", "MAX_GZIP_MEMBERS", "check_size", "gunzip", "inflate"]
 
 #: The first two bytes of every gzip member.
 GZIP_MAGIC = b"\x1f\x8b"
@@ -29,6 +29,16 @@ _LAST_STEP = 256 * 1024
 _GZIP = 16 + zlib.MAX_WBITS
 
 Chunks = Union[bytes, bytearray, memoryview, Iterable[Union[bytes, bytearray, memoryview]]]
+
+
+def check_size(size: int, limit: Optional[int], what: str) -> None:
+    """:class:`~flask_coverage.errors.ReportTooLarge` if ``size`` bytes of ``what`` pass ``limit``.
+
+    The one test of the upload limit (``COVERAGE_MAX_UPLOAD_BYTES``), wherever the bytes are counted:
+    a body's ``Content-Length``, the body as it streams in, its decompressed form, a report as it is read.
+    """
+    if limit is not None and size > limit:
+        raise ReportTooLarge(f"{what} is larger than the limit of {limit} bytes")
 
 
 def gunzip(data: Chunks, limit: Optional[int], what: str = "body") -> bytearray:
@@ -69,8 +79,7 @@ def _decompress(data: Chunks, limit: Optional[int], what: str, kind: str, wbits:
                 out += inflater.decompress(piece, 0 if limit is None else limit + 1 - len(out))
             except zlib.error:
                 raise ReportError(f"the {what} is not valid {kind} data") from None
-            if limit is not None and len(out) > limit:
-                raise ReportTooLarge(f"the decompressed {what} is larger than the limit of {limit} bytes")
+            check_size(len(out), limit, f"the decompressed {what}")
             if inflater.eof:
                 # Back to the first byte after this member: the next one starts there.
                 position -= len(inflater.unused_data)

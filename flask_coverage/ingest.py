@@ -42,7 +42,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Optional, Union, cast
+from typing import Any, BinaryIO, Callable, NamedTuple, Optional, Union, cast
 
 import sqlalchemy as sa
 from flask import current_app
@@ -71,6 +71,7 @@ from .state import get_engine, get_session
 
 __all__ = [
     "META_FIELDS",
+    "CommitTarget",
     "FileFix",
     "ReportSource",
     "UploadConflict",
@@ -227,6 +228,30 @@ def check_sha(value: str, what: str = "commit") -> str:
     return sha
 
 
+class CommitTarget(NamedTuple):
+    """The commit an upload goes to, as :meth:`check` made it: a full lower-case sha, the branch and
+    pull request number it moves (``None``: none) and its parent's sha. The edges (a blueprint at its
+    query, :func:`upload_reports` for a Python caller) check an upload's arguments once, here."""
+
+    sha: str
+    branch: Optional[str] = None
+    pullid: Optional[int] = None
+    parent: Optional[str] = None
+
+    @classmethod
+    def check(
+        cls,
+        commit: str,
+        branch: Optional[str] = None,
+        pullid: Union[int, str, None] = None,
+        parent: Optional[str] = None,
+    ) -> CommitTarget:
+        """The target of these arguments as uploaders send them; InvalidInput naming a bad one."""
+        sha = check_sha(commit)
+        parent_sha = check_sha(parent, "parent") if parent else None
+        return cls(sha, normalize_branch(branch), normalize_pullid(pullid), parent_sha)
+
+
 def upload_report(
     repository: Union[Repository, str],
     report: ReportSource,
@@ -261,7 +286,7 @@ def upload_reports(
     repository: Union[Repository, str],
     reports: Iterable[tuple[str, ReportSource]],
     *,
-    commit: str,
+    commit: Union[str, CommitTarget],
     branch: Optional[str] = None,
     pullid: Union[int, str, None] = None,
     root: Optional[str] = None,
@@ -296,6 +321,9 @@ def upload_reports(
     commit's parent (as uploaders send it), is stored on the commit: a pull request's base is the
     parent its uploads name (docs/api.md, pulls and compare).
 
+    ``commit`` may be a :class:`CommitTarget` already checked, which holds the branch, pull request
+    and parent (then they are not given again).
+
     Returns the commit, committed. Raises :class:`~flask_coverage.errors.InvalidInput` for a bad
     sha, parent sha, branch or pull request number, :class:`~flask_coverage.errors.ReportError` (or its
     ``ReportTooLarge``) for a report that cannot be used, :class:`~flask_coverage.errors.NotFound`
@@ -306,10 +334,8 @@ def upload_reports(
         repository = repository_by_slug(repository)
     if repository.deleted:
         raise NotFound(f"repository {repository.owner.username}/{repository.name} was deleted")
-    sha = check_sha(commit)
-    parent_sha = check_sha(parent, "parent") if parent else None
-    branch = normalize_branch(branch)
-    pull = normalize_pullid(pullid)
+    target = commit if isinstance(commit, CommitTarget) else CommitTarget.check(commit, branch, pullid, parent)
+    sha, branch, pull, parent_sha = target
     repository_id = repository.id
     max_bytes = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
     digests: list[str] = []
@@ -338,7 +364,7 @@ def upload_reports(
 
 def record_commit(
     repository: Repository,
-    commit: str,
+    commit: Union[str, CommitTarget],
     *,
     branch: Optional[str] = None,
     pullid: Union[int, str, None] = None,
@@ -347,12 +373,13 @@ def record_commit(
     """The commit ``commit`` of ``repository``, created if new, with the branch, pull request and
     parent sha given stored on it (what codecov-cli's ``create-commit`` says before it uploads).
 
-    Nothing else changes: the coverage, the version and the tips move with uploads. Raises
-    InvalidInput for a bad sha, branch, pull request number or parent sha.
+    Nothing else changes: the coverage, the version and the tips move with uploads. ``commit`` may
+    be a :class:`CommitTarget` already checked. Raises InvalidInput for a bad sha, branch, pull
+    request number or parent sha.
     """
-    sha = check_sha(commit)
-    values: dict[str, Any] = {"branch": normalize_branch(branch), "pullid": normalize_pullid(pullid)}
-    values["parent_sha"] = check_sha(parent, "parent") if parent else None
+    target = commit if isinstance(commit, CommitTarget) else CommitTarget.check(commit, branch, pullid, parent)
+    sha = target.sha
+    values: dict[str, Any] = {"branch": target.branch, "pullid": target.pullid, "parent_sha": target.parent}
     given = {key: value for key, value in values.items() if value is not None}
     insert = _insert()
     this = sa.and_(_COMMITS.c.repository_id == repository.id, _COMMITS.c.sha == sha)

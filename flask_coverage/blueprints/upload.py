@@ -33,15 +33,8 @@ from werkzeug.exceptions import MethodNotAllowed
 from ..auth import is_plausible_token
 from ..errors import AlreadyExists, CoverageError, InvalidInput, NotFound
 from ..http_errors import detail_json, handle_errors
-from ..inflate import GZIP_MAGIC, gunzip
-from ..ingest import (
-    META_FIELDS,
-    UploadMeta,
-    check_sha,
-    normalize_branch,
-    normalize_pullid,
-    upload_reports,
-)
+from ..inflate import GZIP_MAGIC, check_size, gunzip
+from ..ingest import META_FIELDS, CommitTarget, UploadMeta, upload_reports
 from ..lines import Totals
 from ..models import Commit, Repository
 from ..state import get_session
@@ -95,11 +88,8 @@ def upload_v2() -> Response:
     """Merge the reports of the request body into a commit; answer with the commit's URL."""
     limit = check_length()
     repository = repository_for_token(upload_token())
-    sha, branch, pullid, parent, meta = _v2_arguments()
-    commit = merge_v2_body(
-        repository, limit, commit=sha, branch=branch, pullid=pullid, parent=parent, run_id=_run_id(), meta=meta
-    )
-    return v2_answer(repository, commit)
+    target, meta = _v2_arguments()
+    return v2_answer(repository, merge_v2_body(repository, limit, commit=target, run_id=_run_id(), meta=meta))
 
 
 @bp.route("/upload/v4", methods=["POST"])
@@ -110,20 +100,17 @@ def upload_v4() -> Response:
     """
     try:
         repository = repository_for_token(upload_token())
-        sha, branch, pullid, parent, meta = _v2_arguments()
+        target, meta = _v2_arguments()
     except CoverageError as error:
         fail(400, str(error))
     claims = {
         "kind": "v2",
         "id": str(uuid.uuid4()),
-        "commit": sha,
-        "branch": branch,
-        "pullid": pullid,
-        "parent": parent,
+        **target_claims(target),
         "run": _run_id(),
         "meta": meta_claims(meta),
     }
-    return _text(200, f"{commit_url(repository, sha)}\n{put_url(repository, claims)}")
+    return _text(200, f"{commit_url(repository, target.sha)}\n{put_url(repository, claims)}")
 
 
 @bp.route("/upload/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
@@ -141,11 +128,22 @@ def put_url(repository: Repository, claims: dict[str, Any]) -> str:
     """The absolute signed URL to ``PUT`` an upload to ``repository`` as ``claims`` say.
 
     ``claims`` hold ``kind`` (``"v2"``: a v2 body, ``"json"``: codecov-cli's), ``id`` (the upload's
-    external id), ``commit``, ``branch``, ``pullid``, ``meta`` (:func:`meta_claims`) and, for v2, ``run``
-    and ``parent``.
+    external id), the :class:`CommitTarget` (:func:`target_claims`), ``meta`` (:func:`meta_claims`)
+    and, for v2, ``run``.
     """
     signature = sign_upload(repository, claims)
     return url_for("coverage_upload.upload_put", signature=signature, _external=True)
+
+
+def target_claims(target: CommitTarget) -> dict[str, Any]:
+    """``target`` as JSON data for :func:`put_url`'s claims (``commit``, ``branch``, ``pullid``, ``parent``)."""
+    return {"commit": target.sha, "branch": target.branch, "pullid": target.pullid, "parent": target.parent}
+
+
+def claimed_target(claims: dict[str, Any]) -> CommitTarget:
+    """The :class:`CommitTarget` of signed claims, checked when they were signed (URLs signed before
+    ``parent`` was a claim have none)."""
+    return CommitTarget(claims["commit"], claims["branch"], claims["pullid"], claims.get("parent"))
 
 
 def meta_claims(meta: UploadMeta) -> dict[str, Any]:
@@ -176,26 +174,19 @@ def refusals() -> Iterator[None]:
 def check_length() -> Optional[int]:
     """``COVERAGE_MAX_UPLOAD_BYTES``; a 413 at once for a ``Content-Length`` over it."""
     limit: Optional[int] = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
-    if limit is not None and request.content_length is not None and request.content_length > limit:
-        fail(413, f"Upload refused: the body is larger than the limit of {limit} bytes.")
+    with refusals():
+        check_size(request.content_length or 0, limit, "the body")
     return limit
 
 
-def _v2_arguments() -> tuple[str, Optional[str], Optional[int], Optional[str], UploadMeta]:
-    """The commit, branch, pull request, parent sha and :class:`UploadMeta` of a v2 query; a 400 for a bad one."""
+def _v2_arguments() -> tuple[CommitTarget, UploadMeta]:
+    """The :class:`CommitTarget` and :class:`UploadMeta` of a v2 query, checked once; a 400 for a bad one."""
     args = request.args
     if not args.get("commit"):
         fail(400, "Upload refused: the commit sha is missing (?commit=<sha>).")
     pr = args.get("pr") or args.get("pull_request")
     with refusals():
-        parent = check_sha(args["parent"], "parent") if args.get("parent") else None
-        return (
-            check_sha(args["commit"]),
-            normalize_branch(args.get("branch")),
-            normalize_pullid(pr),
-            parent,
-            upload_meta(args),
-        )
+        return CommitTarget.check(args["commit"], args.get("branch"), pr, args.get("parent")), upload_meta(args)
 
 
 def v2_answer(repository: Repository, commit: Commit) -> Response:
@@ -275,8 +266,8 @@ def read_body(limit: Optional[int]) -> bytes:
         if not chunk:
             return bytes(body)
         body += chunk
-        if limit is not None and len(body) > limit:
-            fail(413, f"Upload refused: the body is larger than the limit of {limit} bytes.")
+        with refusals():
+            check_size(len(body), limit, "the body")
 
 
 def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:

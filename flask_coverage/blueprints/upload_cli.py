@@ -30,7 +30,7 @@ from flask import Response, jsonify, request
 
 from ..commits import parse_service
 from ..inflate import inflate
-from ..ingest import FileFix, UploadMeta, check_sha, record_commit, upload_reports
+from ..ingest import CommitTarget, FileFix, UploadMeta, check_sha, record_commit, upload_reports
 from ..models import Commit, Repository, Upload, utcnow
 from ..names import MAX_NAME_LENGTH, check_name
 from ..state import get_session
@@ -40,6 +40,7 @@ from .upload import (
     JSON_ENDPOINTS,
     bp,
     check_length,
+    claimed_target,
     fail,
     merge_v2_body,
     meta_claims,
@@ -47,6 +48,7 @@ from .upload import (
     read_body,
     refusals,
     repository_for_token,
+    target_claims,
     upload_summary,
     upload_token,
     v2_answer,
@@ -117,15 +119,11 @@ def _sha(value: str) -> str:
         return check_sha(value)
 
 
-def _record(repository: Repository, sha: str, body: dict[str, Any]) -> Commit:
+def _record(repository: Repository, body: dict[str, Any]) -> Commit:
+    """The commit a call's body names (``commitid``), recorded with its branch, pull request and parent."""
+    fields = [_text_field(body, key) for key in ("branch", "pullid", "parent_commit_id")]
     with refusals():
-        return record_commit(
-            repository,
-            sha,
-            branch=_text_field(body, "branch"),
-            pullid=_text_field(body, "pullid"),
-            parent=_text_field(body, "parent_commit_id"),
-        )
+        return record_commit(repository, CommitTarget.check(_text_field(body, "commitid") or "", *fields))
 
 
 def _stored_commit(repository: Repository, sha: str) -> Optional[Commit]:
@@ -142,8 +140,7 @@ def cli_create_commit(service: str, slug: str) -> Response:
     """``create-commit``: store the commit's branch, pull request and parent for its uploads."""
     repository = _repository(service, slug)
     body = _call_body()
-    commit = _record(repository, _sha(_text_field(body, "commitid") or ""), body)
-    return _json(201, _commit_body(repository, commit))
+    return _json(201, _commit_body(repository, _record(repository, body)))
 
 
 def _commit_body(repository: Repository, commit: Commit) -> dict[str, Any]:
@@ -183,7 +180,9 @@ def cli_create_upload(service: str, slug: str, sha: str, code: str) -> Response:
     sha, body = _sha(sha), _call_body()
     _code(code)
     commit = _stored_commit(repository, sha)
-    return _upload_answer(repository, sha, commit.branch if commit else None, commit.pullid if commit else None, body)
+    return _upload_answer(
+        repository, CommitTarget(sha, commit.branch, commit.pullid) if commit else CommitTarget(sha), body
+    )
 
 
 @_cli_route("/upload-coverage")
@@ -192,13 +191,11 @@ def cli_upload_coverage(service: str, slug: str) -> Response:
     repository = _repository(service, slug)
     body = _call_body()
     _code(_text_field(body, "code"))
-    commit = _record(repository, _sha(_text_field(body, "commitid") or ""), body)
-    return _upload_answer(repository, commit.sha, commit.branch, commit.pullid, body)
+    commit = _record(repository, body)
+    return _upload_answer(repository, CommitTarget(commit.sha, commit.branch, commit.pullid), body)
 
 
-def _upload_answer(
-    repository: Repository, sha: str, branch: Optional[str], pullid: Optional[int], body: dict[str, Any]
-) -> Response:
+def _upload_answer(repository: Repository, target: CommitTarget, body: dict[str, Any]) -> Response:
     cli_args: dict[str, Any] = body["cli_args"] if isinstance(body.get("cli_args"), dict) else {}
     flags = body.get("flags")
     if flags is not None and not (isinstance(flags, list) and all(isinstance(flag, str) for flag in flags)):
@@ -213,9 +210,9 @@ def _upload_answer(
             provider=_text_field(body, "ci_service"),
         )
     external_id = str(uuid.uuid4())
-    claims = {"kind": "json", "id": external_id, "commit": sha, "branch": branch, "pullid": pullid}
-    location = put_url(repository, {**claims, "meta": meta_claims(meta)})
-    url = commit_url(repository, sha)
+    claims = {"kind": "json", "id": external_id, **target_claims(target), "meta": meta_claims(meta)}
+    location = put_url(repository, claims)
+    url = commit_url(repository, target.sha)
     answer = {"external_id": external_id, "created_at": _time(utcnow()), "raw_upload_location": location, "url": url}
     return _json(201, answer)
 
@@ -256,10 +253,9 @@ def upload_put() -> Response:
         fail(403, f"Upload refused: {error}.")
     limit = check_length()
     meta = UploadMeta.create(**claims["meta"], external_id=claims["id"])
-    arguments = {"commit": claims["commit"], "branch": claims["branch"], "pullid": claims["pullid"], "meta": meta}
+    arguments = {"commit": claimed_target(claims), "meta": meta}
     if claims["kind"] == "v2":
-        run, parent = claims["run"], claims.get("parent")  # URLs signed before "parent" was a claim have none
-        return v2_answer(repository, merge_v2_body(repository, limit, run_id=run, parent=parent, **arguments))
+        return v2_answer(repository, merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
     reports, network, fixes = _cli_payload(read_body(limit), limit)
     with refusals():
         commit = upload_reports(repository, reports, network=network, fixes=fixes, **arguments)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import BinaryIO, Iterator, Union
 
-from ..errors import ReportError, ReportTooLarge
+from ..errors import ReportError
+from ..inflate import check_size
 
 #: Bytes read per chunk: large enough to amortise per-call costs, small enough to stay cache-friendly.
 CHUNK_SIZE = 1 << 20
@@ -83,8 +84,7 @@ class ReportInput:
 
     def _count(self, size: int) -> None:
         self._read += size
-        if self._max_bytes is not None and self._read > self._max_bytes:
-            raise ReportTooLarge(f"report is larger than the limit of {self._max_bytes} bytes")
+        check_size(self._read, self._max_bytes, "report")
 
 
 def strip_bom(data: bytes) -> bytes:
