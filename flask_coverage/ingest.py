@@ -229,9 +229,8 @@ def check_sha(value: str, what: str = "commit") -> str:
 
 
 class CommitTarget(NamedTuple):
-    """The commit an upload goes to, as :meth:`check` made it: a full lower-case sha, the branch and
-    pull request number it moves (``None``: none) and its parent's sha. The edges (a blueprint at its
-    query, :func:`upload_reports` for a Python caller) check an upload's arguments once, here."""
+    """The commit an upload goes to, checked once (:meth:`check`): full sha, branch and pull request
+    it moves (``None``: none), parent sha."""
 
     sha: str
     branch: Optional[str] = None
@@ -239,13 +238,7 @@ class CommitTarget(NamedTuple):
     parent: Optional[str] = None
 
     @classmethod
-    def check(
-        cls,
-        commit: str,
-        branch: Optional[str] = None,
-        pullid: Union[int, str, None] = None,
-        parent: Optional[str] = None,
-    ) -> CommitTarget:
+    def check(cls, commit: str, branch: Optional[str] = None, pullid: Any = None, parent: Any = None) -> CommitTarget:
         """The target of these arguments as uploaders send them; InvalidInput naming a bad one."""
         sha = check_sha(commit)
         parent_sha = check_sha(parent, "parent") if parent else None

@@ -1,11 +1,5 @@
-"""The URLs the service writes into its answers, built in one place (docs/architecture.md).
-
-A repository's URLs are ``{prefix}/{gh|gl|...}/{owner}/{repo}`` below the prefix its blueprint is
-mounted at, the names percent-encoded; a commit's URL, where uploads and the API send a reader, is
-its tree graph; graph blocks link to the file views (or where the ``file_url`` hook says); a page of
-an API list links to its neighbours. Each needs the request (its root, its query), so each is
-called while one is served.
-"""
+"""The URLs the service writes into its answers, built in one place, while a request is served:
+a repository's, a commit's (its tree graph), graph blocks' file links, an API list's neighbour pages."""
 
 from __future__ import annotations
 
@@ -42,14 +36,10 @@ def commit_url(repository: Repository, sha: str) -> str:
 def file_links(
     repository: Repository, commit: Commit, token: Optional[str], flag: Optional[str]
 ) -> tuple[Optional[str], str]:
-    """``(link prefix, link suffix)`` of a graph's file blocks (``None``: no links).
-
-    The ``file_url`` hook's URL is used as it is (the token is never sent elsewhere). Without one,
-    links go to this service's file views: ``../blob/`` when the web pages are mounted at the graphs'
-    prefix (from ``{target}/graphs/`` that is the file view of the same target, a few bytes per
-    block), else the commit's file views at ``COVERAGE_WEB_URL_PREFIX`` (no links when that is not
-    mounted). They carry ``token`` (the graph token that was accepted) and the ``flag`` shown.
-    """
+    """``(link prefix, link suffix)`` of a graph's file blocks (``None``: no links): the ``file_url``
+    hook's URL as it is (the token is never sent elsewhere), else this service's file views, with the
+    graph ``token`` accepted and the ``flag`` shown: ``../blob/`` (from ``{target}/graphs/``, the same
+    target's: a few bytes per block) when the web pages share the graphs' prefix, else the commit's."""
     if get_state().service.file_url_callback is not None:
         return call_hook("file_url", repository, commit), ""
     config = current_app.config

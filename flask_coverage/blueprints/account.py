@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 from flask import (
     Blueprint,
+    Response,
     current_app,
     flash,
     make_response,
@@ -24,7 +25,6 @@ from flask import (
     session,
     url_for,
 )
-from werkzeug.wrappers import Response
 
 from ..errors import CoverageError, Forbidden, InvalidInput, NotFound, Unauthorized
 from ..http_errors import handle_errors
@@ -135,11 +135,6 @@ def _page(
     )
 
 
-def _check_csrf() -> None:
-    if not csrf_valid():
-        raise InvalidInput(CSRF_FAILED)
-
-
 @bp.get("/access")
 def access_tokens() -> Any:
     """The access-token page: the user's tokens (name, created, last used) and the forms."""
@@ -150,7 +145,8 @@ def access_tokens() -> Any:
 def create_access_token() -> Any:
     """Create a named token and show it, this once, on the page."""
     user = signed_in_user()
-    _check_csrf()
+    if not csrf_valid():
+        raise InvalidInput(CSRF_FAILED)
     created = create_token(user.service, user.username, name=request.form.get("name", ""))
     return _page(user, created=created), 201
 
@@ -159,7 +155,8 @@ def create_access_token() -> Any:
 def revoke_access_token() -> Any:
     """Revoke one of the user's tokens by name, then show the page again (post/redirect/get)."""
     user = signed_in_user()
-    _check_csrf()
+    if not csrf_valid():
+        raise InvalidInput(CSRF_FAILED)
     name = request.form.get("name", "")
     if all(token.name != name for token in list_tokens(user)):
         raise NotFound(f"You have no token named {name[:MAX_TOKEN_NAME_LENGTH]!r}.")

@@ -29,7 +29,7 @@ import hashlib
 import logging
 import time
 from importlib import metadata
-from typing import Any, Callable, NamedTuple, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 from flask import Blueprint, Response, current_app, request
 from werkzeug.http import HTTP_STATUS_CODES
@@ -120,17 +120,6 @@ def requested_flag() -> Optional[str]:
     return flag
 
 
-class Readable(NamedTuple):
-    """What a graph URL names, for a request that may read it: the repository, the commit, the
-    coverage shown (the commit's, or a flag's in it) and the graph token that was accepted (``None``
-    for a public repository): the request's token is read once, here."""
-
-    repository: Repository
-    commit: Commit
-    coverage: Coverage
-    token: Optional[str]
-
-
 def _readable_target(
     prov: str,
     owner: str,
@@ -139,10 +128,11 @@ def _readable_target(
     pullid: Optional[str],
     sha: Optional[str],
     flag: Optional[str],
-) -> Optional[Readable]:
-    """The repository the URL names, the commit its target names (see the module docstring) and
-    the coverage to show: the commit's, or with ``flag`` that flag's in the commit; if this request
-    may read them, else ``None``: the one 404 (an unknown flag included). One query."""
+) -> Optional[tuple[Repository, Commit, Coverage, Optional[str]]]:
+    """The repository the URL names, the commit its target names (see the module docstring), the
+    coverage to show (the commit's, or with ``flag`` that flag's in the commit) and the graph token
+    accepted (read once, here; ``None`` for a public repository); if this request may read them, else
+    ``None``: the one 404 (an unknown flag included). One query."""
     service = SERVICE_BY_SHORT.get(prov)
     if service is None:
         return None
@@ -165,13 +155,7 @@ def _readable_target(
         token = graph_token()
         if not call_hook("verify_graph_token", repository, token):
             return None
-    return Readable(repository, found[1], coverage, token)
-
-
-def graph_options(kind: str, *names: str) -> GraphOptions:
-    """The drawing options of ``kind`` from the query arguments ``names`` (``width``, ``height``,
-    ``border_size``, ``border_color``), validated once, here at the edge: a bad one is a 400 naming it."""
-    return validate_graph_params(kind, **{name: request.args.get(name) for name in names})
+    return repository, found[1], coverage, token
 
 
 def _private_headers(response: Response, repository: Repository) -> Response:
@@ -256,6 +240,8 @@ def _may_cache(cache: Any, variants_key: str, key: str, size: int) -> bool:
     return True
 
 
+#: The query arguments a graph is drawn with.
+GRAPH_PARAMS = ("width", "height", "border_size", "border_color")
 #: What follows the repository in a URL to name its target commit (see the module docstring).
 TARGETS = ("", "/branch/<path:branch>", "/pull/<pullid>", "/commit/<sha>")
 
@@ -293,7 +279,7 @@ def badge(
     flag = requested_flag()
     label = current_app.config["COVERAGE_BADGE_LABEL"]
     found = _readable_target(prov, owner, repo, branch, pullid, sha, flag)
-    if found is None or found.coverage.lines <= 0:
+    if found is None or found[2].lines <= 0:
         repository, value, color = None, UNKNOWN, UNKNOWN_COLOR
         # The same answer, ETag included, whatever was not found.
         etag = _etag("badge", ext, label)
@@ -331,13 +317,14 @@ def graph(
         return _trend_graph(prov, owner, repo, branch, pullid, sha)
     if kind not in GRAPH_KINDS:
         raise NotFound()
-    params = graph_options(kind, "width", "height", "border_size", "border_color")
+    # Validated once, here at the edge: a bad one is an InvalidInput (a 400) naming it.
+    params = validate_graph_params(kind, *(request.args.get(name) for name in GRAPH_PARAMS))
     flag = requested_flag()
     found = _readable_target(prov, owner, repo, branch, pullid, sha, flag)
-    if found is None or not found.coverage.files:
+    if found is None or not found[2].files:
         raise NotFound()
-    repository, commit, coverage, _ = found
-    link_prefix, link_suffix = file_links(repository, commit, found.token, flag)
+    repository, commit, coverage, token = found
+    link_prefix, link_suffix = file_links(repository, commit, token, flag)
     options = params._replace(color_range=color_range(repository), link_prefix=link_prefix, link_suffix=link_suffix)
     etag = _etag("graph", *_commit_identity(commit, coverage), *options)
     if _not_modified(etag):
@@ -361,11 +348,11 @@ def _trend_graph(
     """``commits.svg``: the coverage of the last commits of a branch (a pull or a commit has none)."""
     if pullid is not None or sha is not None:
         raise NotFound()
-    params = graph_options("icicle", "width", "height")
+    params = validate_graph_params("icicle", request.args.get("width"), request.args.get("height"))
     found = _readable_target(prov, owner, repo, branch, None, None, None)
     if found is None:
         raise NotFound()
-    repository = found.repository
+    repository = found[0]
     rows = branch_coverage(repository, branch or repository.branch, TREND_COMMITS)
     low, high = color_range(repository)
     # The ETag is made of what is drawn, so any upload to any of these commits changes it.

@@ -56,6 +56,7 @@ LISTED_MISS_RANGES = 50
 SORT_KEYS = ("path", "lines", "hits", "partials", "misses", "coverage")
 STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 
+#: Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
 NOT_FOUND_MESSAGE = (
     "There is no coverage here. Private repositories are shown to their members when signed in, "
     "or with ?token=<graph token>."
@@ -126,11 +127,6 @@ def _error_page(error: CoverageError) -> Response:
 handle_errors(bp, _error_page)
 
 
-def _not_found() -> NotFound:
-    # Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
-    return NotFound(NOT_FOUND_MESSAGE)
-
-
 def _current_user() -> Optional[Owner]:
     return call_hook("current_user")
 
@@ -155,17 +151,17 @@ def _view(prov: str, owner: str, repo: str, target: Target) -> View:
         # A repository without coverage on its default branch still has its page.
         repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
     if found is None and (target != Target() or repository is None):
-        raise _not_found()
+        raise NotFound(NOT_FOUND_MESSAGE)
     allowed, token = _visible(repository)
     if not allowed:
-        raise _not_found()
+        raise NotFound(NOT_FOUND_MESSAGE)
     return View(repository, target, commit, token)
 
 
 def _target(branch: Optional[str], pullid: Optional[str], sha: Optional[str]) -> Target:
     if pullid is not None:
         if not (pullid.isascii() and pullid.isdigit() and len(pullid) <= 10):
-            raise _not_found()
+            raise NotFound(NOT_FOUND_MESSAGE)
         return Target(pullid=int(pullid))
     return Target(branch=branch, sha=sha)
 
@@ -214,7 +210,7 @@ def _sorted_files(files: list[FileTotals]) -> tuple[list[FileTotals], str, str]:
 def _page_number(pages: int) -> int:
     value = request.args.get("page", "1")
     if not (value.isascii() and value.isdigit() and 1 <= int(value) <= pages):
-        raise _not_found()
+        raise NotFound(NOT_FOUND_MESSAGE)
     return int(value)
 
 
@@ -243,7 +239,7 @@ def owner_page(prov: str, owner: str) -> Any:
     """The repositories of an owner that the visitor may see, with the coverage of their default branch."""
     owner_row = get_owner(SERVICE_BY_SHORT[prov], owner)
     if owner_row is None:
-        raise _not_found()
+        raise NotFound(NOT_FOUND_MESSAGE)
     query = (
         sa.select(Repository, Commit)
         .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
@@ -273,7 +269,7 @@ def _target_page(view: View) -> Any:
     flag = requested_flag()
     flags = _commit_flags(repository, commit)
     if flag is not None and flag not in dict(flags):
-        raise _not_found()
+        raise NotFound(NOT_FOUND_MESSAGE)
     files: list[FileTotals] = file_totals(commit) if commit is not None else []
     files, sort, order = _sorted_files(files)
     pages = max(1, -(-len(files) // FILES_PER_PAGE))
@@ -346,7 +342,7 @@ def repository_page(
     """A repository at the tip of its default branch, a branch, a pull request or a commit."""
     view = _view(prov, owner, repo, _target(branch, pullid, sha))
     if view.commit is None and view.target != Target():
-        raise _not_found()
+        raise NotFound(NOT_FOUND_MESSAGE)
     return _target_page(view)
 
 
@@ -412,7 +408,7 @@ def file_view(
     coverage = commit if flag is None or commit is None else find_flag(commit, flag)
     lines = file_lines(coverage, path) if coverage is not None else None
     if commit is None or lines is None:
-        raise _not_found()
+        raise NotFound(NOT_FOUND_MESSAGE)
     source = load_source(view.repository, commit.sha, path)
     user = _current_user()
     material = "\0".join(
