@@ -21,8 +21,6 @@ import hmac
 import json
 import re
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, NoReturn, Optional
 from urllib.parse import urlencode
 
@@ -67,6 +65,10 @@ JSON_ENDPOINTS: set[str] = set()
 
 
 def _render_error(error: CoverageError) -> Response:
+    if isinstance(error, _SERVICE_ERRORS):
+        # The service's own words (the kinds of CoverageError: 413, 409, 404, 400, ...) as the refusal;
+        # a refusal made here (:func:`fail`) is already worded.
+        error = CoverageError(f"Upload refused: {error}.", status=error.status)
     if request.endpoint in JSON_ENDPOINTS:
         return detail_json(error)
     # The npm uploader splits v4's answer on "\n" and PUTs to the second part if there are two:
@@ -102,7 +104,8 @@ def upload_v4() -> Response:
         repository = repository_for_token(upload_token())
         target, meta = _v2_arguments()
     except CoverageError as error:
-        fail(400, str(error))
+        error.status = 400
+        raise
     claims = {
         "kind": "v2",
         "id": str(uuid.uuid4()),
@@ -153,29 +156,14 @@ def meta_claims(meta: UploadMeta) -> dict[str, Any]:
 
 def merge_v2_body(repository: Repository, limit: Optional[int], **arguments: Any) -> Commit:
     """Merge the reports of a v2 request body (plain or gzip, maybe the uploaders' envelope)."""
-    with refusals():
-        body = _decompressed(read_body(limit), limit)
-        return upload_reports(repository, split_envelope(body), network=envelope_network(body), **arguments)
-
-
-@contextmanager
-def refusals() -> Iterator[None]:
-    """What reading and merging an upload raises, as its refusal: "Upload refused: ..." with its status.
-
-    The service's errors are the kinds of ``CoverageError`` (413, 409, 404, 400, ...); a refusal made
-    here (:func:`fail`) is already worded and goes on as it is.
-    """
-    try:
-        yield
-    except _SERVICE_ERRORS as error:
-        fail(error.status, f"Upload refused: {error}.")
+    body = _decompressed(read_body(limit), limit)
+    return upload_reports(repository, split_envelope(body), network=envelope_network(body), **arguments)
 
 
 def check_length() -> Optional[int]:
     """``COVERAGE_MAX_UPLOAD_BYTES``; a 413 at once for a ``Content-Length`` over it."""
     limit: Optional[int] = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
-    with refusals():
-        check_size(request.content_length or 0, limit, "the body")
+    check_size(request.content_length or 0, limit, "the body")
     return limit
 
 
@@ -185,8 +173,7 @@ def _v2_arguments() -> tuple[CommitTarget, UploadMeta]:
     if not args.get("commit"):
         fail(400, "Upload refused: the commit sha is missing (?commit=<sha>).")
     pr = args.get("pr") or args.get("pull_request")
-    with refusals():
-        return CommitTarget.check(args["commit"], args.get("branch"), pr, args.get("parent")), upload_meta(args)
+    return CommitTarget.check(args["commit"], args.get("branch"), pr, args.get("parent")), upload_meta(args)
 
 
 def v2_answer(repository: Repository, commit: Commit) -> Response:
@@ -266,8 +253,7 @@ def read_body(limit: Optional[int]) -> bytes:
         if not chunk:
             return bytes(body)
         body += chunk
-        with refusals():
-            check_size(len(body), limit, "the body")
+        check_size(len(body), limit, "the body")
 
 
 def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:

@@ -46,7 +46,6 @@ from .upload import (
     meta_claims,
     put_url,
     read_body,
-    refusals,
     repository_for_token,
     target_claims,
     upload_summary,
@@ -76,8 +75,7 @@ def _json(status: int, body: dict[str, Any]) -> Response:
 
 def _repository(service: str, slug: str) -> Repository:
     """The repository the path names, if the request's upload token is its token; else a 4xx."""
-    with refusals():
-        wanted = parse_service("github" if service == "github-actions" else service)
+    wanted = parse_service("github" if service == "github-actions" else service)
     match = _SLUG.fullmatch(slug)
     if match is None:
         fail(400, f"Upload refused: the slug {slug[:80]!r} is not 'owner::::repo' (or 'group:::subgroup::::repo').")
@@ -114,16 +112,10 @@ def _text_field(body: dict[str, Any], key: str) -> Optional[str]:
     return str(value)
 
 
-def _sha(value: str) -> str:
-    with refusals():
-        return check_sha(value)
-
-
 def _record(repository: Repository, body: dict[str, Any]) -> Commit:
     """The commit a call's body names (``commitid``), recorded with its branch, pull request and parent."""
     fields = [_text_field(body, key) for key in ("branch", "pullid", "parent_commit_id")]
-    with refusals():
-        return record_commit(repository, CommitTarget.check(_text_field(body, "commitid") or "", *fields))
+    return record_commit(repository, CommitTarget.check(_text_field(body, "commitid") or "", *fields))
 
 
 def _stored_commit(repository: Repository, sha: str) -> Optional[Commit]:
@@ -162,22 +154,21 @@ def _commit_body(repository: Repository, commit: Commit) -> dict[str, Any]:
 def cli_create_report(service: str, slug: str, sha: str) -> Response:
     """``create-report``: every upload of a commit goes to its one report here, whatever its code."""
     repository = _repository(service, slug)
-    sha = _sha(sha)
+    sha = check_sha(sha)
     code = _code(_text_field(_call_body(), "code"))
     external_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{repository.id}/{sha}/{code}")
     return _json(201, {"code": code, "external_id": str(external_id), "created_at": _time(utcnow())})
 
 
 def _code(value: Optional[str]) -> str:
-    with refusals():
-        return check_name(value or "default", "report code", max_length=100)
+    return check_name(value or "default", "report code", max_length=100)
 
 
 @_cli_route("/commits/<sha>/reports/<code>/uploads")
 def cli_create_upload(service: str, slug: str, sha: str, code: str) -> Response:
     """``do-upload``: an upload of the commit, with the branch and pull request ``create-commit`` stored."""
     repository = _repository(service, slug)
-    sha, body = _sha(sha), _call_body()
+    sha, body = check_sha(sha), _call_body()
     _code(code)
     commit = _stored_commit(repository, sha)
     return _upload_answer(
@@ -200,15 +191,14 @@ def _upload_answer(repository: Repository, target: CommitTarget, body: dict[str,
     flags = body.get("flags")
     if flags is not None and not (isinstance(flags, list) and all(isinstance(flag, str) for flag in flags)):
         fail(400, "Upload refused: flags must be a list of names.")
-    with refusals():
-        meta = UploadMeta.create(
-            flags=flags,
-            name=_text_field(body, "name"),
-            build=_text_field(cli_args, "build_code"),  # the upload call itself does not carry it
-            job=_text_field(body, "job_code"),
-            build_url=_text_field(body, "ci_url"),
-            provider=_text_field(body, "ci_service"),
-        )
+    meta = UploadMeta.create(
+        flags=flags,
+        name=_text_field(body, "name"),
+        build=_text_field(cli_args, "build_code"),  # the upload call itself does not carry it
+        job=_text_field(body, "job_code"),
+        build_url=_text_field(body, "ci_url"),
+        provider=_text_field(body, "ci_service"),
+    )
     external_id = str(uuid.uuid4())
     claims = {"kind": "json", "id": external_id, **target_claims(target), "meta": meta_claims(meta)}
     location = put_url(repository, claims)
@@ -221,7 +211,7 @@ def _upload_answer(repository: Repository, target: CommitTarget, body: dict[str,
 def cli_empty_upload(service: str, slug: str, sha: str) -> Response:
     """``empty-upload``: nothing to merge; the commit keeps what it has."""
     _repository(service, slug)
-    _sha(sha)
+    check_sha(sha)
     _call_body()
     result = "Nothing uploaded: this server keeps the commit's coverage as it is and sends no notifications."
     return _json(200, {"result": result, "non_ignored_files": []})
@@ -231,7 +221,7 @@ def cli_empty_upload(service: str, slug: str, sha: str) -> Response:
 def cli_upload_complete(service: str, slug: str, sha: str) -> Response:
     """``send-notifications``: every upload is merged when its ``PUT`` is answered, so all are done."""
     repository = _repository(service, slug)
-    sha = _sha(sha)
+    sha = check_sha(sha)
     _call_body()
     commit = _stored_commit(repository, sha)
     count = 0
@@ -257,8 +247,7 @@ def upload_put() -> Response:
     if claims["kind"] == "v2":
         return v2_answer(repository, merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
     reports, network, fixes = _cli_payload(read_body(limit), limit)
-    with refusals():
-        commit = upload_reports(repository, reports, network=network, fixes=fixes, **arguments)
+    commit = upload_reports(repository, reports, network=network, fixes=fixes, **arguments)
     return _json(200, upload_summary(repository, commit))
 
 
@@ -290,8 +279,7 @@ def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, byte
             compressed = base64.b64decode(item["data"], validate=True)
         except (binascii.Error, ValueError):
             fail(400, f"Upload refused: coverage file {name!r}: data is not base64.")
-        with refusals():
-            data = inflate(compressed, left, what=f"coverage file {name!r}")
+        data = inflate(compressed, left, what=f"coverage file {name!r}")
         if left is not None:
             left -= len(data)
         reports.append((name, data))
