@@ -32,6 +32,11 @@ from .state import get_session
 #: The one message of every 404 of an endpoint's lookup.
 NOT_FOUND = "Not found."
 
+# Built once: a statement keeps its SQL cache key, so a lookup neither builds nor hashes it again.
+_OWNER_BY_NAME = sa.select(Owner).where(
+    Owner.service == sa.bindparam("service"), sa.func.lower(Owner.username) == sa.bindparam("username")
+)
+
 
 def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner]:
     """The user or organization ``username`` on ``service`` (case-insensitive), or ``None``.
@@ -40,10 +45,8 @@ def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner
     """
     if not is_storable(username):
         return None
-    query = sa.select(Owner).where(
-        Owner.service == parse_service(service), sa.func.lower(Owner.username) == username.lower()
-    )
-    return get_session().execute(query).scalar_one_or_none()
+    parameters = {"service": parse_service(service), "username": username.lower()}
+    return get_session().execute(_OWNER_BY_NAME, parameters).scalar_one_or_none()
 
 
 def require_owner(service: Union[str, ServiceEnum], username: str, *, is_org: Optional[bool] = None) -> Owner:

@@ -87,16 +87,17 @@ def paginate(
         if page > _page_count(len(query), size):
             raise InvalidPage()
         return Page(items=query[(page - 1) * size : page * size], number=page, size=size, count=len(query))
-    session = get_session()
+    # Plain statements run on the session's connection, without the ORM's execution steps.
+    connection = get_session().connection()
     if count is None:
         # The statement a person would write, without a subquery for the database to flatten.
         count = query.with_only_columns(sa.func.count(), maintain_column_froms=True).order_by(None)
-    total = session.execute(count).scalar_one()
+    total = connection.execute(count).scalar_one()
     # Checked before the page query, so a huge page number never reaches the database as an OFFSET.
     if page > _page_count(total, size):
         raise InvalidPage()
     page_query = query.limit(size).offset((page - 1) * size)
     if rows is not None:
         page_query = rows(page_query.subquery())
-    items = list(session.execute(page_query).all())
+    items = list(connection.execute(page_query).all())
     return Page(items=items, number=page, size=size, count=total)

@@ -61,13 +61,16 @@ class ServiceField(fields.Field):
             raise ValidationError(str(error)) from None
 
 
+def utc_iso(value: dt.datetime) -> str:
+    """A time the database holds in UTC without a zone, in ISO 8601 with its zone (``+00:00``)."""
+    return (value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value).isoformat()
+
+
 class UtcDateTime(fields.DateTime):
-    """A time the database holds in UTC without a zone, dumped in ISO 8601 with its zone (``+00:00``)."""
+    """A time the database holds in UTC without a zone, dumped by :func:`utc_iso`."""
 
     def _serialize(self, value: Any, attr: Optional[str], obj: Any, **kwargs: Any) -> Any:
-        if isinstance(value, dt.datetime) and value.tzinfo is None:
-            value = value.replace(tzinfo=dt.timezone.utc)
-        return super()._serialize(value, attr, obj, **kwargs)
+        return None if value is None else utc_iso(value)
 
 
 class QueryBoolean(fields.Boolean):
@@ -409,7 +412,7 @@ class RepositorySchema(Schema):
 class PaginatedRepositoryListSchema(PaginatedSchema):
     """A page of the repositories of an owner."""
 
-    results = fields.List(fields.Nested(RepositorySchema), required=True)
+    results = fields.List(PlainNested(RepositorySchema), required=True)
 
 
 class CommitListQuerySchema(PaginationQuerySchema):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from flask import Response, current_app
+from flask import Response, current_app, jsonify
 from sqlalchemy import Row
 
 from ..lines import Totals
@@ -48,6 +48,7 @@ from ..schemas import (
     PullSchema,
     RepositoryListQuerySchema,
     RepositorySchema,
+    utc_iso,
 )
 from .api import api_get, document, repo_get, report_json, totals_body
 
@@ -101,8 +102,9 @@ def owners_retrieve(owner: Owner, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def repository_body(row: Row) -> dict[str, Any]:
-    """The ``RepositorySchema`` fields of a row of :func:`~flask_coverage.listings.repository_rows`."""
+    """The ``RepositorySchema`` body of a row of :func:`~flask_coverage.listings.repository_rows`, as JSON values."""
     body = {name: getattr(row, name) for name in REPOSITORY_FIELDS}
+    body["updatestamp"] = utc_iso(row.updatestamp)
     body["author"] = {"service": row.service, "username": row.username, "name": row.owner_name}
     body["totals"] = None if row.files is None else totals_body(commit_totals(row), row.files)
     return body
@@ -139,9 +141,9 @@ def repos_list(found: tuple[Owner, bool], args: dict[str, Any]) -> Any:
     description="One repository with the totals of the tip of its default branch.",
     response=RepositorySchema,
 )
-def repos_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
+def repos_retrieve(repository: Repository, args: dict[str, Any]) -> Response:
     """``GET .../repos/{repo}/``: one repository with the totals of its default branch's tip."""
-    return repository_body(repository_row(repository))
+    return jsonify(repository_body(repository_row(repository)))
 
 
 @repo_get(
