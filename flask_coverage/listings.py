@@ -8,7 +8,8 @@ one row; none reads the request. Who may see what is decided by the caller (``au
 from __future__ import annotations
 
 import datetime as dt
-from typing import Optional, Union
+import functools
+from typing import Any, Optional, Union
 
 import sqlalchemy as sa
 from sqlalchemy.orm import aliased
@@ -16,6 +17,7 @@ from sqlalchemy.orm import aliased
 from .lines import Totals
 from .models import Branch, Commit, Owner, Pull, Repository
 from .names import is_storable
+from .pagination import Listing
 from .state import get_engine, get_session
 
 #: The fields of a repository that the rows of :func:`repository_rows` hold as they are stored.
@@ -76,21 +78,32 @@ def repositories_query(
     active: Optional[bool] = None,
     names: Optional[list[str]] = None,
     search: Optional[str] = None,
-) -> sa.Select:
+) -> Listing:
     """The ids of the repositories of an owner, ordered by name (case-insensitive, unique per owner).
 
     ``private=False`` leaves the private ones out. ``names`` keeps the given names (any case),
     ``search`` those whose name holds it (case-insensitive; ``%`` and ``_`` literal).
     """
-    query = _REPOSITORY_KEYS.where(_repos.owner_id == owner_id, _LISTED)
+    params: dict[str, Any] = {"owner_id": owner_id}
+    if names is not None:
+        params["names"] = [name.lower() for name in names]
+    if search:
+        params["search"] = "%" + search.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
+    query = _repositories_statement(private, active, names is not None, bool(search))
+    return Listing(query, params)
+
+
+@functools.cache  # one statement for each of the 24 combinations of arguments
+def _repositories_statement(private: bool, active: Optional[bool], names: bool, search: bool) -> sa.Select:
+    query = _REPOSITORY_KEYS.where(_repos.owner_id == sa.bindparam("owner_id"), _LISTED)
     if not private:
         query = query.where(_PUBLIC)
     if active is not None:
         query = query.where(_repos.active == active)
-    if names is not None:
-        query = query.where(_SORT_NAME.in_([name.lower() for name in names]))
+    if names:
+        query = query.where(_SORT_NAME.in_(sa.bindparam("names", expanding=True)))
     if search:
-        query = query.where(_repos.name.icontains(search, autoescape=True))
+        query = query.where(_SORT_NAME.like(sa.func.lower(sa.bindparam("search")), escape="/"))
     # The unique index on (owner_id, lower(name)) serves the order: pages are read in index order.
     return query.order_by(_SORT_NAME)
 

@@ -19,8 +19,10 @@ so the rows skipped on the way to a far page are never read::
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, NamedTuple, Optional, Union
 
 import sqlalchemy as sa
 
@@ -62,21 +64,47 @@ class Page:
         return self.number - 1 if self.number > 1 else None
 
 
+class Listing(NamedTuple):
+    """A list query with the values of its named parameters (``sa.bindparam``) and, optionally, a
+    cheaper query of its number of rows. A list whose statements are built once, with parameters
+    for what a request changes, keeps their SQL cache keys: a page then neither builds nor hashes SQL."""
+
+    query: Union[sa.Select, list[Any]]
+    params: Mapping[str, Any] = {}
+    count_query: Optional[sa.Select] = None
+
+
+Rows = Callable[[sa.Subquery], sa.Select]
+
+
+@functools.lru_cache(maxsize=64)
+def _statements(query: sa.Select, rows: Optional[Rows], count: Optional[sa.Select]) -> tuple[sa.Select, sa.Select]:
+    # The count and page statements of a list query, made once per query object (statements are
+    # immutable and hash by identity); the page's bounds are parameters.
+    if count is None:
+        # The statement a person would write, without a subquery for the database to flatten.
+        count = query.with_only_columns(sa.func.count(), maintain_column_froms=True).order_by(None)
+    page = query.limit(sa.bindparam("page_limit")).offset(sa.bindparam("page_offset"))
+    return count, page if rows is None else rows(page.subquery())
+
+
 def paginate(
     query: Union[sa.Select, list[Any]],
     *,
     page: int,
     page_size: int,
     max_page_size: int,
-    rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
+    rows: Optional[Rows] = None,
     count: Optional[sa.Select] = None,
+    params: Mapping[str, Any] = {},
 ) -> Page:
     """Run page ``page`` of ``query``: a ``SELECT ... WHERE ...`` with a total ``ORDER BY`` (and no
     ``DISTINCT``, ``GROUP BY`` or ``LIMIT``: its rows are counted as ``count(*)`` of its ``FROM``).
 
     ``page_size`` is clamped to ``max_page_size``. With ``rows``, the page of ``query`` becomes a
     subquery and the items are the rows of ``rows(subquery)``, which must keep the page's order.
-    ``count``, when given, is a cheaper query of the same number of rows. ``query`` may also be a
+    ``count``, when given, is a cheaper query of the same number of rows; ``params`` are the values
+    of the named parameters of the queries. ``query`` may also be a
     list of rows already read (a short aggregate, such as the coverage trend's bins), sliced here.
     Raises :class:`InvalidPage` for a page past the last one (page 1 always exists). Always runs
     exactly two queries (none for a list).
@@ -89,15 +117,11 @@ def paginate(
         return Page(items=query[(page - 1) * size : page * size], number=page, size=size, count=len(query))
     # Plain statements run on the session's connection, without the ORM's execution steps.
     connection = get_session().connection()
-    if count is None:
-        # The statement a person would write, without a subquery for the database to flatten.
-        count = query.with_only_columns(sa.func.count(), maintain_column_froms=True).order_by(None)
-    total = connection.execute(count).scalar_one()
+    count_query, page_query = _statements(query, rows, count)
+    total = connection.execute(count_query, params).scalar_one()
     # Checked before the page query, so a huge page number never reaches the database as an OFFSET.
     if page > _page_count(total, size):
         raise InvalidPage()
-    page_query = query.limit(size).offset((page - 1) * size)
-    if rows is not None:
-        page_query = rows(page_query.subquery())
-    items = list(connection.execute(page_query).all())
+    bounds = {"page_limit": size, "page_offset": (page - 1) * size}
+    items = list(connection.execute(page_query, {**params, **bounds}).all())
     return Page(items=items, number=page, size=size, count=total)

@@ -13,7 +13,7 @@ import functools
 import itertools
 from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii
-from typing import Any, Callable, Optional, TypeVar, Union
+from typing import Any, Callable, Optional, TypeVar
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
@@ -35,7 +35,7 @@ from ..lines import LineCoverage, Totals, percent
 from ..lookups import NOT_FOUND, member_org, queried_commit, readable_commit, readable_repository
 from ..models import Commit, Membership, Owner, Repository
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
-from ..pagination import paginate
+from ..pagination import Listing, paginate
 from ..schemas import (
     CommitPathSchema,
     CommitReportSchema,
@@ -172,9 +172,9 @@ class Endpoints:
         4. ``query`` loads the query string (a 400 naming each bad argument); ``{}`` without it.
         5. ``view(found, args)`` returns the body: an object ``response`` dumps; for a
            ``PaginatedSchema`` response, a ``select`` in a total order paginated by ``args`` (``rows``
-           as for :func:`flask_coverage.pagination.paginate`, ``item`` makes a row into a result), or a
-           pair ``(select, count)`` whose
-           ``count`` is a cheaper query of its number of rows (or ``None``); or a ready
+           as for :func:`flask_coverage.pagination.paginate`, ``item`` makes a row into a result) or a
+           :class:`~flask_coverage.pagination.Listing` (the select with its parameters' values and a
+           cheaper count); or a ready
            :class:`~flask.Response`.
            ``headers`` are added to the answer.
 
@@ -204,8 +204,8 @@ class Endpoints:
                 args = load_query(query_schema) if query_schema is not None else {}
                 result = view(found, args)
                 if pages:
-                    select, count = result if isinstance(result, tuple) else (result, None)
-                    result = jsonify(paginated(response_schema, select, args, rows=rows, count=count, item=item))
+                    listing = result if isinstance(result, Listing) else Listing(result)
+                    result = jsonify(paginated(response_schema, listing, args, rows=rows, item=item))
                 elif not isinstance(result, Response):
                     result = jsonify(response_schema.dump(result))
                 result.headers.update(headers or {})
@@ -307,27 +307,27 @@ def _flat(messages: Any) -> list[str]:
 
 def paginated(
     schema: Schema,
-    query: Union[sa.Select, list[Any]],
+    listing: Listing,
     args: dict[str, Any],
     rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
-    count: Optional[sa.Select] = None,
     item: Optional[Callable[[Any], Any]] = None,
 ) -> dict[str, Any]:
-    """The page ``args["page"]`` (of ``args["page_size"]`` rows) of ``query``, dumped by ``schema``.
+    """The page ``args["page"]`` (of ``args["page_size"]`` rows) of ``listing``, dumped by ``schema``.
 
     ``args`` are the request's arguments loaded by a ``PaginationQuerySchema``; ``schema`` is a
-    ``PaginatedSchema`` whose ``results`` dump the rows; ``query``, ``rows`` and ``count`` are as for
+    ``PaginatedSchema`` whose ``results`` dump the rows; ``listing`` and ``rows`` are as for
     :func:`flask_coverage.pagination.paginate`; ``item``, if given, makes each row into what ``results``
     dump. The envelope holds ``count``, ``total_pages`` and the
     absolute links of the neighbour pages. A page past the last is ``InvalidPage`` (a 404).
     """
     page = paginate(
-        query,
+        listing.query,
         page=args["page"],
         page_size=args["page_size"],
         max_page_size=current_app.config["COVERAGE_MAX_PAGE_SIZE"],
         rows=rows,
-        count=count,
+        count=listing.count_query,
+        params=listing.params,
     )
     return schema.dump(
         {
@@ -436,10 +436,10 @@ def member_rows(keys: sa.Subquery) -> sa.Select:
     response=PaginatedUserListSchema,
     rows=member_rows,
 )
-def users_list(org: Owner, args: dict[str, Any]) -> tuple[sa.Select, Optional[sa.Select]]:
+def users_list(org: Owner, args: dict[str, Any]) -> Listing:
     """``GET /{service}/{owner_username}/users/``: one page of the members of an organization."""
     filters = {name: args.get(name) for name in ("activated", "is_admin", "search")}
-    return members_query(org, **filters), members_count(org, **filters)
+    return Listing(members_query(org, **filters), count_query=members_count(org, **filters))
 
 
 def not_found(rest: str = "") -> Any:
