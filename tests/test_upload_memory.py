@@ -153,6 +153,7 @@ def test_the_report_of_a_large_commit_is_complete_in_the_memory_of_a_small_one(t
     from flask_coverage import CoverageService
     from flask_coverage.ingest import upload_report
     from flask_coverage.operations import add_org, add_repo, init_db
+    from flask_coverage.state import get_engine
 
     database = f"sqlite:///{tmp_path}/report.sqlite"
     app = Flask("memory")
@@ -164,6 +165,8 @@ def test_the_report_of_a_large_commit_is_complete_in_the_memory_of_a_small_one(t
         add_org("github", "acme")
         for name, files in counts.items():
             upload_report(add_repo("github", "acme", name), one_line_files(files), commit="5eed" * 10, branch="main")
+    with app.app_context():
+        get_engine().dispose()  # the child reads the file; no pooled connection of ours is left behind
     measured = run_child(READER, database, *counts)
     small, large = measured["small"], measured["large"]
     for name, files in counts.items():
