@@ -13,7 +13,7 @@ from flask import Response
 
 from .models import AccessToken, Membership, Owner, Repository, utcnow
 from .names import is_storable
-from .state import get_session
+from .state import execute, get_session
 
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
 #: The longest token the service looks up: its tokens are UUIDs (36 characters) or graph tokens (10).
@@ -45,13 +45,13 @@ def default_verify_token(token: str) -> Optional[Owner]:
         return None
     digest = hash_token(token)
     session = get_session()
-    row = session.execute(sa.select(AccessToken).where(AccessToken.token_hash == digest)).scalar_one_or_none()
+    row = execute(sa.select(AccessToken).where(AccessToken.token_hash == digest)).scalar_one_or_none()
     # The lookup is by hash; comparing the digests again in constant time keeps timing flat.
     if row is None or not hmac.compare_digest(row.token_hash, digest):
         return None
     now = utcnow()
     if row.last_used is None or now - row.last_used >= LAST_USED_RESOLUTION:
-        session.execute(sa.update(AccessToken).where(AccessToken.id == row.id).values(last_used=now))
+        execute(sa.update(AccessToken).where(AccessToken.id == row.id).values(last_used=now))
         session.commit()
     return row.owner
 
@@ -81,7 +81,7 @@ def _has_membership(user: Optional[Owner], owner: Owner, *conditions: sa.ColumnE
     if user.id == owner.id:
         return True
     query = sa.select(Membership.id).where(Membership.org_id == owner.id, Membership.user_id == user.id, *conditions)
-    return get_session().execute(query).first() is not None
+    return execute(query).first() is not None
 
 
 def is_member(user: Optional[Owner], org: Owner) -> bool:

@@ -31,7 +31,7 @@ from .models import (
     UploadFlag,
 )
 from .names import is_storable, refused_character
-from .state import get_engine, get_session
+from .state import execute, get_connection, get_engine
 
 #: The shortest sha prefix that names a commit (what ``git log --oneline`` shows).
 MIN_SHA_PREFIX = 7
@@ -116,7 +116,7 @@ def find_repository(
     query = _repository_select().where(*conditions)
     if not deleted:
         query = query.where(Repository.deleted.is_(False))
-    return get_session().execute(query, params).scalar_one_or_none()
+    return execute(query, params).scalar_one_or_none()
 
 
 def normalize_sha(value: str, *, prefix: bool = False) -> Optional[str]:
@@ -204,7 +204,7 @@ def resolve_commit(
     if target is None:
         return None
     kind, params = target
-    found = get_session().execute(_COMMIT_STATEMENTS[kind], {**params, "repository_id": repository.id})
+    found = execute(_COMMIT_STATEMENTS[kind], {**params, "repository_id": repository.id})
     commits = found.scalars().all()
     return commits[0] if len(commits) == 1 else None
 
@@ -228,7 +228,7 @@ def _target_row(
     statements = _TARGET_STATEMENTS
     if flag is not None:
         statements, params["flag"] = _FLAG_TARGET_STATEMENTS, flag
-    rows = get_session().execute(statements[kind], params).all()
+    rows = execute(statements[kind], params).all()
     return rows[0] if len(rows) == 1 else None
 
 
@@ -272,7 +272,7 @@ def find_flag_target(
 def find_flag(commit: Commit, flag: str) -> Optional[CommitFlag]:
     """The coverage of ``flag`` in ``commit``, or ``None`` if no upload of the commit had that flag."""
     query = sa.select(CommitFlag).where(CommitFlag.commit_id == commit.id, CommitFlag.flag == flag)
-    return get_session().execute(query).scalar_one_or_none()
+    return execute(query).scalar_one_or_none()
 
 
 def flags_query(repository: Repository, commit: Optional[Commit]) -> sa.Select:
@@ -320,7 +320,7 @@ def file_totals(commit: Coverage, path_prefix: Optional[str] = None) -> list[Fil
     query = _files_query(commit, path_prefix)
     if query is None:
         return []
-    return [FileTotals(*row) for row in get_session().execute(query)]
+    return [FileTotals(*row) for row in execute(query)]
 
 
 def file_rows(commit: Coverage, path_prefix: Optional[str] = None) -> Iterator[tuple[str, int, int, int, int, bytes]]:
@@ -334,7 +334,7 @@ def file_rows(commit: Coverage, path_prefix: Optional[str] = None) -> Iterator[t
     if query is None:
         return iter(())
     query = query.add_columns(_file_model(commit)[0].data).execution_options(yield_per=1000)
-    return iter(get_session().connection().execute(query))
+    return iter(get_connection().execute(query))
 
 
 def iter_file_coverage(
@@ -352,7 +352,7 @@ def file_lines(commit: Coverage, path: str) -> Optional[LineCoverage]:
         return None
     files, owned = _file_model(commit)
     query = sa.select(files.data).where(owned, files.path == path)
-    data = get_session().execute(query).scalar_one_or_none()
+    data = execute(query).scalar_one_or_none()
     return None if data is None else LineCoverage.decode(data)
 
 

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from .lines import HIT, MISS, PARTIAL, LineCoverage, Totals
 from .models import Commit, FileCoverage
-from .state import get_session
+from .state import execute
 
 #: Codecov's names of the line states in a change summary.
 STATE_NAMES = {HIT: "hits", MISS: "misses", PARTIAL: "partials"}
@@ -55,12 +55,11 @@ def _files(commit: Commit) -> sa.Select:
 
 def compare_files(base: Commit, head: Commit) -> Iterator[FileComparison]:
     """Every file of ``head``, by path, compared with the same path in ``base``."""
-    session = get_session()
     before = {
         path: (Totals(lines, hits, misses, partials), data)
-        for path, lines, hits, misses, partials, data in session.execute(_files(base))
+        for path, lines, hits, misses, partials, data in execute(_files(base))
     }
-    rows = session.execute(_files(head).execution_options(yield_per=500))
+    rows = execute(_files(head).execution_options(yield_per=500))
     for path, lines, hits, misses, partials, data in rows:
         totals = Totals(lines, hits, misses, partials)
         old = before.get(path)

@@ -51,7 +51,7 @@ from .ingest import UploadMeta, upload_report
 from .lookups import get_owner
 from .models import AccessToken, Commit, FileCoverage, Membership, Owner, Repository, Upload, metadata
 from .operations import add_repo, init_db
-from .state import get_session
+from .state import execute, get_session
 
 __all__ = [
     "DEMO_GENERATED_FILES",
@@ -105,7 +105,7 @@ def active_demo_token() -> Optional[str]:
     query = sa.select(AccessToken.token_hash).where(
         AccessToken.owner_id == user.id, AccessToken.name == DEMO_TOKEN_NAME
     )
-    stored = get_session().execute(query).scalar_one_or_none()
+    stored = execute(query).scalar_one_or_none()
     if stored is None or not hmac.compare_digest(stored, hash_token(token)):
         return None
     return token
@@ -137,7 +137,7 @@ def _ensure_owners(owners: list[tuple[str, bool, str, Optional[str]]]) -> dict[s
     query = sa.select(Owner).where(
         Owner.service == DEMO_SERVICE, sa.func.lower(Owner.username).in_([owner[0].lower() for owner in owners])
     )
-    existing = {owner.username.lower(): owner for owner in session.execute(query).scalars()}
+    existing = {owner.username.lower(): owner for owner in execute(query).scalars()}
     found: dict[str, Owner] = {}
     for username, is_org, name, email in owners:
         owner = existing.get(username.lower())
@@ -156,7 +156,7 @@ def _ensure_owners(owners: list[tuple[str, bool, str, Optional[str]]]) -> dict[s
 def _ensure_memberships(orgs: dict[str, Owner], users: list[tuple[DemoUser, Owner]]) -> int:
     session = get_session()
     query = sa.select(Membership).where(Membership.org_id.in_([org.id for org in orgs.values()]))
-    existing = {(row.org_id, row.user_id): row for row in session.execute(query).scalars()}
+    existing = {(row.org_id, row.user_id): row for row in execute(query).scalars()}
     count = 0
     for person, user in users:
         for org_name, activated, admin in person.memberships:
@@ -188,7 +188,6 @@ def _delete_coverage(repository: Repository) -> None:
     The referring tables are found in :data:`~flask_coverage.models.metadata`, so a table added later
     is cleared too; explicitly, since SQLite does not cascade, and it reuses the ids of deleted rows.
     """
-    session = get_session()
     commit_ids = sa.select(Commit.id).where(Commit.repository_id == repository.id).scalar_subquery()
     upload_ids = sa.select(Upload.id).where(Upload.commit_id.in_(commit_ids)).scalar_subquery()
     # The rows of the uploads (their flags) first, then every row of a commit.
@@ -196,15 +195,15 @@ def _delete_coverage(repository: Repository) -> None:
         for table in reversed(metadata.sorted_tables):
             for key in table.foreign_keys:
                 if key.column is column:
-                    session.execute(sa.delete(table).where(key.parent.in_(ids)))
-    session.execute(sa.delete(Commit).where(Commit.repository_id == repository.id))
+                    execute(sa.delete(table).where(key.parent.in_(ids)))
+    execute(sa.delete(Commit).where(Commit.repository_id == repository.id))
 
 
 def _reset_demo_token(user: Owner) -> str:
     session = get_session()
     token = demo_access_token() or generate_token()
     digest = hash_token(token)
-    session.execute(
+    execute(
         sa.delete(AccessToken).where(
             AccessToken.owner_id == user.id,
             sa.or_(AccessToken.name == DEMO_TOKEN_NAME, AccessToken.token_hash == digest),
@@ -248,7 +247,7 @@ def load_demo(*, generated_files: int = DEMO_GENERATED_FILES) -> DemoSummary:
             git_dir = os.path.join(mirrors, DEMO_SERVICE.value, spec.owner, f"{spec.name}.git")
             write_mirror(history, git_dir, spec.branch)
     repository_ids = [repository.id for _, repository in repositories]
-    commits, files = session.execute(
+    commits, files = execute(
         sa.select(sa.func.count(sa.distinct(Commit.id)), sa.func.count(FileCoverage.id))
         .join(FileCoverage, FileCoverage.commit_id == Commit.id)
         .where(Commit.repository_id.in_(repository_ids))

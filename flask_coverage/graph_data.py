@@ -25,7 +25,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 
 from .commits import Coverage
 from .models import CommitFlag, FileCoverage, FlagFileCoverage
-from .state import get_session
+from .state import get_connection
 
 __all__ = ["RECORDS_CACHE_BYTES", "gc_paused", "graph_records", "read_graph_records"]
 
@@ -47,7 +47,7 @@ def _records_query(dialect: Dialect, flagged: bool) -> SQLCompiler:
 def read_graph_records(commit: Coverage) -> Sequence[Any]:
     """``(path, lines, hits)`` of every file of ``commit`` (or of a flag of a commit): three columns,
     no line data, no sort (the layouts order the files themselves), in the session's transaction."""
-    connection = get_session().connection()
+    connection = get_connection()
     if isinstance(commit, CommitFlag):
         compiled = _records_query(connection.dialect, True)
         values = {"commit_id": commit.commit_id, "flag": commit.flag}

@@ -34,6 +34,7 @@ and ``coverage_flag_file``, kept as the commit's own), in the same transaction. 
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import io
 import itertools
@@ -52,11 +53,13 @@ from sqlalchemy.exc import OperationalError
 from .commits import MAX_PULLID, normalize_sha
 from .errors import AlreadyExists, CoverageError, InvalidInput, NotFound, ReportError
 from .lines import LineCoverage
+from .listings import day_coverage, trend_day, trend_day_start
 from .lookups import repository_by_slug
 from .models import (
     Branch,
     Commit,
     CommitFlag,
+    CoverageDay,
     FileCoverage,
     FlagFileCoverage,
     Pull,
@@ -67,7 +70,7 @@ from .models import (
 )
 from .names import MAX_NAME_LENGTH, check_name
 from .parsers import ParsedFile, merge_by_path, parse_report, place_by_network
-from .state import get_engine, get_session
+from .state import execute, get_engine, get_session
 
 __all__ = [
     "META_FIELDS",
@@ -114,6 +117,7 @@ _UPLOADS = cast(sa.Table, Upload.__table__)
 _FLAGS = cast(sa.Table, UploadFlag.__table__)
 _COMMIT_FLAGS = cast(sa.Table, CommitFlag.__table__)
 _FLAG_FILES = cast(sa.Table, FlagFileCoverage.__table__)
+_DAYS = cast(sa.Table, CoverageDay.__table__)
 _TIPS = {"branch": cast(sa.Table, Branch.__table__), "pull": cast(sa.Table, Pull.__table__)}
 # SQLSTATE serialization_failure and deadlock_detected; SQLite's SQLITE_BUSY and SQLITE_LOCKED.
 _RETRY_SQLSTATES = frozenset({"40001", "40P01"})
@@ -352,7 +356,7 @@ def upload_reports(
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
     commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha))
-    return get_session().execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
+    return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
 def record_commit(
@@ -378,15 +382,18 @@ def record_commit(
     this = sa.and_(_COMMITS.c.repository_id == repository.id, _COMMITS.c.sha == sha)
 
     def store() -> int:
-        session = get_session()
         row = {"repository_id": repository.id, "sha": sha, "timestamp": utcnow()}
-        session.execute(insert(_COMMITS).values(**row).on_conflict_do_nothing(index_elements=["repository_id", "sha"]))
+        execute(insert(_COMMITS).values(**row).on_conflict_do_nothing(index_elements=["repository_id", "sha"]))
+        read = sa.select(_COMMITS.c.id, _COMMITS.c.branch, _COMMITS.c.timestamp).where(this).with_for_update()
+        commit_id, old_branch, timestamp = execute(read).one()
         if given:
-            session.execute(sa.update(_COMMITS).where(this).values(**given))
-        return int(session.execute(sa.select(_COMMITS.c.id).where(this)).scalar_one())
+            execute(sa.update(_COMMITS).where(this).values(**given))
+        if given.get("branch", old_branch) != old_branch:
+            _refresh_days(repository.id, {old_branch, target.branch}, timestamp)
+        return int(commit_id)
 
     commit_id = _with_retries(store)
-    return get_session().execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
+    return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
 class _HashingReader:
@@ -479,38 +486,38 @@ def _store(
     meta: UploadMeta,
     parent_sha: Optional[str] = None,
 ) -> int:
-    session = get_session()
     insert = _insert()
     commits, stored, uploads = _COMMITS, _FILES, _UPLOADS
     # First statement, and a write: on SQLite it takes the write lock before anything is read.
-    session.execute(
+    execute(
         insert(commits)
         .values(repository_id=repository_id, sha=sha)
         .on_conflict_do_nothing(index_elements=["repository_id", "sha"])
     )
     this = sa.and_(commits.c.repository_id == repository_id, commits.c.sha == sha)
-    commit_id, version = session.execute(sa.select(commits.c.id, commits.c.version).where(this).with_for_update()).one()
+    read = sa.select(commits.c.id, commits.c.version, commits.c.branch, commits.c.timestamp).where(this)
+    commit_id, version, old_branch, timestamp = execute(read.with_for_update()).one()
     # Under the commit's lock: a concurrent repeat waits for it, then finds its key and stops.
     repeat = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id, uploads.c.key == upload_key)
     if version == 0:  # created just now, maybe with a deleted commit's id, whose uploads SQLite kept
         kept = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id).scalar_subquery()
-        session.execute(sa.delete(_FLAGS).where(_FLAGS.c.upload_id.in_(kept)))
-        session.execute(sa.delete(uploads).where(uploads.c.commit_id == commit_id))
+        execute(sa.delete(_FLAGS).where(_FLAGS.c.upload_id.in_(kept)))
+        execute(sa.delete(uploads).where(uploads.c.commit_id == commit_id))
         for table in (_FLAG_FILES, _COMMIT_FLAGS):
-            session.execute(sa.delete(table).where(table.c.commit_id == commit_id))
-    elif session.execute(repeat).first():
+            execute(sa.delete(table).where(table.c.commit_id == commit_id))
+    elif execute(repeat).first():
         return int(commit_id)  # a repeat of an upload already merged: nothing changes
     if meta.external_id is not None:
         used = sa.select(uploads.c.id).where(
             uploads.c.commit_id == commit_id, uploads.c.external_id == meta.external_id
         )
-        if session.execute(used).first():
+        if execute(used).first():
             raise UploadConflict("this upload URL was already used for a different upload")
     about = {key: getattr(meta, key) for key in ("external_id", *META_FIELDS)}
     row = sa.insert(uploads).values(commit_id=commit_id, key=upload_key, created_at=utcnow(), **about)
-    upload_id = cast(Any, session.execute(row)).inserted_primary_key[0]
+    upload_id = cast(Any, execute(row)).inserted_primary_key[0]
     if meta.flags:
-        session.execute(sa.insert(_FLAGS), [{"upload_id": upload_id, "flag": flag} for flag in meta.flags])
+        execute(sa.insert(_FLAGS), [{"upload_id": upload_id, "flag": flag} for flag in meta.flags])
 
     values: dict[str, Any] = {"version": commits.c.version + 1, **_merge_into(stored, {"commit_id": commit_id}, files)}
     if branch is not None:
@@ -519,11 +526,12 @@ def _store(
         values["pullid"] = pullid
     if parent_sha is not None:
         values["parent_sha"] = parent_sha
-    session.execute(sa.update(commits).where(commits.c.id == commit_id).values(**values))
+    execute(sa.update(commits).where(commits.c.id == commit_id).values(**values))
+    _refresh_days(repository_id, {old_branch, branch}, timestamp)
     for flag in meta.flags:
         # Each flag's coverage is merged like the commit's, under the same lock: merge-once holds per
         # flag, and concurrent uploads of different flags queue behind each other.
-        session.execute(
+        execute(
             insert(_COMMIT_FLAGS)
             .values(commit_id=commit_id, flag=flag)
             .on_conflict_do_nothing(index_elements=["commit_id", "flag"])
@@ -531,15 +539,15 @@ def _store(
         key = {"commit_id": commit_id, "flag": flag}
         totals = _merge_into(_FLAG_FILES, key, files)
         this_flag = sa.and_(_COMMIT_FLAGS.c.commit_id == commit_id, _COMMIT_FLAGS.c.flag == flag)
-        session.execute(sa.update(_COMMIT_FLAGS).where(this_flag).values(version=_COMMIT_FLAGS.c.version + 1, **totals))
+        execute(sa.update(_COMMIT_FLAGS).where(this_flag).values(version=_COMMIT_FLAGS.c.version + 1, **totals))
 
     now = utcnow()
     tips: list[tuple[Any, dict[str, Any], dict[str, Any]]] = []
     if pullid is not None:
         # Read before the branch tip moves: the pull's base is the parent this commit names, else
         # the default branch's tip as it was before this upload (kept from the pull's first upload).
-        parent = session.execute(sa.select(commits.c.parent_sha).where(commits.c.id == commit_id)).scalar()
-        base = parent or session.execute(_default_tip_sha(repository_id)).scalar()
+        parent = execute(sa.select(commits.c.parent_sha).where(commits.c.id == commit_id)).scalar()
+        base = parent or execute(_default_tip_sha(repository_id)).scalar()
         pull_update = {"base_sha": parent} if parent else {}
     if branch is not None:
         tips.append((_TIPS["branch"], {"name": branch}, {}))
@@ -549,7 +557,7 @@ def _store(
         # Branch before pull, in every upload: concurrent uploads take these row locks in one order.
         unique = [name for name in tip if name != "base_sha"]
         statement = insert(table).values(repository_id=repository_id, head_commit_id=commit_id, updatestamp=now, **tip)
-        session.execute(
+        execute(
             statement.on_conflict_do_update(
                 index_elements=["repository_id", *unique],
                 set_={"head_commit_id": commit_id, "updatestamp": now, **changes},
@@ -568,6 +576,52 @@ def _default_tip_sha(repository_id: int) -> sa.Select:
     )
 
 
+def refresh_trend(repository_id: Optional[int] = None) -> None:
+    """Rebuild the coverage trend's rows (:class:`~flask_coverage.models.CoverageDay`) of a repository,
+    or of every repository, from its commits, and commit.
+
+    Uploads keep those rows up to date; this is for commits stored or changed by other means, and for a
+    database whose commits came before the table did (``flask coverage init-db`` calls it then).
+    """
+    session = get_session()
+    commits = sa.select(_COMMITS.c.repository_id, _COMMITS.c.branch, _COMMITS.c.timestamp).where(
+        _COMMITS.c.branch.is_not(None), _COMMITS.c.lines > 0
+    )
+    days = sa.delete(_DAYS)
+    if repository_id is not None:
+        commits = commits.where(_COMMITS.c.repository_id == repository_id)
+        days = days.where(_DAYS.c.repository_id == repository_id)
+    keys = {(owner, branch, trend_day(moment)) for owner, branch, moment in execute(commits)}
+    execute(days)
+    for owner, branch, day in sorted(keys):
+        _refresh_day(owner, branch, day)
+    session.commit()
+
+
+def _refresh_days(repository_id: int, branches: set[Optional[str]], timestamp: dt.datetime) -> None:
+    """Recompute the trend's rows of ``branches`` (``None`` ignored) for the day of ``timestamp``: a
+    commit of that time changed its coverage or moved from one of them to another."""
+    for branch in sorted(name for name in branches if name is not None):  # one lock order for all
+        _refresh_day(repository_id, branch, trend_day(timestamp))
+
+
+def _refresh_day(repository_id: int, branch: str, day: int) -> None:
+    key = {"repository_id": repository_id, "branch": branch, "day": day}
+    # Takes the row's lock first (an empty row if new): a concurrent upload of the same day and branch
+    # commits before the next statement reads the commits, so that statement sees its commit too.
+    lock = _insert()(_DAYS).values(**key).on_conflict_do_update(index_elements=list(key), set_={"day": day})
+    execute(lock)
+    start = trend_day_start(day)
+    _, commits, low, high, total = execute(
+        day_coverage(repository_id, branch, day, start, start + dt.timedelta(days=1))
+    ).one()
+    this = sa.and_(*(_DAYS.c[name] == value for name, value in key.items()))
+    if commits:
+        execute(sa.update(_DAYS).where(this).values(commits=commits, low=low, high=high, total=total))
+    else:
+        execute(sa.delete(_DAYS).where(this))
+
+
 def _insert() -> Callable[[sa.Table], Any]:
     dialect = get_engine().dialect.name
     if dialect not in _INSERT:
@@ -578,26 +632,25 @@ def _insert() -> Callable[[sa.Table], Any]:
 def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCoverage]) -> dict[str, Any]:
     """Merge ``files`` into the rows of ``stored`` (commit files or a flag's files) whose columns
     equal ``key``; returns their new totals: ``files``, ``lines``, ``hits``, ``misses``, ``partials``."""
-    session = get_session()
     owned = sa.and_(*(stored.c[name] == value for name, value in key.items()))
-    existing = dict(session.execute(sa.select(stored.c.path, stored.c.id).where(owned)).all())
+    existing = dict(execute(sa.select(stored.c.path, stored.c.id).where(owned)).all())
     merged = dict(files)  # a copy: a retried transaction starts again from the parsed files
     overlap = [existing[path] for path in merged if path in existing]
     path_of = {file_id: path for path, file_id in existing.items()}
     for ids in _batched(overlap, _BATCH):
-        for file_id, data in session.execute(sa.select(stored.c.id, stored.c.data).where(stored.c.id.in_(ids))):
+        for file_id, data in execute(sa.select(stored.c.id, stored.c.data).where(stored.c.id.in_(ids))):
             path = path_of[file_id]
             merged[path] = LineCoverage.decode(data).merge(merged[path])
 
     new_rows = ({**key, "path": path, **_columns(lines)} for path, lines in merged.items() if path not in existing)
     for rows in _batched(new_rows, _BATCH):
-        session.execute(sa.insert(stored), rows)
+        execute(sa.insert(stored), rows)
     changed = ({"file_id": existing[path], **_columns(merged[path])} for path in merged if path in existing)
     update = sa.update(stored).where(stored.c.id == sa.bindparam("file_id"))
     for rows in _batched(changed, _BATCH):
-        session.execute(update, rows)
+        execute(update, rows)
 
-    count, lines, hits, misses, partials = session.execute(
+    count, lines, hits, misses, partials = execute(
         sa.select(
             sa.func.count(stored.c.id),
             *(

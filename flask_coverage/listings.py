@@ -15,10 +15,10 @@ import sqlalchemy as sa
 from sqlalchemy.orm import aliased
 
 from .lines import Totals
-from .models import Branch, Commit, Owner, Pull, Repository
+from .models import Branch, Commit, CoverageDay, Owner, Pull, Repository
 from .names import is_storable
 from .pagination import Listing
-from .state import get_engine, get_session
+from .state import execute
 
 #: The fields of a repository that the rows of :func:`repository_rows` hold as they are stored.
 REPOSITORY_FIELDS = ("name", "private", "updatestamp", "language", "branch", "active", "activated")
@@ -30,8 +30,8 @@ COMMIT_FIELDS = ("sha", "timestamp", "branch", "version", "parent_sha", *TOTALS_
 # The lists are written on the tables, not the mapped classes, and their fixed parts are built once
 # here (statements are immutable): a request builds only what its arguments change, and runs a
 # statement of plain columns without the ORM's work. Together about half of a short list's time.
-_repos, _owners, _branches, _commits, _pulls = (
-    model.__table__.c for model in (Repository, Owner, Branch, Commit, Pull)
+_repos, _owners, _branches, _commits, _pulls, _days = (
+    model.__table__.c for model in (Repository, Owner, Branch, Commit, Pull, CoverageDay)
 )
 _SORT_NAME = sa.func.lower(_repos.name)
 _LISTED = _repos.deleted == sa.false()
@@ -124,7 +124,7 @@ def repository_rows(keys: sa.Subquery) -> sa.Select:
 def repository_row(repository: Repository) -> sa.Row:
     """The row of :func:`repository_rows` of ``repository``."""
     keys = _REPOSITORY_KEYS.where(_repos.id == repository.id)
-    return get_session().execute(repository_rows(keys.subquery())).one()
+    return execute(repository_rows(keys.subquery())).one()
 
 
 def commits_query(repository: Repository, *, branch: Optional[str] = None) -> sa.Select:
@@ -150,7 +150,7 @@ def find_branch(repository: Repository, name: str) -> Optional[Branch]:
     if not is_storable(name):
         return None
     query = sa.select(Branch).where(Branch.repository_id == repository.id, Branch.name == name)
-    return get_session().execute(query).scalar_one_or_none()
+    return execute(query).scalar_one_or_none()
 
 
 def pulls_query(repository: Repository) -> sa.Select:
@@ -168,19 +168,46 @@ def pull_rows(keys: sa.Subquery) -> sa.Select:
 
 def pull_row(pull: Pull) -> sa.Row:
     """The row of :func:`pull_rows` of ``pull``."""
-    return get_session().execute(pull_rows(_PULL_KEYS.where(_pulls.id == pull.id).subquery())).one()
+    return execute(pull_rows(_PULL_KEYS.where(_pulls.id == pull.id).subquery())).one()
 
 
 def find_pull(repository: Repository, pullid: int) -> Optional[sa.Row]:
     """``(pull, head, base)`` of the pull request ``pullid`` (base ``None`` if not uploaded), or ``None``."""
     head, base = aliased(Commit, _HEAD), aliased(Commit, _BASE)
     query = sa.select(Pull, head, base).join(head, _HEAD_OF_PULL).outerjoin(base, _BASE_OF_PULL)
-    return get_session().execute(query.where(Pull.repository_id == repository.id, Pull.pullid == pullid)).first()
+    return execute(query.where(Pull.repository_id == repository.id, Pull.pullid == pullid)).first()
 
 
 #: The trend's intervals: their width, counted from a Monday (so that 7d bins are weeks).
 TREND_INTERVALS = {"1d": dt.timedelta(days=1), "7d": dt.timedelta(days=7), "30d": dt.timedelta(days=30)}
 TREND_ORIGIN = dt.datetime(2000, 1, 3)
+_DAY = dt.timedelta(days=1)
+# A commit's coverage in floating point (PostgreSQL would divide the integers as NUMERIC, twice as slow).
+_COVERAGE = sa.cast(_commits.hits, sa.Float) * 100 / sa.cast(_commits.lines, sa.Float)
+
+
+def trend_day(moment: dt.datetime) -> int:
+    """The day (from :data:`TREND_ORIGIN`) of a time (UTC), as :class:`~flask_coverage.models.CoverageDay` counts."""
+    return (moment - TREND_ORIGIN) // _DAY
+
+
+def day_coverage(repository_id: int, branch: str, day: int, since: dt.datetime, until: dt.datetime) -> sa.Select:
+    """``(day, commits, low, high, total)`` of ``branch``'s commits with lines first seen from ``since``
+    to before ``until`` (within ``day``), as a :class:`~flask_coverage.models.CoverageDay` row holds them
+    (``commits`` 0 and the rest ``None`` if there are none)."""
+    return sa.select(
+        sa.cast(sa.literal(day, sa.Integer), sa.Integer).label("day"),
+        sa.func.count().label("commits"),
+        sa.func.min(_COVERAGE).label("low"),
+        sa.func.max(_COVERAGE).label("high"),
+        sa.func.sum(_COVERAGE).label("total"),
+    ).where(
+        _commits.repository_id == repository_id,
+        _commits.branch == branch,
+        _commits.lines > 0,
+        _commits.timestamp >= since,
+        _commits.timestamp < until,
+    )
 
 
 def coverage_trend(
@@ -193,36 +220,40 @@ def coverage_trend(
 ) -> list[sa.Row]:
     """The coverage of ``branch``'s commits (those with coverage) grouped into ``interval`` bins, oldest first.
 
-    Rows are ``(start, low, high, mean)``: where the bin starts, in seconds from :data:`TREND_ORIGIN`, and the
+    Rows are ``(start, low, high, mean)``: where the bin starts, in days from :data:`TREND_ORIGIN`, and the
     lowest, highest and mean ``hits / lines * 100`` of its commits (a commit's time is when it was
-    first seen). ``start`` and ``end`` bound the commits' times (both included). One grouped query:
-    the bins are made in SQL, never in Python; every bin is read (counting them would cost a second
-    pass over the commits).
+    first seen). ``start`` and ``end`` bound the commits' times (both included). One grouped query over
+    the branch's rows of :class:`~flask_coverage.models.CoverageDay`, a row a day, with the commits of
+    the days that ``start`` or ``end`` cut read from the commits themselves.
     """
-    seconds = int(TREND_INTERVALS[interval].total_seconds())
-    epoch: sa.ColumnElement[int]
-    if get_engine().dialect.name == "postgresql":
-        epoch = sa.cast(sa.extract("epoch", Commit.timestamp - TREND_ORIGIN), sa.BigInteger)
-    else:
-        # julianday() is SQLite's cheapest way from a stored time to a number (strftime('%s') is slower).
-        origin = sa.func.julianday(TREND_ORIGIN.isoformat(sep=" "))
-        epoch = sa.cast((sa.func.julianday(Commit.timestamp) - origin) * 86400, sa.BigInteger)
-    bin_start = (epoch // seconds * seconds).label("start")
-    # In floating point: PostgreSQL would divide the integers as NUMERIC, about twice as slow here.
-    coverage = sa.cast(Commit.hits, sa.Float) * 100 / sa.cast(Commit.lines, sa.Float)
-    query = sa.select(bin_start, sa.func.min(coverage), sa.func.max(coverage), sa.func.avg(coverage)).where(
-        Commit.repository_id == repository.id, Commit.branch == branch, Commit.lines > 0
+    width = TREND_INTERVALS[interval] // _DAY
+    until = None if end is None else end + dt.timedelta(microseconds=1)
+    # The whole days between the bounds: from the first midnight at or after start to the last before until.
+    first = None if start is None else -((TREND_ORIGIN - start) // _DAY)
+    last = None if until is None else trend_day(until)
+    days = sa.select(_days.day, _days.commits, _days.low, _days.high, _days.total).where(
+        _days.repository_id == repository.id, _days.branch == branch
     )
-    if start is not None:
-        query = query.where(Commit.timestamp >= start)
-    if end is not None:
-        query = query.where(Commit.timestamp <= end)
-    return list(get_session().execute(query.group_by(bin_start).order_by(bin_start)))
+    cut: list[sa.Select] = []
+    if start is not None and first is not None:
+        days = days.where(_days.day >= first)
+        if start < trend_day_start(first):  # the commits of start's day from start on
+            before = trend_day_start(first) if until is None else min(trend_day_start(first), until)
+            cut.append(day_coverage(repository.id, branch, first - 1, start, before))
+    if until is not None and last is not None:
+        days = days.where(_days.day < last)
+        if until > trend_day_start(last) and (first is None or first <= last):  # the commits of until's day before it
+            cut.append(day_coverage(repository.id, branch, last, trend_day_start(last), until))
+    rows = (sa.union_all(days, *cut) if cut else days).subquery()
+    bin_start = (rows.c.day // width * width).label("start")
+    mean = sa.func.sum(rows.c.total) / sa.func.sum(rows.c.commits)
+    query = sa.select(bin_start, sa.func.min(rows.c.low), sa.func.max(rows.c.high), mean).where(rows.c.commits > 0)
+    return list(execute(query.group_by(bin_start).order_by(bin_start)))
 
 
-def trend_bin_start(start: int) -> dt.datetime:
-    """The time (UTC) of a bin's ``start`` as :func:`coverage_trend` gives it."""
-    return TREND_ORIGIN + dt.timedelta(seconds=int(start))
+def trend_day_start(day: int) -> dt.datetime:
+    """The time (UTC) where ``day`` (as :func:`trend_day` counts, and a bin of :func:`coverage_trend` starts) begins."""
+    return TREND_ORIGIN + int(day) * _DAY
 
 
 def branch_coverage(repository: Repository, branch: str, limit: int) -> list[tuple[int, int]]:
@@ -233,4 +264,4 @@ def branch_coverage(repository: Repository, branch: str, limit: int) -> list[tup
         .order_by(Commit.timestamp.desc(), Commit.id.desc())
         .limit(limit)
     )
-    return [(hits, lines) for hits, lines in reversed(get_session().execute(query).all())]
+    return [(hits, lines) for hits, lines in reversed(execute(query).all())]

@@ -27,7 +27,7 @@ from .errors import Forbidden, InvalidInput, NotFound
 from .listings import find_branch, find_pull
 from .models import AccessToken, Branch, Commit, Owner, Repository, ServiceEnum
 from .names import is_storable
-from .state import get_session
+from .state import execute
 
 #: The one message of every 404 of an endpoint's lookup.
 NOT_FOUND = "Not found."
@@ -46,7 +46,7 @@ def get_owner(service: Union[str, ServiceEnum], username: str) -> Optional[Owner
     if not is_storable(username):
         return None
     parameters = {"service": parse_service(service), "username": username.lower()}
-    return get_session().execute(_OWNER_BY_NAME, parameters).scalar_one_or_none()
+    return execute(_OWNER_BY_NAME, parameters).scalar_one_or_none()
 
 
 def require_owner(service: Union[str, ServiceEnum], username: str, *, is_org: Optional[bool] = None) -> Owner:
@@ -91,7 +91,7 @@ def list_tokens(owner: Owner) -> list[AccessToken]:
         .where(AccessToken.owner_id == owner.id)
         .order_by(AccessToken.created_at.desc(), AccessToken.id.desc())
     )
-    return list(get_session().execute(query).scalars())
+    return list(execute(query).scalars())
 
 
 def any_owner(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> Owner:

@@ -241,6 +241,27 @@ class Commit(Base):
     repository: Mapped[Repository] = relationship()
 
 
+class CoverageDay(Base):
+    """The coverage of a branch's commits (those with lines) first seen on one UTC day.
+
+    ``day`` counts days from :data:`flask_coverage.trend.TREND_ORIGIN`; ``low``, ``high`` and ``total``
+    are the lowest, highest and summed ``hits / lines * 100`` of its ``commits``. Uploads keep it up to
+    date (:func:`flask_coverage.trend.refresh_days`), so the trend reads a row a day, not a commit.
+    """
+
+    __tablename__ = "coverage_day"
+
+    repository_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"), primary_key=True
+    )
+    branch: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
+    day: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    commits: Mapped[int] = mapped_column(default=0)
+    low: Mapped[float] = mapped_column(sa.Float, default=0.0)
+    high: Mapped[float] = mapped_column(sa.Float, default=0.0)
+    total: Mapped[float] = mapped_column(sa.Float, default=0.0)
+
+
 class Branch(Base):
     """A branch of a repository and its tip (head) commit."""
 

@@ -20,12 +20,14 @@ from sqlalchemy.exc import IntegrityError
 from .auth import generate_token, hash_token
 from .commits import find_repository, parse_service
 from .errors import AlreadyExists, InvalidInput, NotFound
+from .ingest import refresh_trend
 from .lookups import get_owner, require_owner, require_repository
 from .models import (
     AccessToken,
     Branch,
     Commit,
     CommitFlag,
+    CoverageDay,
     FileCoverage,
     FlagFileCoverage,
     Membership,
@@ -38,7 +40,7 @@ from .models import (
     metadata,
 )
 from .names import check_name, is_storable
-from .state import get_engine, get_session
+from .state import execute, get_engine, get_session
 
 log = logging.getLogger(__name__)
 _IMAGE_TOKEN_ALPHABET = string.ascii_letters + string.digits
@@ -59,7 +61,10 @@ def init_db() -> Optional[bool]:
     of the users list's search, and returns whether that index exists; elsewhere it returns ``None``.
     """
     engine = get_engine()
+    had_days = sa.inspect(engine).has_table(CoverageDay.__tablename__)
     metadata.create_all(bind=engine)
+    if not had_days:  # a database from before the trend's table: fill it from the commits
+        refresh_trend()
     if engine.dialect.name != "postgresql":
         return None
     try:
@@ -114,7 +119,7 @@ def add_member(
     user = require_owner(service, username, is_org=False)
     duplicate = f"{user.username!r} is already a member of {org_owner.username!r}"
     query = sa.select(Membership.id).where(Membership.org_id == org_owner.id, Membership.user_id == user.id)
-    if get_session().execute(query).first() is not None:
+    if execute(query).first() is not None:
         raise AlreadyExists(duplicate)
     membership = Membership(org=org_owner, user=user, activated=activated, is_admin=admin)
     _add(membership, duplicate)
@@ -159,7 +164,7 @@ def create_token(service: Union[str, ServiceEnum], username: str, *, name: str) 
     name = check_name(name, "token name", max_length=MAX_TOKEN_NAME_LENGTH, single_word=False)
     duplicate = f"{user.username!r} already has a token named {name!r}"
     query = sa.select(AccessToken.id).where(AccessToken.owner_id == user.id, AccessToken.name == name)
-    if get_session().execute(query).first() is not None:
+    if execute(query).first() is not None:
         raise AlreadyExists(duplicate)
     token = generate_token()
     row = AccessToken(owner=user, name=name, token_hash=hash_token(token))
@@ -172,7 +177,7 @@ def revoke_token(service: Union[str, ServiceEnum], username: str, *, name: str) 
     user = require_owner(service, username)
     session = get_session()
     query = sa.select(AccessToken).where(AccessToken.owner_id == user.id, AccessToken.name == name)
-    row = session.execute(query).scalar_one_or_none() if is_storable(name, MAX_TOKEN_NAME_LENGTH) else None
+    row = execute(query).scalar_one_or_none() if is_storable(name, MAX_TOKEN_NAME_LENGTH) else None
     if row is None:
         raise NotFound(f"{user.username!r} has no token named {name!r}")
     session.delete(row)
@@ -189,7 +194,7 @@ def remove_member(service: Union[str, ServiceEnum], org: str, username: str) -> 
     user = require_owner(service, username, is_org=False)
     query = sa.delete(Membership).where(Membership.org_id == org_owner.id, Membership.user_id == user.id)
     session = get_session()
-    if session.execute(query).rowcount != 1:  # type: ignore[attr-defined]
+    if execute(query).rowcount != 1:
         session.rollback()
         raise NotFound(f"{user.username!r} is not a member of {org_owner.username!r}")
     session.commit()
@@ -212,7 +217,7 @@ def rotate_token(service: Union[str, ServiceEnum], owner: str, name: str, *, kin
 
 
 def delete_repo(service: Union[str, ServiceEnum], owner: str, name: str) -> None:
-    """Delete a repository with all its coverage: commits, files, flags, branches, pulls and uploads.
+    """Delete a repository with all its coverage: commits, files, flags, branches, pulls, uploads and trend.
 
     Its name is free again at once (a new repository of that name starts empty, with new tokens).
     """
@@ -227,10 +232,11 @@ def delete_repo(service: Union[str, ServiceEnum], owner: str, name: str) -> None
         sa.delete(FileCoverage).where(FileCoverage.commit_id.in_(commits)),
         sa.delete(FlagFileCoverage).where(FlagFileCoverage.commit_id.in_(commits)),
         sa.delete(CommitFlag).where(CommitFlag.commit_id.in_(commits)),
+        sa.delete(CoverageDay).where(CoverageDay.repository_id == repository.id),
         sa.delete(Branch).where(Branch.repository_id == repository.id),
         sa.delete(Pull).where(Pull.repository_id == repository.id),
         sa.delete(Commit).where(Commit.repository_id == repository.id),
         sa.delete(Repository).where(Repository.id == repository.id),
     ):
-        session.execute(statement)
+        execute(statement)
     session.commit()

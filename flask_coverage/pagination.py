@@ -27,7 +27,7 @@ from typing import Any, Callable, NamedTuple, Optional, Union
 import sqlalchemy as sa
 
 from .errors import NotFound
-from .state import get_session
+from .state import get_connection
 
 
 class InvalidPage(NotFound):
@@ -116,7 +116,7 @@ def paginate(
             raise InvalidPage()
         return Page(items=query[(page - 1) * size : page * size], number=page, size=size, count=len(query))
     # Plain statements run on the session's connection, without the ORM's execution steps.
-    connection = get_session().connection()
+    connection = get_connection()
     count_query, page_query = _statements(query, rows, count)
     total = connection.execute(count_query, params).scalar_one()
     # Checked before the page query, so a huge page number never reaches the database as an OFFSET.

@@ -10,8 +10,9 @@ from flask import Flask, current_app
 if TYPE_CHECKING:
     from flask_caching import Cache
     from flask_sqlalchemy import SQLAlchemy
-    from sqlalchemy.engine import Engine
+    from sqlalchemy.engine import Connection, Engine
     from sqlalchemy.orm import scoped_session
+    from sqlalchemy.sql.expression import Executable
 
     from .extension import CoverageService
 
@@ -46,6 +47,22 @@ def get_session() -> scoped_session[Any]:
 def get_engine() -> Engine:
     """The engine the extension's tables live on (the ``COVERAGE_BIND_KEY`` bind, or the default)."""
     return get_state().db.engines[current_app.config["COVERAGE_BIND_KEY"]]
+
+
+def execute(statement: Executable, params: Any = None) -> Any:
+    """Run ``statement`` in the session's transaction, on the extension's engine (:func:`get_engine`);
+    returns its :class:`~sqlalchemy.engine.Result`.
+
+    Every statement of the extension goes through here (or :func:`get_connection`): Flask-SQLAlchemy
+    sends only ORM statements and writes to a ``COVERAGE_BIND_KEY`` bind by themselves, and would run a
+    plain ``select`` of the extension's tables on the host's default database.
+    """
+    return get_session().execute(statement, params, bind_arguments={"bind": get_engine()})
+
+
+def get_connection() -> Connection:
+    """The session's connection to the extension's engine, for statements run without the ORM's steps."""
+    return get_session().connection(bind_arguments={"bind": get_engine()})
 
 
 def get_cache() -> Cache:

@@ -26,7 +26,7 @@ from flask import current_app
 from itsdangerous import BadData, SignatureExpired, URLSafeTimedSerializer
 
 from .models import Repository
-from .state import get_session
+from .state import execute
 
 __all__ = ["InvalidUploadUrl", "load_upload", "sign_upload"]
 
@@ -55,7 +55,7 @@ def load_upload(value: str) -> tuple[Repository, dict[str, Any]]:
     if not (repository_id.isascii() and repository_id.isdigit() and len(repository_id) <= 18):
         raise InvalidUploadUrl("this upload URL is not valid (it was changed or cut short)")
     query = sa.select(Repository).where(Repository.id == int(repository_id), Repository.deleted.is_(False))
-    repository = get_session().execute(query).scalar_one_or_none()
+    repository = execute(query).scalar_one_or_none()
     if repository is None:
         raise InvalidUploadUrl("this upload URL is not valid (it was changed or cut short)")
     try:

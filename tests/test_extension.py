@@ -3,9 +3,11 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 import sqlalchemy as sa
+import webtest
 from flask import Flask
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy.orm import Mapped, mapped_column
@@ -14,7 +16,7 @@ from flask_coverage import CoverageService
 from flask_coverage.extension import DEFAULT_CONFIG
 from flask_coverage.lookups import get_owner
 from flask_coverage.models import Owner
-from flask_coverage.operations import add_user, init_db
+from flask_coverage.operations import add_org, add_repo, add_user, init_db
 from flask_coverage.state import get_state
 
 
@@ -137,7 +139,7 @@ def test_app_without_sqlalchemy_gets_one_set_up() -> None:
     dispose_engines(app)
 
 
-def test_tables_can_live_in_a_bind(make_database_url, make_app) -> None:
+def test_tables_can_live_in_a_bind(make_database_url, make_app, make_lcov) -> None:
     main_url, coverage_url = make_database_url(), make_database_url()
     app = make_app(main_url, SQLALCHEMY_BINDS={"coverage": coverage_url}, COVERAGE_BIND_KEY="coverage")
     plain = make_app(make_database_url())  # another app of the process, without a bind
@@ -147,9 +149,45 @@ def test_tables_can_live_in_a_bind(make_database_url, make_app) -> None:
         assert "coverage_owner" in sa.inspect(db.engines["coverage"]).get_table_names()
         assert "coverage_owner" not in sa.inspect(db.engines[None]).get_table_names()
         assert get_owner("bitbucket", "erin") is not None
+        add_org("github", "acme")
+        upload_token = add_repo("github", "acme", "widgets").upload_token
     with plain.app_context():
         assert get_owner("bitbucket", "erin") is None
         assert "coverage_owner" in sa.inspect(get_state().db.engine).get_table_names()
+    # Every part of the service reads and writes the bind: the default database has none of its tables.
+    testapp = webtest.TestApp(app)
+    report = make_lcov({"src/app.py": {1: 1, 2: 0}})
+    for sha, branch, pr in (("a" * 40, "main", None), ("b" * 40, "feature", "3")):
+        query = {"token": upload_token, "commit": sha, "branch": branch, **({"pr": pr} if pr else {})}
+        testapp.post(f"/upload/v2?{urlencode(query)}", report, headers={"Content-Type": "text/plain"})
+    repo = "/api/v2/github/acme/repos/widgets"
+    for url in (
+        "/api/v2/github/acme/",
+        "/api/v2/github/acme/repos/",
+        f"{repo}/",
+        f"{repo}/commits/",
+        f"{repo}/commits/{'a' * 40}/",
+        f"{repo}/branches/",
+        f"{repo}/branches/main/",
+        f"{repo}/pulls/",
+        f"{repo}/pulls/3/",
+        f"{repo}/totals/",
+        f"{repo}/report/",
+        f"{repo}/file_report/src/app.py",
+        f"{repo}/compare/?pullid=3",
+        f"{repo}/coverage/?interval=1d",
+        "/gh/acme/widgets/graphs/badge.svg",
+        "/gh/acme/widgets/graphs/tree.svg",
+        "/gh/acme/widgets/graphs/commits.svg",
+        "/gh/acme",
+        "/gh/acme/widgets",
+        "/gh/acme/widgets/pull/3",
+        "/gh/acme/widgets/blob/src/app.py",
+    ):
+        assert testapp.get(url).status_int == 200, url
+    assert testapp.get(f"{repo}/coverage/?interval=1d").json["results"][0]["avg"] == 50.0
+    with app.app_context():
+        assert not [name for name in sa.inspect(get_state().db.engines[None]).get_table_names() if "coverage" in name]
 
 
 def test_hooks_register_and_return_the_function() -> None:

@@ -14,7 +14,7 @@ from ..commits import Coverage, file_lines, file_totals, find_flag, resolve_comm
 from ..compare import compare_files
 from ..errors import NotFound
 from ..lines import Totals
-from ..listings import commit_totals, coverage_trend, find_pull, trend_bin_start
+from ..listings import commit_totals, coverage_trend, find_pull, trend_day_start
 from ..lookups import NOT_FOUND, queried_commit, readable_file
 from ..models import Commit, Repository
 from ..schemas import (
@@ -164,7 +164,7 @@ def repos_coverage_list(repository: Repository, args: dict[str, Any]) -> Any:
 
 def measurement(start: int, low: float, high: float, mean: float) -> dict[str, Any]:
     """A ``MeasurementSchema`` of a trend row, each coverage rounded down to 2 decimals as in totals."""
-    return {"timestamp": trend_bin_start(start), "min": _floor2(low), "max": _floor2(high), "avg": _floor2(mean)}
+    return {"timestamp": trend_day_start(start), "min": _floor2(low), "max": _floor2(high), "avg": _floor2(mean)}
 
 
 def _floor2(value: float) -> float:

@@ -35,7 +35,7 @@ from ..inflate import GZIP_MAGIC, check_size, gunzip
 from ..ingest import META_FIELDS, CommitTarget, UploadMeta, upload_reports
 from ..lines import Totals
 from ..models import Commit, Repository
-from ..state import get_session
+from ..state import execute
 from ..upload_urls import sign_upload
 from ..urls import commit_url
 
@@ -238,7 +238,7 @@ def repository_for_token(token: str) -> Repository:
     if not is_plausible_token(token):
         fail(401, invalid)
     query = sa.select(Repository).where(Repository.upload_token == token)
-    repository = get_session().execute(query).scalar_one_or_none()
+    repository = execute(query).scalar_one_or_none()
     if repository is None or not hmac.compare_digest(repository.upload_token.encode(), token.encode()):
         fail(401, invalid)
     return repository

@@ -33,7 +33,7 @@ from ..inflate import inflate
 from ..ingest import CommitTarget, FileFix, UploadMeta, check_sha, record_commit, upload_reports
 from ..models import Commit, Repository, Upload, utcnow
 from ..names import MAX_NAME_LENGTH, check_name
-from ..state import get_session
+from ..state import execute
 from ..upload_urls import InvalidUploadUrl, load_upload
 from ..urls import commit_url
 from .upload import (
@@ -120,7 +120,7 @@ def _record(repository: Repository, body: dict[str, Any]) -> Commit:
 
 def _stored_commit(repository: Repository, sha: str) -> Optional[Commit]:
     query = sa.select(Commit).where(Commit.repository_id == repository.id, Commit.sha == sha)
-    return get_session().execute(query).scalar_one_or_none()
+    return execute(query).scalar_one_or_none()
 
 
 def _time(value: Any) -> str:
@@ -226,9 +226,7 @@ def cli_upload_complete(service: str, slug: str, sha: str) -> Response:
     commit = _stored_commit(repository, sha)
     count = 0
     if commit is not None:
-        count = (
-            get_session().execute(sa.select(sa.func.count(Upload.id)).where(Upload.commit_id == commit.id)).scalar_one()
-        )
+        count = execute(sa.select(sa.func.count(Upload.id)).where(Upload.commit_id == commit.id)).scalar_one()
     result = f"{count} upload(s) of this commit merged; this server sends no notifications."
     body = {"result": result, "uploads_total": count, "uploads_success": count, "uploads_processing": 0}
     return _json(200, {**body, "uploads_error": 0})

@@ -35,7 +35,7 @@ from ..lookups import get_owner
 from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
 from ..outage import plain_text_response
 from ..sources import load_source
-from ..state import call_hook, get_session
+from ..state import call_hook, execute
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
 from ..svg.color import NO_DATA_COLOR, coverage_steps
 from ..svg.writer import format_percent
@@ -221,7 +221,7 @@ def _commits(repository: Repository, target: Target) -> list[Commit]:
     elif target.pullid is not None:
         query = query.where(Commit.pullid == target.pullid)
     query = query.order_by(Commit.timestamp.desc(), Commit.id.desc()).limit(RECENT_COMMITS)
-    return list(get_session().execute(query).scalars())
+    return list(execute(query).scalars())
 
 
 def _tips(model: Any, repository: Repository, order: Any) -> list[tuple[Any, Commit]]:
@@ -231,7 +231,7 @@ def _tips(model: Any, repository: Repository, order: Any) -> list[tuple[Any, Com
         .where(model.repository_id == repository.id)
         .order_by(order)
     )
-    return [(row, commit) for row, commit in get_session().execute(query)]
+    return [(row, commit) for row, commit in execute(query)]
 
 
 @bp.get(f"/{_PROV}/<owner>")
@@ -248,7 +248,7 @@ def owner_page(prov: str, owner: str) -> Any:
         .order_by(sa.func.lower(Repository.name))
     )
     user = _current_user()
-    rows = [(repo, tip) for repo, tip in get_session().execute(query) if can_read_repository(user, repo)]
+    rows = [(repo, tip) for repo, tip in execute(query) if can_read_repository(user, repo)]
     return render_template(
         "coverage/owner.html", owner=owner_row, rows=rows, totals_of=totals_of, coverage_text=_coverage_text
     )
@@ -258,7 +258,7 @@ def _commit_flags(repository: Repository, commit: Optional[Commit]) -> list[tupl
     """The flags the commit's uploads carried, by name, each with its totals (at most 100)."""
     if commit is None:
         return []
-    rows = get_session().execute(flags_query(repository, commit).limit(100))
+    rows = execute(flags_query(repository, commit).limit(100))
     return [
         (row.flag_name, Totals(row.lines, row.hits, row.misses, row.partials)) for row in rows if row.lines is not None
     ]
