@@ -49,7 +49,7 @@ from .demo_git import GitHistory, write_mirror
 from .errors import AlreadyExists
 from .ingest import UploadMeta, upload_report
 from .lookups import get_owner
-from .models import AccessToken, Commit, FileCoverage, Membership, Owner, Repository, Upload, metadata
+from .models import AccessToken, Commit, CoverageDay, FileCoverage, Membership, Owner, Repository, Upload, metadata
 from .operations import add_repo, init_db
 from .state import execute, get_session
 
@@ -183,7 +183,8 @@ def _ensure_repository(spec: DemoRepository, owner: Owner) -> Repository:
 
 
 def _delete_coverage(repository: Repository) -> None:
-    """Delete every commit of ``repository`` and every row that refers to one (files, flags, tips, uploads).
+    """Delete every commit of ``repository``, every row that refers to one (files, flags, tips, uploads)
+    and its coverage trend's daily rows.
 
     The referring tables are found in :data:`~flask_coverage.models.metadata`, so a table added later
     is cleared too; explicitly, since SQLite does not cascade, and it reuses the ids of deleted rows.
@@ -197,6 +198,7 @@ def _delete_coverage(repository: Repository) -> None:
                 if key.column is column:
                     execute(sa.delete(table).where(key.parent.in_(ids)))
     execute(sa.delete(Commit).where(Commit.repository_id == repository.id))
+    execute(sa.delete(CoverageDay).where(CoverageDay.repository_id == repository.id))
 
 
 def _reset_demo_token(user: Owner) -> str:
@@ -240,9 +242,12 @@ def load_demo(*, generated_files: int = DEMO_GENERATED_FILES) -> DemoSummary:
     mirrors = current_app.config.get("COVERAGE_SOURCE_GIT_ROOT")
     for spec, repository in repositories:
         history, uploads = demo_commits(spec, generated_files)
+        shas = list(dict.fromkeys(sha for _, _, sha in uploads))
+        parents = dict(zip(shas[1:], shas))  # one line of commits, each on top of the one before
         for upload, report, sha in uploads:
             meta = UploadMeta.create(flags=upload.flags)
-            upload_report(repository, report, commit=sha, branch=upload.branch, pullid=upload.pullid, meta=meta)
+            pullid, parent = upload.pullid, parents.get(sha)
+            upload_report(repository, report, commit=sha, branch=upload.branch, pullid=pullid, meta=meta, parent=parent)
         if mirrors:
             git_dir = os.path.join(mirrors, DEMO_SERVICE.value, spec.owner, f"{spec.name}.git")
             write_mirror(history, git_dir, spec.branch)

@@ -247,3 +247,16 @@ def test_the_demo_mirrors_hold_source_that_matches_the_reports(make_app, make_da
                 assert len(text) == max(tracked)
                 for number, line in enumerate(text, 1):
                     assert line.startswith("//") != (number in tracked), (file.path, number, line)
+
+
+def test_demo_commits_name_their_parents_and_have_a_trend(app, testapp) -> None:
+    token = {"Authorization": f"Bearer {load_demo(generated_files=GENERATED_FILES).token}"}  # alice's: sees all
+    for spec in DEMO_REPOSITORIES:
+        _, uploads = demo_commits(spec, GENERATED_FILES)
+        shas = list(dict.fromkeys(sha for _, _, sha in uploads))
+        url = f"/api/v2/github/{spec.owner}/repos/{spec.name}/commits/?page_size=100"
+        parents = {commit["commitid"]: commit["parent"] for commit in testapp.get(url, headers=token).json["results"]}
+        # One line of commits: each names the one before it, as an uploader sends its parent.
+        assert parents == dict(zip(shas, [None, *shas[:-1]]))
+        trend = testapp.get(f"/api/v2/github/{spec.owner}/repos/{spec.name}/coverage/?interval=1d", headers=token)
+        assert trend.json["count"] == 1 and 0 < trend.json["results"][0]["avg"] <= 100
