@@ -4,7 +4,9 @@ An upload happens in two phases. First every report is parsed and merged per pat
 no database access, so a bad report is refused before anything is touched. Then one transaction
 merges the files into the commit's stored files (hits add up, see
 :meth:`~flask_coverage.lines.LineCoverage.merge`), recomputes the commit's totals, bumps its
-``version`` and moves the tips.
+``version``, recomputes the coverage trend's row of the commit's branch and day (``coverage_day``;
+that row is locked first, so concurrent uploads of one day each see the others' commits) and moves
+the tips.
 
 Concurrent uploads for one commit are serialised by the database, without touching the host's
 engine configuration:
