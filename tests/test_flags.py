@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import functools
 import re
-import threading
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
@@ -11,6 +11,7 @@ from urllib.parse import quote
 import pytest
 import sqlalchemy as sa
 import webtest
+from concurrently import run_together
 from flask import Flask
 
 from flask_coverage import operations
@@ -155,26 +156,17 @@ def _flag_report(k: int, make_lcov: Callable[..., bytes]) -> bytes:
 def test_concurrent_uploads_of_different_flags_lose_nothing(
     app: Flask, widgets: Repository, make_lcov: Callable[..., bytes]
 ) -> None:
-    barrier = threading.Barrier(FLAGGERS)
-    errors: list[str] = []
-
-    def upload(k: int) -> None:
-        try:
-            with app.app_context():
-                report = _flag_report(k, make_lcov)
-                barrier.wait()
-                upload_reports(
-                    "github/acme/widgets", [("", report)], commit=SHA, meta=UploadMeta.create(flags=f"f{k},all")
-                )
-        except Exception as error:  # reported to the main thread
-            errors.append(repr(error))
-
-    threads = [threading.Thread(target=upload, args=(k,)) for k in range(1, FLAGGERS + 1)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    jobs = [
+        functools.partial(
+            upload_reports,
+            "github/acme/widgets",
+            [("", _flag_report(k, make_lcov))],
+            commit=SHA,
+            meta=UploadMeta.create(flags=f"f{k},all"),
+        )
+        for k in range(1, FLAGGERS + 1)
+    ]
+    assert run_together(app, jobs) == []
     app.extensions["sqlalchemy"].session.remove()
     commit = resolve_commit(find_repository("github", "acme", "widgets"), sha=SHA)
     for k in range(1, FLAGGERS + 1):

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import gzip
 import io
-import threading
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 import sqlalchemy as sa
+from concurrently import run_together
 
 from flask_coverage import ingest
 from flask_coverage.commits import file_lines, file_totals, find_repository, resolve_commit
@@ -137,26 +137,6 @@ def test_a_new_commit_does_not_inherit_the_uploads_of_a_deleted_one(widgets, db)
 # Concurrent retries: each thread has its own app context (its own session and connection).
 
 
-def run_concurrently(app: Any, uploads: list[Callable[[], Any]]) -> list[str]:
-    barrier = threading.Barrier(len(uploads))
-    errors: list[str] = []
-
-    def run(upload: Callable[[], Any]) -> None:
-        try:
-            with app.app_context():
-                barrier.wait()
-                upload()
-        except Exception as error:  # reported to the main thread, which fails the test
-            errors.append(repr(error))
-
-    threads = [threading.Thread(target=run, args=(upload,)) for upload in uploads]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return errors
-
-
 def test_concurrent_retries_are_merged_once(app, widgets, make_lcov) -> None:
     reports = {job: make_lcov({"shared.py": {1: 1, 2: job}, f"job{job}.py": {1: 1}}) for job in range(3)}
     uploads = [
@@ -164,7 +144,7 @@ def test_concurrent_retries_are_merged_once(app, widgets, make_lcov) -> None:
         for job in range(3)
         for _ in range(3)  # every upload three times at once: a client and its two retries
     ]
-    assert run_concurrently(app, uploads) == []
+    assert run_together(app, uploads) == []
     commit = resolve_commit(widgets, sha=SHA)
     assert commit.version == 3 and commit.files == 4
     assert hits_of(widgets, "shared.py") == [3, 0 + 1 + 2]
@@ -229,7 +209,7 @@ def test_concurrent_http_retries_are_merged_once(app, widgets, live_server, make
         with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 - a loopback URL
             statuses.append(response.status)
 
-    assert run_concurrently(app, [send] * 6) == []
+    assert run_together(app, [send] * 6) == []
     assert statuses == [200] * 6
     app.extensions["sqlalchemy"].session.remove()  # read what the server's threads committed
     commit = resolve_commit(find_repository("github", "acme", "widgets"), sha=SHA)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
-import threading
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from concurrently import run_together
 
 from flask_coverage import operations
 from flask_coverage.commits import file_lines, file_totals, find_repository, resolve_commit
@@ -298,24 +299,14 @@ def _concurrent_report(k: int, make_lcov) -> bytes:
 
 
 def _upload_concurrently(app, make_lcov) -> list[str]:
-    barrier = threading.Barrier(UPLOADERS)
-    errors: list[str] = []
-
-    def upload(k: int) -> None:
-        try:
-            with app.app_context():
-                report = _concurrent_report(k, make_lcov)
-                barrier.wait()
-                upload_report(REPO, report, commit=SHA, branch=f"b{k % 2}", pullid=k % 3 + 1)
-        except Exception as error:  # reported to the main thread, which fails the test
-            errors.append(repr(error))
-
-    threads = [threading.Thread(target=upload, args=(k,)) for k in range(1, UPLOADERS + 1)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return errors
+    reports = {k: _concurrent_report(k, make_lcov) for k in range(1, UPLOADERS + 1)}
+    return run_together(
+        app,
+        [
+            functools.partial(upload_report, REPO, report, commit=SHA, branch=f"b{k % 2}", pullid=k % 3 + 1)
+            for k, report in reports.items()
+        ],
+    )
 
 
 def _check_concurrent_result(app) -> None:

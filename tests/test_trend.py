@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import random
-import threading
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from concurrently import run_together
 
 from flask_coverage import operations
 from flask_coverage.ingest import record_commit, refresh_trend, upload_report
@@ -169,23 +170,12 @@ def test_the_trend_matches_the_commits_for_any_interval_and_bounds(testapp, spre
 
 def test_concurrent_uploads_of_one_branch_and_day_all_count(app, widgets, db, make_lcov) -> None:
     uploaders = 8
-    barrier = threading.Barrier(uploaders)
-    errors: list[str] = []
-
-    def upload(k: int) -> None:
-        try:
-            with app.app_context():
-                body = report(make_lcov, k % 5, 4)
-                barrier.wait()
-                upload_report("github/acme/widgets", body, commit=sha(k), branch="main")
-        except Exception as error:  # reported to the main thread, which fails the test
-            errors.append(repr(error))
-
-    threads = [threading.Thread(target=upload, args=(k,)) for k in range(1, uploaders + 1)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    jobs = [
+        functools.partial(
+            upload_report, "github/acme/widgets", report(make_lcov, k % 5, 4), commit=sha(k), branch="main"
+        )
+        for k in range(1, uploaders + 1)
+    ]
+    assert run_together(app, jobs) == []
     rows = day_rows(db)
     assert rows == expected_days(db) and rows[0][2] == uploaders
