@@ -196,7 +196,7 @@ def day_coverage(repository_id: int, branch: str, day: int, since: dt.datetime, 
     to before ``until`` (within ``day``), as a :class:`~flask_coverage.models.CoverageDay` row holds them
     (``commits`` 0 and the rest ``None`` if there are none)."""
     return sa.select(
-        sa.cast(sa.literal(day, sa.Integer), sa.Integer).label("day"),
+        sa.literal(day, sa.Integer).label("day"),
         sa.func.count().label("commits"),
         sa.func.min(_COVERAGE).label("low"),
         sa.func.max(_COVERAGE).label("high"),
