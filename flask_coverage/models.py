@@ -244,9 +244,9 @@ class Commit(Base):
 class CoverageDay(Base):
     """The coverage of a branch's commits (those with lines) first seen on one UTC day.
 
-    ``day`` counts days from :data:`flask_coverage.trend.TREND_ORIGIN`; ``low``, ``high`` and ``total``
+    ``day`` counts days from :data:`flask_coverage.listings.TREND_ORIGIN`; ``low``, ``high`` and ``total``
     are the lowest, highest and summed ``hits / lines * 100`` of its ``commits``. Uploads keep it up to
-    date (:func:`flask_coverage.trend.refresh_days`), so the trend reads a row a day, not a commit.
+    date (:mod:`flask_coverage.ingest`), so the trend reads a row a day, not a commit.
     """
 
     __tablename__ = "coverage_day"
