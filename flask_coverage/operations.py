@@ -55,15 +55,17 @@ TRIGRAM_INDEX_DDL = (
 
 
 def init_db() -> Optional[bool]:
-    """Create the extension's tables that do not exist yet (idempotent).
+    """Create the extension's tables that do not exist yet (idempotent), and fill the coverage trend's
+    daily rows from the commits while it has none (:func:`~flask_coverage.ingest.refresh_trend`).
 
     On PostgreSQL it also creates the ``pg_trgm`` extension, where the role may, and the trigram index
     of the users list's search, and returns whether that index exists; elsewhere it returns ``None``.
     """
     engine = get_engine()
-    had_days = sa.inspect(engine).has_table(CoverageDay.__tablename__)
     metadata.create_all(bind=engine)
-    if not had_days:  # a database from before the trend's table: fill it from the commits
+    with engine.connect() as connection:
+        empty = connection.execute(sa.select(CoverageDay.day).limit(1)).first() is None
+    if empty:  # a new table (the database is older than it), or a fill that failed: from the commits
         refresh_trend()
     if engine.dialect.name != "postgresql":
         return None
