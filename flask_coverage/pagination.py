@@ -84,7 +84,12 @@ def _statements(query: sa.Select, rows: Optional[Rows], count: Optional[sa.Selec
     if count is None:
         # The statement a person would write, without a subquery for the database to flatten.
         count = query.with_only_columns(sa.func.count(), maintain_column_froms=True).order_by(None)
-    page = query.limit(sa.bindparam("page_limit")).offset(sa.bindparam("page_offset"))
+    # The bounds are written into the SQL when it runs (the compiled statement is still cached): a
+    # page asked for again is then the same text, whose plan PostgreSQL keeps once psycopg has
+    # prepared it; as parameters, an unknown LIMIT makes it plan the page anew each time.
+    page = query.limit(sa.bindparam("page_limit", type_=sa.Integer, literal_execute=True)).offset(
+        sa.bindparam("page_offset", type_=sa.Integer, literal_execute=True)
+    )
     return count, page if rows is None else rows(page.subquery())
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -63,6 +65,28 @@ def execute(statement: Executable, params: Any = None) -> Any:
 def get_connection() -> Connection:
     """The session's connection to the extension's engine, for statements run without the ORM's steps."""
     return get_session().connection(bind_arguments={"bind": get_engine()})
+
+
+@contextlib.contextmanager
+def reads_without_transaction() -> Iterator[None]:
+    """Run the statements of the block without a transaction around them (autocommit).
+
+    For a request that only reads, such as a v2 list: PostgreSQL then needs no ``BEGIN`` and no
+    ``ROLLBACK``, two of its round trips, and under its default isolation (read committed) each
+    statement sees its own snapshot anyway. Nothing changes when the session's transaction has already
+    begun (the host's code used it first). At the end the session's transaction ends: its connection
+    goes back to the pool with the engine's isolation level, and the next statement begins a
+    transaction as usual (a server-side cursor needs one).
+    """
+    session = get_session()()
+    if session.in_transaction():
+        yield
+        return
+    session.connection(bind_arguments={"bind": get_engine()}, execution_options={"isolation_level": "AUTOCOMMIT"})
+    try:
+        yield
+    finally:
+        session.rollback()
 
 
 def get_cache() -> Cache:

@@ -6,11 +6,17 @@ import json
 
 import pytest
 import schemathesis
+import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from test_api_openapi import CHECKS
 from v2_history import API, C0, C1, C2, C3, REPO, assert_not_found, bearer
+
+from flask_coverage.commits import file_rows
+from flask_coverage.lookups import get_owner
+from flask_coverage.models import Commit, Owner, ServiceEnum
+from flask_coverage.state import get_connection, get_engine, get_session, reads_without_transaction
 
 TOTALS_KEYS = {"files", "lines", "hits", "misses", "partials", "coverage", "branches", "methods"}
 
@@ -216,3 +222,64 @@ def test_generated_requests_to_every_endpoint_never_get_a_500_or_an_undocumented
         positive()
         negative()
     assert {200, 400, 404} <= statuses
+
+
+def _open_transaction(dbapi_connection) -> bool:
+    """Whether the driver's connection is inside a transaction (psycopg or sqlite3)."""
+    info = getattr(dbapi_connection, "info", None)
+    if info is not None and hasattr(info, "transaction_status"):
+        return info.transaction_status != info.transaction_status.IDLE
+    return dbapi_connection.in_transaction
+
+
+def _autocommit(dbapi_connection) -> bool:
+    if hasattr(dbapi_connection, "autocommit") and not hasattr(dbapi_connection, "in_transaction"):
+        return dbapi_connection.autocommit  # psycopg
+    return dbapi_connection.isolation_level is None  # sqlite3
+
+
+def test_a_list_reads_outside_a_transaction_and_gives_its_connection_back_as_it_was(app, testapp, history) -> None:
+    """No BEGIN and no ROLLBACK around a list's statements; the host's next transaction is a transaction."""
+    engine, session = get_engine(), get_session()
+    seen = []
+
+    def after(conn, cursor, statement, parameters, context, executemany) -> None:
+        dbapi_connection = conn.connection.dbapi_connection
+        seen.append((dbapi_connection, _open_transaction(dbapi_connection), statement))
+
+    token = bearer(history.tokens["alice"])
+    testapp.get(f"{API}/", headers=token)  # its use is recorded (a write) once a minute: not in the next request
+    for url, headers in [(f"{API}/repos/", {}), (f"{API}/repos/secret/commits/", token)]:
+        # The test's app context is the requests' too, and so is its session: end what the test began.
+        session.remove()
+        sa.event.listen(engine, "after_cursor_execute", after)
+        try:
+            assert testapp.get(url, headers=headers).json["count"] > 0
+        finally:
+            sa.event.remove(engine, "after_cursor_execute", after)
+        assert not session().in_transaction()
+        assert len(seen) >= 3 and not any(open_ for _, open_, _ in seen), seen  # lookups, count, page
+        used = {id(dbapi_connection): dbapi_connection for dbapi_connection, _, _ in seen}
+        assert len(used) == 1 and not any(_autocommit(c) for c in used.values())
+        seen.clear()
+    session.add(Owner(service=ServiceEnum.github, username="ghost"))  # the host's write can still be undone
+    session.flush()
+    session.rollback()
+    assert get_owner(ServiceEnum.github, "ghost") is None
+
+
+def test_a_transaction_the_host_began_is_left_alone_and_one_begun_without_is_ended(history) -> None:
+    session = get_session()
+    session.remove()
+    session.execute(sa.select(Owner.id).limit(1))  # the host's code used the session first
+    with reads_without_transaction():
+        assert not _autocommit(get_connection().connection.dbapi_connection)
+    assert session().in_transaction()
+    session.remove()
+    with reads_without_transaction():
+        get_owner(ServiceEnum.github, "acme")
+        connection = get_connection().connection.dbapi_connection
+        assert _autocommit(connection) and not _open_transaction(connection)
+    assert not session().in_transaction() and not _autocommit(connection)
+    # What comes next in the same session gets its transaction: a server-side cursor needs one.
+    assert len(list(file_rows(session.get(Commit, 1)))) > 0
