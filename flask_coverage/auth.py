@@ -74,29 +74,38 @@ def default_auth_error(status: int) -> Any:
     return Response(message + "\n", status=status, mimetype="text/plain")
 
 
-def _has_membership(user: Optional[Owner], owner: Owner, *conditions: sa.ColumnElement[bool]) -> bool:
+# The membership of the bound user in the bound owner, built once for each test below (a check then
+# neither builds nor hashes SQL).
+_MEMBERSHIP = sa.select(Membership.id).where(
+    Membership.org_id == sa.bindparam("owner_id"), Membership.user_id == sa.bindparam("user_id")
+)
+_MEMBER = _MEMBERSHIP
+_ACTIVATED_MEMBER = _MEMBERSHIP.where(Membership.activated.is_(True))
+_ACTIVATED_ADMIN = _ACTIVATED_MEMBER.where(Membership.is_admin.is_(True))
+
+
+def _has_membership(user: Optional[Owner], owner: Owner, query: sa.Select) -> bool:
     # ``owner`` itself always counts: a user is the owner of their own repositories.
     if user is None:
         return False
     if user.id == owner.id:
         return True
-    query = sa.select(Membership.id).where(Membership.org_id == owner.id, Membership.user_id == user.id, *conditions)
-    return execute(query).first() is not None
+    return execute(query, {"owner_id": owner.id, "user_id": user.id}).first() is not None
 
 
 def is_member(user: Optional[Owner], org: Owner) -> bool:
     """Whether ``user`` is ``org`` itself or one of its members, activated or not (the users list)."""
-    return _has_membership(user, org)
+    return _has_membership(user, org, _MEMBER)
 
 
 def is_admin(user: Optional[Owner], owner: Owner) -> bool:
     """Whether ``user`` is ``owner`` itself or an activated admin member of it (who reads settings)."""
-    return _has_membership(user, owner, Membership.activated.is_(True), Membership.is_admin.is_(True))
+    return _has_membership(user, owner, _ACTIVATED_ADMIN)
 
 
 def can_read_private(user: Optional[Owner], owner: Owner) -> bool:
     """Whether ``user`` may read the private repositories of ``owner``: it is ``owner`` or an activated member."""
-    return _has_membership(user, owner, Membership.activated.is_(True))
+    return _has_membership(user, owner, _ACTIVATED_MEMBER)
 
 
 def can_read_repository(user: Optional[Owner], repository: Repository) -> bool:
@@ -104,21 +113,23 @@ def can_read_repository(user: Optional[Owner], repository: Repository) -> bool:
     return not repository.private or can_read_private(user, repository.owner)
 
 
-def readable_by(user: Optional[Owner]) -> sa.ColumnElement[bool]:
-    """The SQL condition "this ``Repository`` row is readable by ``user``" (``None``: anonymous).
+def reader_id(user: Optional[Owner]) -> int:
+    """The value of the ``reader_id`` parameter of :data:`READABLE` for ``user`` (``None``: anonymous)."""
+    return user.id if user is not None else 0  # ids start at 1
 
-    Public repositories are readable by anyone; private ones by the owner and its activated members.
-    The condition has the same shape for every caller, so a query with it costs the same whether the
-    repository is missing, private or readable (no timing tells them apart).
-    """
-    user_id = user.id if user is not None else 0  # ids start at 1
-    member = (
-        sa.select(Membership.id)
-        .where(
-            Membership.org_id == Repository.owner_id,
-            Membership.user_id == user_id,
-            Membership.activated.is_(True),
-        )
-        .exists()
+
+#: The SQL condition "this ``Repository`` row is readable by the user bound as ``reader_id``"
+#: (:func:`reader_id`). Public repositories are readable by anyone; private ones by the owner and its
+#: activated members. It has the same shape for every caller, so a query with it costs the same
+#: whether the repository is missing, private or readable (no timing tells them apart).
+READABLE = sa.or_(
+    Repository.private.is_(False),
+    Repository.owner_id == sa.bindparam("reader_id"),
+    sa.select(Membership.id)
+    .where(
+        Membership.org_id == Repository.owner_id,
+        Membership.user_id == sa.bindparam("reader_id"),
+        Membership.activated.is_(True),
     )
-    return sa.or_(Repository.private.is_(False), Repository.owner_id == user_id, member)
+    .exists(),
+)

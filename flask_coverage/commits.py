@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, Optional, Union
 import sqlalchemy as sa
 from sqlalchemy.orm import aliased, contains_eager
 
+from .auth import READABLE, reader_id
 from .errors import InvalidInput
 from .lines import LineCoverage, Totals
 from .models import (
@@ -96,27 +97,46 @@ def _repository_select(*columns: Any) -> sa.Select:
     )
 
 
+# find_repository's statements, built once (so a lookup neither builds nor hashes SQL): by whether only
+# a repository the bound ``reader_id`` may read is found, and whether a deleted one is.
+_REPOSITORY_STATEMENTS = {
+    (readable, deleted): _repository_select().where(
+        *([READABLE] if readable else []), *([] if deleted else [Repository.deleted.is_(False)])
+    )
+    for readable in (False, True)
+    for deleted in (False, True)
+}
+
+
 def find_repository(
-    service: Union[str, ServiceEnum],
-    owner: str,
-    name: str,
-    *conditions: sa.ColumnElement[bool],
-    deleted: bool = False,
+    service: Union[str, ServiceEnum], owner: str, name: str, *, deleted: bool = False
 ) -> Optional[Repository]:
-    """The repository ``owner/name`` on ``service`` (names case-insensitive, its owner loaded with it)
-    that meets ``conditions`` (e.g. :func:`~flask_coverage.auth.readable_by`), or ``None``.
+    """The repository ``owner/name`` on ``service`` (names case-insensitive, its owner loaded with it),
+    whoever asks (the operator, the uploads and the pages, which check access after), or ``None``.
 
     ``None`` too for an unknown service or a name that cannot exist; ``deleted`` repositories are found
-    only when asked for. One query: with a visibility condition it has the same shape whether the
-    repository is missing, hidden or readable, so the answers of the first two take the same time.
+    only when asked for.
     """
     params = _repository_params(service, owner, name)
     if params is None:
         return None
-    query = _repository_select().where(*conditions)
-    if not deleted:
-        query = query.where(Repository.deleted.is_(False))
-    return execute(query, params).scalar_one_or_none()
+    return execute(_REPOSITORY_STATEMENTS[False, deleted], params).scalar_one_or_none()
+
+
+def find_readable_repository(
+    user: Optional[Owner], service: Union[str, ServiceEnum], owner: str, name: str, *, deleted: bool = False
+) -> Optional[Repository]:
+    """Like :func:`find_repository`, if ``user`` (``None``: anonymous) may read it
+    (:data:`~flask_coverage.auth.READABLE`).
+
+    One query: it has the same shape whether the repository is missing, hidden or readable, so the
+    answers of the first two take the same time.
+    """
+    params = _repository_params(service, owner, name)
+    if params is None:
+        return None
+    params["reader_id"] = reader_id(user)
+    return execute(_REPOSITORY_STATEMENTS[True, deleted], params).scalar_one_or_none()
 
 
 def normalize_sha(value: str, *, prefix: bool = False) -> Optional[str]:

@@ -1,9 +1,9 @@
 """The lookup layer: what a name or a URL names, for the caller who asks.
 
 Owners are read by name here, for every blueprint, the CLI and the operator's writes
-(:mod:`flask_coverage.operations`); repositories through :func:`flask_coverage.commits.find_repository`,
-the one repository query, which these lookups use and which ``commits.find_target`` joins to a commit for
-the graphs and the web pages.
+(:mod:`flask_coverage.operations`); repositories through :func:`flask_coverage.commits.find_repository`
+(and ``find_readable_repository``, the same for one caller), the one repository query, which these
+lookups use and which ``commits.find_target`` joins to a commit for the graphs and the web pages.
 
 The endpoints' lookups take the caller (``None``: anonymous) and the loaded path arguments, and return
 what they name, or raise :class:`~flask_coverage.errors.NotFound` with the same message whether it does
@@ -21,8 +21,8 @@ from typing import Any, Optional, Union
 
 import sqlalchemy as sa
 
-from .auth import can_read_private, is_admin, is_member, readable_by
-from .commits import find_repository, parse_service, resolve_commit
+from .auth import can_read_private, is_admin, is_member
+from .commits import find_readable_repository, find_repository, parse_service, resolve_commit
 from .errors import Forbidden, InvalidInput, NotFound
 from .listings import find_branch, find_pull
 from .models import AccessToken, Branch, Commit, Owner, Repository, ServiceEnum
@@ -121,7 +121,7 @@ def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_usern
 
     Missing and not readable are one query of the same shape: the same 404 after the same work.
     """
-    repository = find_repository(service, owner_username, repo, readable_by(user))
+    repository = find_readable_repository(user, service, owner_username, repo)
     if repository is None:
         raise NotFound(NOT_FOUND)
     return repository
@@ -168,7 +168,7 @@ def admin_repository(user: Owner, provider: ServiceEnum, owner: str, repo: str) 
     """The repository the path names (deleted ones too), if ``user`` may read it (else ``NotFound``)
     and administer it (else ``Forbidden``)."""
     # A private repository the caller cannot read answers like a missing one, with the same work.
-    repository = find_repository(provider, owner, repo, readable_by(user), deleted=True)
+    repository = find_readable_repository(user, provider, owner, repo, deleted=True)
     if repository is None:
         raise NotFound(NOT_FOUND)
     if not is_admin(user, repository.owner):
