@@ -6,12 +6,12 @@ import datetime as dt
 import hashlib
 import hmac
 import uuid
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import sqlalchemy as sa
 from flask import Response
 
-from .models import AccessToken, Membership, Owner, Repository, utcnow
+from .models import AccessToken, Membership, Owner, OwnerRow, Repository, utcnow
 from .names import is_storable
 from .state import execute, get_session
 
@@ -84,7 +84,7 @@ _ACTIVATED_MEMBER = _MEMBERSHIP.where(Membership.activated.is_(True))
 _ACTIVATED_ADMIN = _ACTIVATED_MEMBER.where(Membership.is_admin.is_(True))
 
 
-def _has_membership(user: Optional[Owner], owner: Owner, query: sa.Select) -> bool:
+def _has_membership(user: Optional[Owner], owner: Union[Owner, OwnerRow], query: sa.Select) -> bool:
     # ``owner`` itself always counts: a user is the owner of their own repositories.
     if user is None:
         return False
@@ -93,17 +93,17 @@ def _has_membership(user: Optional[Owner], owner: Owner, query: sa.Select) -> bo
     return execute(query, {"owner_id": owner.id, "user_id": user.id}).first() is not None
 
 
-def is_member(user: Optional[Owner], org: Owner) -> bool:
+def is_member(user: Optional[Owner], org: Union[Owner, OwnerRow]) -> bool:
     """Whether ``user`` is ``org`` itself or one of its members, activated or not (the users list)."""
     return _has_membership(user, org, _MEMBER)
 
 
-def is_admin(user: Optional[Owner], owner: Owner) -> bool:
+def is_admin(user: Optional[Owner], owner: Union[Owner, OwnerRow]) -> bool:
     """Whether ``user`` is ``owner`` itself or an activated admin member of it (who reads settings)."""
     return _has_membership(user, owner, _ACTIVATED_ADMIN)
 
 
-def can_read_private(user: Optional[Owner], owner: Owner) -> bool:
+def can_read_private(user: Optional[Owner], owner: Union[Owner, OwnerRow]) -> bool:
     """Whether ``user`` may read the private repositories of ``owner``: it is ``owner`` or an activated member."""
     return _has_membership(user, owner, _ACTIVATED_MEMBER)
 

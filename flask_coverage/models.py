@@ -115,6 +115,11 @@ class Owner(Base):
         return f"<Owner {self.service.value}/{self.username}>"
 
 
+#: An owner read as a plain row of its table's columns (:func:`flask_coverage.lookups.owner_row`), with the
+#: attribute names of :class:`Owner`: what the endpoints read, where no entity is needed.
+OwnerRow = sa.Row[Any]
+
+
 class Membership(Base):
     """A user's membership of an organization.
 

@@ -34,7 +34,7 @@ from ..errors import CoverageError, InvalidInput, NotFound, Unauthorized
 from ..http_errors import detail_json, handle_errors
 from ..lines import LineCoverage, Totals, percent
 from ..lookups import NOT_FOUND, member_org, queried_commit, readable_commit, readable_repository
-from ..models import Commit, Membership, Owner, Repository
+from ..models import Commit, Membership, Owner, OwnerRow, Repository
 from ..openapi import BEARER_AUTH, ApiDocument, error_responses
 from ..pagination import Listing, paginate
 from ..schemas import (
@@ -348,7 +348,7 @@ TRIGRAM = 3
 
 
 def members_query(
-    org: Owner, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
+    org: OwnerRow, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
 ) -> sa.Select:
     """The keys of the members of ``org`` (users of its service), in the documented order.
 
@@ -379,7 +379,7 @@ def members_query(
 
 
 def members_count(
-    org: Owner, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
+    org: OwnerRow, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
 ) -> Optional[sa.Select]:
     """The number of rows of :func:`members_query` counted the cheap way, or ``None`` for a search.
 
@@ -392,7 +392,7 @@ def members_count(
     return sa.select(query.scalar_subquery() - query.where(Membership.sort_key.is_(None)).scalar_subquery())
 
 
-def _memberships(org: Owner, activated: Optional[bool], is_admin: Optional[bool]) -> list[Any]:
+def _memberships(org: OwnerRow, activated: Optional[bool], is_admin: Optional[bool]) -> list[Any]:
     """The conditions on the memberships of ``org`` with the given flags."""
     conditions = [Membership.org_id == org.id]
     if activated is not None:
@@ -439,7 +439,7 @@ def member_rows(keys: sa.Subquery) -> sa.Select:
     response=PaginatedUserListSchema,
     rows=member_rows,
 )
-def users_list(org: Owner, args: dict[str, Any]) -> Listing:
+def users_list(org: OwnerRow, args: dict[str, Any]) -> Listing:
     """``GET /{service}/{owner_username}/users/``: one page of the members of an organization."""
     filters = {name: args.get(name) for name in ("activated", "is_admin", "search")}
     return Listing(members_query(org, **filters), count_query=members_count(org, **filters))

@@ -28,7 +28,7 @@ from ..listings import (
     repository_rows,
 )
 from ..lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull
-from ..models import Branch, Commit, Owner, Repository
+from ..models import Branch, Commit, OwnerRow, Repository
 from ..schemas import (
     BranchDetailSchema,
     BranchPathSchema,
@@ -63,7 +63,7 @@ document.tags.update(
 )
 
 
-def owner_body(owner: Owner) -> dict[str, Any]:
+def owner_body(owner: OwnerRow) -> dict[str, Any]:
     return {"service": owner.service, "username": owner.username, "name": owner.name}
 
 
@@ -96,7 +96,7 @@ def commit_detail_json(commit: Commit) -> list[str]:
     lookup=any_owner,
     response=OwnerSchema,
 )
-def owners_retrieve(owner: Owner, args: dict[str, Any]) -> dict[str, Any]:
+def owners_retrieve(owner: OwnerRow, args: dict[str, Any]) -> dict[str, Any]:
     """``GET /{service}/{owner_username}/``: the owner's service, username and name."""
     return owner_body(owner)
 
@@ -126,7 +126,7 @@ def repository_body(row: Row) -> dict[str, Any]:
     rows=repository_rows,
     item=repository_body,
 )
-def repos_list(found: tuple[Owner, bool], args: dict[str, Any]) -> Any:
+def repos_list(found: tuple[OwnerRow, bool], args: dict[str, Any]) -> Any:
     """``GET /{service}/{owner_username}/repos/``: one page of the repositories the caller may read."""
     owner, private = found
     names = {name: args.get(name) for name in ("active", "names", "search")}
