@@ -74,15 +74,18 @@ def reads_without_transaction() -> Iterator[None]:
     For a request that only reads, such as a v2 list: PostgreSQL then needs no ``BEGIN`` and no
     ``ROLLBACK``, two of its round trips, and under its default isolation (read committed) each
     statement sees its own snapshot anyway. Nothing changes when the session's transaction has already
-    begun (the host's code used it first). At the end the session's transaction ends: its connection
-    goes back to the pool with the engine's isolation level, and the next statement begins a
-    transaction as usual (a server-side cursor needs one).
+    begun (the host's code used it first). SQLite keeps its isolation level: its driver begins no
+    transaction to read, and setting the level back (a ``PRAGMA``) would make SQLite prepare every
+    statement anew. At the end the session's transaction ends: its connection goes back to the pool
+    with the engine's isolation level, and the next statement begins a transaction as usual (a
+    server-side cursor needs one).
     """
-    session = get_session()()
+    session, engine = get_session()(), get_engine()
     if session.in_transaction():
         yield
         return
-    session.connection(bind_arguments={"bind": get_engine()}, execution_options={"isolation_level": "AUTOCOMMIT"})
+    if engine.dialect.name != "sqlite":
+        session.connection(bind_arguments={"bind": engine}, execution_options={"isolation_level": "AUTOCOMMIT"})
     try:
         yield
     finally:
