@@ -79,7 +79,6 @@ def default_auth_error(status: int) -> Any:
 _MEMBERSHIP = sa.select(Membership.id).where(
     Membership.org_id == sa.bindparam("owner_id"), Membership.user_id == sa.bindparam("user_id")
 )
-_MEMBER = _MEMBERSHIP
 _ACTIVATED_MEMBER = _MEMBERSHIP.where(Membership.activated.is_(True))
 _ACTIVATED_ADMIN = _ACTIVATED_MEMBER.where(Membership.is_admin.is_(True))
 
@@ -95,7 +94,7 @@ def _has_membership(user: Optional[Owner], owner: Union[Owner, OwnerRow], query:
 
 def is_member(user: Optional[Owner], org: Union[Owner, OwnerRow]) -> bool:
     """Whether ``user`` is ``org`` itself or one of its members, activated or not (the users list)."""
-    return _has_membership(user, org, _MEMBER)
+    return _has_membership(user, org, _MEMBERSHIP)
 
 
 def is_admin(user: Optional[Owner], owner: Union[Owner, OwnerRow]) -> bool:

@@ -97,14 +97,15 @@ def _repository_select(*columns: Any) -> sa.Select:
     )
 
 
-# find_repository's statements, built once (so a lookup neither builds nor hashes SQL): by whether only
-# a repository the bound ``reader_id`` may read is found, and whether a deleted one is.
+# find_repository's statements, built once (so a lookup neither builds nor hashes SQL), keyed by
+# (only what the bound ``reader_id`` may read, deleted ones too).
+_REPOSITORY = _repository_select()
+_LISTED = Repository.deleted.is_(False)
 _REPOSITORY_STATEMENTS = {
-    (readable, deleted): _repository_select().where(
-        *([READABLE] if readable else []), *([] if deleted else [Repository.deleted.is_(False)])
-    )
-    for readable in (False, True)
-    for deleted in (False, True)
+    (False, True): _REPOSITORY,
+    (False, False): _REPOSITORY.where(_LISTED),
+    (True, True): _REPOSITORY.where(READABLE),
+    (True, False): _REPOSITORY.where(READABLE, _LISTED),
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 import schemathesis
@@ -225,17 +226,16 @@ def test_generated_requests_to_every_endpoint_never_get_a_500_or_an_undocumented
 
 
 def _open_transaction(dbapi_connection) -> bool:
-    """Whether the driver's connection is inside a transaction (psycopg or sqlite3)."""
-    info = getattr(dbapi_connection, "info", None)
-    if info is not None and hasattr(info, "transaction_status"):
-        return info.transaction_status != info.transaction_status.IDLE
-    return dbapi_connection.in_transaction
+    """Whether the driver's connection (sqlite3 or psycopg) is inside a transaction."""
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        return dbapi_connection.in_transaction
+    return dbapi_connection.info.transaction_status != dbapi_connection.info.transaction_status.IDLE
 
 
 def _autocommit(dbapi_connection) -> bool:
-    if hasattr(dbapi_connection, "autocommit") and not hasattr(dbapi_connection, "in_transaction"):
-        return dbapi_connection.autocommit  # psycopg
-    return dbapi_connection.isolation_level is None  # sqlite3
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        return dbapi_connection.isolation_level is None
+    return dbapi_connection.autocommit
 
 
 def test_a_list_reads_outside_a_transaction_and_gives_its_connection_back_as_it_was(app, testapp, history) -> None:
