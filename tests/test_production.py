@@ -22,7 +22,7 @@ from flask_caching import Cache
 from flask_sqlalchemy import SQLAlchemy
 from production_service import ROOT, Gunicorn, fetch, redis_prefix
 
-from flask_coverage import CoverageService, operations
+from flask_coverage import CoverageService, graph_data, operations
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Owner
 from flask_coverage.outage import OUTAGE_MESSAGE, is_database_outage
@@ -221,6 +221,28 @@ def test_a_request_that_loses_its_connection_midway_is_a_503(members) -> None:
     app, client, auth = members()
     wrap_view(app, "coverage_api.users_list", before=terminate_own_connection(app), after=lambda: None)
     assert client.get(USERS, headers=auth, status=503).json == {"detail": OUTAGE_MESSAGE}
+
+
+@pytest.mark.postgresql
+def test_a_graph_that_loses_its_connection_while_reading_its_files_is_a_503(members, monkeypatch) -> None:
+    """A graph reads its files from the driver's own cursor: a connection lost there is an outage too."""
+    app, client, _ = members()
+    with app.app_context():
+        upload_report(operations.add_repo("github", "acme", "widgets"), LCOV, commit=SHA, branch="main")
+    read = graph_data.read_graph_records
+
+    def read_after_a_restart(commit: Any) -> Any:
+        terminate_own_connection(app)()
+        return read(commit)
+
+    monkeypatch.setattr(graph_data, "read_graph_records", read_after_a_restart)
+    response = client.get("/gh/acme/widgets/graphs/tree.svg", status=503)
+    assert_outage(response)
+    assert response.text == OUTAGE_MESSAGE + "\n"
+    monkeypatch.undo()
+    graph = client.get("/gh/acme/widgets/graphs/tree.svg")
+    assert graph.content_type == "image/svg+xml"
+    assert "a.py" in graph.text
 
 
 @pytest.mark.postgresql
