@@ -246,6 +246,19 @@ def test_a_graph_that_loses_its_connection_while_reading_its_files_is_a_503(memb
 
 
 @pytest.mark.postgresql
+def test_a_streamed_report_reads_its_files_after_the_views_session_ended(members) -> None:
+    """Flask ends the view's app context (and its session) before it sends a streamed body; the report's
+    server-side cursor must be opened by the stream itself, or it is gone before its rows are fetched."""
+    app, client, auth = members()
+    files = "".join(f"SF:src/m{index}.py\nDA:1,{index % 2}\nend_of_record\n" for index in range(3))
+    with app.app_context():
+        upload_report(operations.add_repo("github", "acme", "widgets"), files.encode(), commit=SHA, branch="main")
+    report = client.get("/api/v2/github/acme/repos/widgets/report/", headers=auth).json
+    assert [file["name"] for file in report["files"]] == ["src/m0.py", "src/m1.py", "src/m2.py"]
+    assert report["totals"]["hits"] == 1
+
+
+@pytest.mark.postgresql
 def test_an_answer_that_was_ready_when_the_server_went_away_is_sent(members) -> None:
     """The transaction's ROLLBACK at teardown fails on the dead connection: that is not a 500."""
     app, client, auth = members()

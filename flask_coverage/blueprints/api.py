@@ -517,7 +517,8 @@ def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Respo
     flag = args.get("flag")
     coverage = commit if not flag else find_flag(commit, flag)
     url = commit_url(repository, commit.sha)
-    # Streamed: the body is made while the rows are read, so memory does not grow with the files.
+    # Streamed: the body is made while the rows are read, so memory does not grow with the files. The
+    # rows' statement runs in the stream, not here: Flask ends the view's session before the body is sent.
     end = (', "commit_file_url": ', current_app.json.dumps(url), "}")
     text = itertools.chain("{", report_json(coverage, args.get("path")), end)
     return Response(stream_with_context(text), mimetype="application/json")
