@@ -12,10 +12,10 @@ For the first and the last page of ``GET .../repos/`` and of the repository's ``
 ``branches/`` and ``pulls/`` it measures the endpoint through the Flask test client (lookup, count,
 page, JSON) and the ideal SQL written by hand on the driver's own connection (the count, and the page,
 as a deferred join where rows are wide), one run of each in turn so that load weighs on both alike,
-and prints the p50 of each and their ratio (the goal: at most 3), and the minimums' ratio. The coverage trend of the
-``--commits`` commits (``interval`` 1d, 7d and 30d, the first page) is timed through the endpoint
-(the goal: under 50 ms) and against its ideal SQL over the daily rows, which ``refresh_trend()`` builds
-from the bulk-inserted commits (timed too).
+and prints the p50 of each and their ratio (the goal: at most 3), and the minimums' ratio. The
+coverage trend of the ``--commits`` commits (``interval`` 1d, 7d and 30d, the first page) is timed
+through the endpoint (the goal: under 50 ms) and against its ideal SQL over the daily rows, which
+``refresh_trend()`` builds from the bulk-inserted commits (timed too).
 """
 
 from __future__ import annotations
