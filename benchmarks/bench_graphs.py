@@ -51,15 +51,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # pro
 from generate_reports import SyntheticProject  # noqa: E402
 from production_service import scratch_database  # noqa: E402
 
-from flask_coverage import (
-    CoverageService,  # noqa: E402
-    graph_data,  # noqa: E402
-)
+from flask_coverage import CoverageService  # noqa: E402
 from flask_coverage.blueprints import graphs  # noqa: E402
-from flask_coverage.commits import find_flag  # noqa: E402
 from flask_coverage.ingest import UploadMeta, upload_report  # noqa: E402
 from flask_coverage.models import CommitFlag  # noqa: E402
 from flask_coverage.operations import add_org, add_repo, init_db  # noqa: E402
+from flask_coverage.queries import graph_records  # noqa: E402
+from flask_coverage.queries.targets import find_flag  # noqa: E402
 from flask_coverage.state import get_cache  # noqa: E402
 
 KINDS = ("tree", "icicle", "sunburst")
@@ -137,9 +135,9 @@ def bench_kind(app: Flask, commit: Any, kind: str, repeat: int) -> dict[str, Any
     warm = median_ms(lambda: get(plain), repeat)
     not_modified = median_ms(lambda: get(conditional), repeat)
     # The two parts of a cold request, each on its own, as the request runs them (collector paused).
-    with app.app_context(), graph_data.gc_paused():
-        db = median_ms(lambda: graph_data.read_graph_records(commit), repeat)
-        records = graph_data.read_graph_records(commit)
+    with app.app_context(), graph_records.gc_paused():
+        db = median_ms(lambda: graph_records.read_graph_records(commit), repeat)
+        records = graph_records.read_graph_records(commit)
         options = graphs.validate_graph_params(kind, link_prefix="../blob/")
         layout = median_ms(lambda: graphs.render_graph_svg(records, options), repeat)
     clear()

@@ -38,8 +38,8 @@ from flask import Flask  # noqa: E402
 from production_service import scratch_database  # noqa: E402
 
 from flask_coverage import CoverageService  # noqa: E402
-from flask_coverage.ingest import refresh_trend  # noqa: E402
 from flask_coverage.operations import init_db  # noqa: E402
+from flask_coverage.queries.trend import refresh_trend  # noqa: E402
 from flask_coverage.state import get_engine  # noqa: E402
 
 IDEAL = {

@@ -17,10 +17,10 @@ from werkzeug.wrappers import Response
 from flask_coverage.auth import can_read_repository
 from flask_coverage.blueprints.account import CSRF_FIELD, csrf_token
 from flask_coverage.blueprints.web import legend_of
-from flask_coverage.commits import resolve_commit
 from flask_coverage.demo import DEMO_SERVICE, DEMO_TOKEN_USER, active_demo_token
 from flask_coverage.lines import Totals
 from flask_coverage.models import Commit, Owner, Repository
+from flask_coverage.queries.targets import resolve_commit
 from flask_coverage.state import get_session
 
 from .auth import current_user

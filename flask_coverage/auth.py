@@ -11,8 +11,8 @@ from typing import Any, Optional, Union
 import sqlalchemy as sa
 from flask import Response
 
+from .identifiers import is_storable
 from .models import AccessToken, Membership, Owner, OwnerRow, Repository, utcnow
-from .names import is_storable
 from .state import execute, get_session
 
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)

@@ -16,8 +16,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from . import demo, ingest, operations
 from .errors import CoverageError, InvalidInput
 from .lines import Totals
-from .lookups import list_tokens, require_owner
 from .models import ServiceEnum
+from .queries.repositories import list_tokens, require_owner
 from .state import get_session
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -239,7 +239,7 @@ def upload_command(
             meta=meta,
         )
     repository = commit.repository
-    totals = Totals(commit.lines, commit.hits, commit.misses, commit.partials)
+    totals = Totals.of(commit)
     click.echo(
         f"Uploaded {report} to {repository.owner.service.value}/{repository.owner.username}/{repository.name}"
         f" at {commit.sha}: {commit.files} files, {commit.lines} lines, {totals.coverage}% covered"

@@ -31,7 +31,6 @@ import sqlalchemy as sa
 from flask import current_app
 
 from .auth import generate_token, hash_token
-from .commits import find_repository
 from .demo_data import (
     DEMO_GENERATED_FILES,
     DEMO_REPOSITORIES,
@@ -48,9 +47,9 @@ from .demo_data import (
 from .demo_git import GitHistory, write_mirror
 from .errors import AlreadyExists
 from .ingest import UploadMeta, upload_report
-from .lookups import get_owner
 from .models import AccessToken, Commit, CoverageDay, FileCoverage, Membership, Owner, Repository, Upload, metadata
 from .operations import add_repo, init_db
+from .queries.repositories import find_repository, get_owner
 from .state import execute, get_session
 
 __all__ = [

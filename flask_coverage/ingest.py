@@ -36,12 +36,10 @@ and ``coverage_flag_file``, kept as the commit's own), in the same transaction. 
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import io
 import itertools
 import json
-import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,19 +47,15 @@ from typing import Any, BinaryIO, Callable, NamedTuple, Optional, Union, cast
 
 import sqlalchemy as sa
 from flask import current_app
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError
 
-from .commits import MAX_PULLID, normalize_sha
-from .errors import AlreadyExists, CoverageError, InvalidInput, NotFound, ReportError
+from .errors import AlreadyExists, NotFound, ReportError
+from .identifiers import check_flags, check_name, check_sha, normalize_branch, normalize_pullid
 from .lines import LineCoverage
-from .listings import day_coverage, trend_day, trend_day_start
-from .lookups import repository_by_slug
 from .models import (
     Branch,
     Commit,
     CommitFlag,
-    CoverageDay,
     FileCoverage,
     FlagFileCoverage,
     Pull,
@@ -70,9 +64,10 @@ from .models import (
     UploadFlag,
     utcnow,
 )
-from .names import MAX_NAME_LENGTH, check_name
 from .parsers import ParsedFile, merge_by_path, parse_report, place_by_network
-from .state import execute, get_engine, get_session
+from .queries.repositories import repository_by_slug
+from .queries.trend import refresh_days
+from .state import dialect_insert, execute, get_session
 
 __all__ = [
     "META_FIELDS",
@@ -81,10 +76,6 @@ __all__ = [
     "ReportSource",
     "UploadConflict",
     "UploadMeta",
-    "check_flags",
-    "check_sha",
-    "normalize_branch",
-    "normalize_pullid",
     "record_commit",
     "upload_report",
     "upload_reports",
@@ -95,12 +86,6 @@ ReportSource = Union[bytes, bytearray, memoryview, BinaryIO]
 #: Called with the number of report bytes read since the previous call.
 ProgressCallback = Callable[[int], None]
 
-#: What CI uploaders send as ``pr`` outside of a pull request build (Travis sends ``false``).
-NO_PULL_REQUEST = frozenset({"", "false", "null", "undefined", "none", "true"})
-#: A flag: 1 to 45 letters, digits, ``_``, ``.`` or ``-``.
-FLAG_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,45}")
-#: Flags one upload may carry.
-MAX_FLAGS = 100
 #: Lines an uploader marks as not code in one file, and its last line (``eof``), if known.
 FileFix = tuple[frozenset[int], Optional[int]]
 
@@ -111,15 +96,12 @@ MAX_ATTEMPTS = 12
 
 _MAX_PATH_LENGTH: int = FileCoverage.__table__.c.path.type.length  # type: ignore[attr-defined]
 _BATCH = 1000
-# Both dialects' INSERT have on_conflict_do_nothing() and on_conflict_do_update().
-_INSERT: dict[str, Callable[[sa.Table], Any]] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 _COMMITS = cast(sa.Table, Commit.__table__)
 _FILES = cast(sa.Table, FileCoverage.__table__)
 _UPLOADS = cast(sa.Table, Upload.__table__)
 _FLAGS = cast(sa.Table, UploadFlag.__table__)
 _COMMIT_FLAGS = cast(sa.Table, CommitFlag.__table__)
 _FLAG_FILES = cast(sa.Table, FlagFileCoverage.__table__)
-_DAYS = cast(sa.Table, CoverageDay.__table__)
 _TIPS = {"branch": cast(sa.Table, Branch.__table__), "pull": cast(sa.Table, Pull.__table__)}
 # SQLSTATE serialization_failure and deadlock_detected; SQLite's SQLITE_BUSY and SQLITE_LOCKED.
 _RETRY_SQLSTATES = frozenset({"40001", "40P01"})
@@ -165,73 +147,6 @@ class UploadMeta:
             what = {"build_url": "CI URL", "provider": "CI service"}.get(key, key)
             checked[key] = check_name(text, what, max_length=length, single_word=False) if text else None
         return cls(flags=check_flags(flags), external_id=external_id, **checked)
-
-
-def check_flags(value: Union[str, Iterable[str], None]) -> tuple[str, ...]:
-    """Flags from comma-separated text or a list of them: unique, sorted.
-
-    Each flag is 1 to 45 letters, digits, ``_``, ``.`` or ``-`` (blank items are skipped); anything
-    else, or more than :data:`MAX_FLAGS` flags, is an InvalidInput naming it.
-    """
-    items = value.split(",") if isinstance(value, str) else list(value or ())
-    flags: set[str] = set()
-    for item in items:
-        if not isinstance(item, str):
-            raise InvalidInput(f"a flag must be text, not {type(item).__name__}")
-        flag = item.strip()
-        if not flag:
-            continue
-        if not FLAG_PATTERN.fullmatch(flag):
-            raise InvalidInput(f"flag {flag[:60]!r} must be 1 to 45 letters, digits, '_', '.' or '-'")
-        flags.add(flag)
-        if len(flags) > MAX_FLAGS:
-            raise InvalidInput(f"an upload may carry at most {MAX_FLAGS} flags")
-    return tuple(sorted(flags))
-
-
-def normalize_branch(value: Optional[str]) -> Optional[str]:
-    """A branch name as uploaders send it, cleaned up: ``None`` for none.
-
-    ``refs/heads/`` and ``origin/`` prefixes are dropped and ``HEAD`` (a detached checkout) means
-    no branch, as CI environments report them. Raises InvalidInput for a name that cannot be stored.
-    """
-    name = (value or "").strip()
-    for prefix in ("refs/heads/", "origin/"):
-        if name.startswith(prefix):
-            name = name[len(prefix) :]
-    if not name or name == "HEAD":
-        return None
-    return check_name(name, "branch", max_length=MAX_NAME_LENGTH, single_word=False)
-
-
-def normalize_pullid(value: Union[int, str, None]) -> Optional[int]:
-    """A pull request number from an int or decimal text; ``None`` for none.
-
-    The words CI uploaders send outside of pull requests (``false``, ``null``, ...) mean none.
-    Raises InvalidInput for anything else that is not a number from 1 to 2**31 - 1.
-    """
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        number = value
-    else:
-        text = value.strip()
-        if text.lower() in NO_PULL_REQUEST:
-            return None
-        if not (text.isascii() and text.isdigit() and len(text) <= 10):
-            raise InvalidInput(f"pull request number must be a positive integer, not {text[:40]!r}")
-        number = int(text)
-    if not 1 <= number <= MAX_PULLID:
-        raise InvalidInput(f"pull request number must be between 1 and {MAX_PULLID}, not {number}")
-    return number
-
-
-def check_sha(value: str, what: str = "commit") -> str:
-    """``value`` as a full lower-case commit sha; InvalidInput (naming ``what``) if it is not one."""
-    sha = normalize_sha(value)
-    if sha is None:
-        raise InvalidInput(f"{what} must be a full sha (40 or 64 hex digits), not {str(value)[:80]!r}")
-    return sha
 
 
 class CommitTarget(NamedTuple):
@@ -380,7 +295,7 @@ def record_commit(
     sha = target.sha
     values: dict[str, Any] = {"branch": target.branch, "pullid": target.pullid, "parent_sha": target.parent}
     given = {key: value for key, value in values.items() if value is not None}
-    insert = _insert()
+    insert = dialect_insert
     this = sa.and_(_COMMITS.c.repository_id == repository.id, _COMMITS.c.sha == sha)
 
     def store() -> int:
@@ -391,7 +306,7 @@ def record_commit(
         if given:
             execute(sa.update(_COMMITS).where(this).values(**given))
         if given.get("branch", old_branch) != old_branch:
-            _refresh_days(repository.id, {old_branch, target.branch}, timestamp)
+            refresh_days(repository.id, {old_branch, target.branch}, timestamp)
         return int(commit_id)
 
     commit_id = _with_retries(store)
@@ -488,7 +403,7 @@ def _store(
     meta: UploadMeta,
     parent_sha: Optional[str] = None,
 ) -> int:
-    insert = _insert()
+    insert = dialect_insert
     commits, stored, uploads = _COMMITS, _FILES, _UPLOADS
     # First statement, and a write: on SQLite it takes the write lock before anything is read.
     execute(
@@ -529,7 +444,7 @@ def _store(
     if parent_sha is not None:
         values["parent_sha"] = parent_sha
     execute(sa.update(commits).where(commits.c.id == commit_id).values(**values))
-    _refresh_days(repository_id, {old_branch, branch}, timestamp)
+    refresh_days(repository_id, {old_branch, branch}, timestamp)
     for flag in meta.flags:
         # Each flag's coverage is merged like the commit's, under the same lock: merge-once holds per
         # flag, and concurrent uploads of different flags queue behind each other.
@@ -576,59 +491,6 @@ def _default_tip_sha(repository_id: int) -> sa.Select:
         .join(repositories, repositories.c.id == branches.c.repository_id)
         .where(repositories.c.id == repository_id, branches.c.name == repositories.c.branch)
     )
-
-
-def refresh_trend(repository_id: Optional[int] = None) -> None:
-    """Rebuild the coverage trend's rows (:class:`~flask_coverage.models.CoverageDay`) of a repository,
-    or of every repository, from its commits, and commit.
-
-    Uploads keep those rows up to date; this is for commits stored or changed by other means, and for a
-    database whose commits came before the table did (``flask coverage init-db`` calls it then).
-    """
-    session = get_session()
-    commits = sa.select(_COMMITS.c.repository_id, _COMMITS.c.branch, _COMMITS.c.timestamp).where(
-        _COMMITS.c.branch.is_not(None), _COMMITS.c.lines > 0
-    )
-    days = sa.delete(_DAYS)
-    if repository_id is not None:
-        commits = commits.where(_COMMITS.c.repository_id == repository_id)
-        days = days.where(_DAYS.c.repository_id == repository_id)
-    keys = {(owner, branch, trend_day(moment)) for owner, branch, moment in execute(commits)}
-    execute(days)
-    for owner, branch, day in sorted(keys):
-        _refresh_day(owner, branch, day)
-    session.commit()
-
-
-def _refresh_days(repository_id: int, branches: set[Optional[str]], timestamp: dt.datetime) -> None:
-    """Recompute the trend's rows of ``branches`` (``None`` ignored) for the day of ``timestamp``: a
-    commit of that time changed its coverage or moved from one of them to another."""
-    for branch in sorted(name for name in branches if name is not None):  # one lock order for all
-        _refresh_day(repository_id, branch, trend_day(timestamp))
-
-
-def _refresh_day(repository_id: int, branch: str, day: int) -> None:
-    key = {"repository_id": repository_id, "branch": branch, "day": day}
-    # Takes the row's lock first (an empty row if new): a concurrent upload of the same day and branch
-    # commits before the next statement reads the commits, so that statement sees its commit too.
-    lock = _insert()(_DAYS).values(**key).on_conflict_do_update(index_elements=list(key), set_={"day": day})
-    execute(lock)
-    start = trend_day_start(day)
-    _, commits, low, high, total = execute(
-        day_coverage(repository_id, branch, day, start, start + dt.timedelta(days=1))
-    ).one()
-    this = sa.and_(*(_DAYS.c[name] == value for name, value in key.items()))
-    if commits:
-        execute(sa.update(_DAYS).where(this).values(commits=commits, low=low, high=high, total=total))
-    else:
-        execute(sa.delete(_DAYS).where(this))
-
-
-def _insert() -> Callable[[sa.Table], Any]:
-    dialect = get_engine().dialect.name
-    if dialect not in _INSERT:
-        raise CoverageError(f"uploads need SQLite or PostgreSQL, not {dialect}")
-    return _INSERT[dialect]
 
 
 def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCoverage]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from array import array
 from dataclasses import dataclass
 from itertools import accumulate, compress, repeat
 from operator import add, mul, sub
-from typing import Iterable, Iterator, Tuple
+from typing import Any, Iterable, Iterator, Tuple
 
 __all__ = [
     "HIT",
@@ -78,6 +78,12 @@ class Totals:
     def from_counts(cls, hits: int, misses: int, partials: int) -> Totals:
         """Totals of ``hits`` hit, ``misses`` missed and ``partials`` partial lines."""
         return cls(hits + misses + partials, hits, misses, partials)
+
+    @classmethod
+    def of(cls, counted: Any) -> Totals:
+        """The totals of anything that holds them as ``lines``, ``hits``, ``misses`` and ``partials``:
+        a commit, a flag's coverage, a file, or a row of their columns."""
+        return cls(counted.lines, counted.hits, counted.misses, counted.partials)
 
     def __add__(self, other: Totals) -> Totals:
         if not isinstance(other, Totals):

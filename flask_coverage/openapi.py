@@ -16,7 +16,8 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 
 from .models import ServiceEnum
-from .schemas import ErrorSchema, ServiceField
+from .schemas.common import ErrorSchema
+from .schemas.fields import ServiceField
 
 OPENAPI_VERSION = "3.0.3"
 #: The name of the bearer-token security scheme; an operation requires it with ``[{BEARER_AUTH: []}]``.

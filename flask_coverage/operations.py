@@ -18,10 +18,8 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from .auth import generate_token, hash_token
-from .commits import find_repository, parse_service
 from .errors import AlreadyExists, InvalidInput, NotFound
-from .ingest import refresh_trend
-from .lookups import get_owner, require_owner, require_repository
+from .identifiers import check_name, is_storable, parse_service
 from .models import (
     AccessToken,
     Branch,
@@ -39,7 +37,8 @@ from .models import (
     UploadFlag,
     metadata,
 )
-from .names import check_name, is_storable
+from .queries.repositories import find_repository, get_owner, require_owner, require_repository
+from .queries.trend import refresh_trend
 from .state import execute, get_engine, get_session
 
 log = logging.getLogger(__name__)

@@ -67,6 +67,21 @@ def get_connection() -> Connection:
     return get_session().connection(bind_arguments={"bind": get_engine()})
 
 
+def dialect_insert(table: Any) -> Any:
+    """``INSERT`` into ``table`` in the extension's dialect, which has ``on_conflict_do_nothing()`` and
+    ``on_conflict_do_update()``: the writes of uploads need SQLite or PostgreSQL."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    from .errors import CoverageError
+
+    dialect = get_engine().dialect.name
+    if dialect == "postgresql":
+        return postgresql.insert(table)
+    if dialect == "sqlite":
+        return sqlite.insert(table)
+    raise CoverageError(f"uploads need SQLite or PostgreSQL, not {dialect}")
+
+
 @contextlib.contextmanager
 def reads_without_transaction() -> Iterator[None]:
     """Run the statements of the block without a transaction around them (autocommit).

@@ -11,9 +11,9 @@ import pytest
 import sqlalchemy as sa
 import webtest
 
-from flask_coverage.lookups import get_owner
 from flask_coverage.models import AccessToken, Membership, Owner, Repository, metadata
 from flask_coverage.operations import add_member, add_org, add_user, create_token
+from flask_coverage.queries.repositories import get_owner
 
 URL = "/api/v2/github/acme/users/"
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask_coverage.commits import file_totals, find_repository, resolve_commit
+from flask_coverage.queries.files import file_totals
+from flask_coverage.queries.repositories import find_repository
+from flask_coverage.queries.targets import resolve_commit
 
 DATA = Path(__file__).parent / "data"
 SHA = "e" * 40

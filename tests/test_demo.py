@@ -8,13 +8,12 @@ from typing import Any
 import sqlalchemy as sa
 import webtest
 
-from flask_coverage.commits import find_repository
 from flask_coverage.demo import active_demo_token, demo_access_token, demo_commits, load_demo
 from flask_coverage.demo_data import DEMO_REPOSITORIES, generate_lcov, vary_lcov
-from flask_coverage.lookups import get_owner
 from flask_coverage.models import AccessToken, Branch, Commit, FileCoverage, Pull, Repository, metadata
 from flask_coverage.operations import add_repo, add_user, create_token
 from flask_coverage.parsers import merge_by_path, parse_report
+from flask_coverage.queries.repositories import find_repository, get_owner
 
 GENERATED_FILES = 40
 
@@ -223,7 +222,8 @@ def test_the_demo_mirrors_hold_source_that_matches_the_reports(make_app, make_da
     every tip, each file's tracked lines hold code and its other lines comments, line for line."""
     import subprocess
 
-    from flask_coverage.commits import file_lines, file_totals, resolve_commit
+    from flask_coverage.queries.files import file_lines, file_totals
+    from flask_coverage.queries.targets import resolve_commit
 
     root = tmp_path / "mirrors"
     app = make_app(make_database_url(), COVERAGE_SOURCE_GIT_ROOT=str(root))

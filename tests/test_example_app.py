@@ -17,9 +17,9 @@ from flask import Flask
 from example_app import create_app, instance_secret_key
 from example_app.auth import safe_next
 from example_app.models import SignIn
-from flask_coverage.commits import find_repository
 from flask_coverage.demo import load_demo
 from flask_coverage.models import metadata
+from flask_coverage.queries.repositories import find_repository
 
 DEMO_FILES = 30
 

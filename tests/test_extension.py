@@ -14,9 +14,9 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from flask_coverage import CoverageService
 from flask_coverage.extension import DEFAULT_CONFIG
-from flask_coverage.lookups import get_owner
 from flask_coverage.models import Owner
 from flask_coverage.operations import add_org, add_repo, add_user, init_db
+from flask_coverage.queries.repositories import get_owner
 from flask_coverage.state import get_state
 
 

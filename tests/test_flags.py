@@ -15,11 +15,13 @@ from concurrently import run_together
 from flask import Flask
 
 from flask_coverage import operations
-from flask_coverage.commits import file_lines, file_totals, find_flag, find_flag_target, find_repository, resolve_commit
 from flask_coverage.ingest import UploadMeta, upload_report, upload_reports
 from flask_coverage.lines import Totals
 from flask_coverage.models import CommitFlag, Repository
 from flask_coverage.parsers import merge_by_path, parse_report
+from flask_coverage.queries.files import file_lines, file_totals
+from flask_coverage.queries.repositories import find_repository
+from flask_coverage.queries.targets import find_flag, find_flag_target, resolve_commit
 from flask_coverage.svg.badge import format_coverage
 
 DATA = Path(__file__).resolve().parent / "data"

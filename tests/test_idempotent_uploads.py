@@ -17,11 +17,13 @@ import sqlalchemy as sa
 from concurrently import run_together
 
 from flask_coverage import ingest
-from flask_coverage.commits import file_lines, file_totals, find_repository, resolve_commit
 from flask_coverage.errors import ReportError
 from flask_coverage.ingest import upload_report, upload_reports
 from flask_coverage.lines import HIT
 from flask_coverage.models import Commit, FileCoverage, Upload
+from flask_coverage.queries.files import file_lines, file_totals
+from flask_coverage.queries.repositories import find_repository
+from flask_coverage.queries.targets import resolve_commit
 
 DATA = Path(__file__).parent / "data"
 LCOV = (DATA / "d3-hierarchy.lcov").read_bytes()

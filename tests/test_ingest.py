@@ -12,18 +12,14 @@ import sqlalchemy as sa
 from concurrently import run_together
 
 from flask_coverage import operations
-from flask_coverage.commits import file_lines, file_totals, find_repository, resolve_commit
 from flask_coverage.errors import InvalidInput, NotFound, ReportError, ReportTooLarge
-from flask_coverage.ingest import (
-    MAX_ATTEMPTS,
-    check_sha,
-    normalize_branch,
-    normalize_pullid,
-    upload_report,
-    upload_reports,
-)
+from flask_coverage.identifiers import check_sha, normalize_branch, normalize_pullid
+from flask_coverage.ingest import MAX_ATTEMPTS, upload_report, upload_reports
 from flask_coverage.lines import HIT, MISS, PARTIAL, LineCoverage
 from flask_coverage.models import Branch, Commit, FileCoverage, Pull
+from flask_coverage.queries.files import file_lines, file_totals
+from flask_coverage.queries.repositories import find_repository
+from flask_coverage.queries.targets import resolve_commit
 
 DATA = Path(__file__).parent / "data"
 SHA = "a" * 40

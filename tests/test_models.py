@@ -4,7 +4,6 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from flask_coverage.commits import find_repository
 from flask_coverage.models import (
     AccessToken,
     Branch,
@@ -17,6 +16,7 @@ from flask_coverage.models import (
     ServiceEnum,
 )
 from flask_coverage.operations import add_member, add_org, add_repo, add_user, create_token
+from flask_coverage.queries.repositories import find_repository
 
 
 def test_service_enum_has_exactly_the_public_values() -> None:
@@ -93,8 +93,8 @@ def test_new_repository_gets_tokens_of_the_documented_form(app) -> None:
 
 def test_names_that_cannot_be_stored_are_simply_not_found(app) -> None:
     from flask_coverage.errors import NotFound
-    from flask_coverage.lookups import get_owner
     from flask_coverage.operations import revoke_token
+    from flask_coverage.queries.repositories import get_owner
 
     owner = add_user("github", "alice")
     assert get_owner("github", "ali\x00ce") is None

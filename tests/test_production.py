@@ -22,10 +22,11 @@ from flask_caching import Cache
 from flask_sqlalchemy import SQLAlchemy
 from production_service import ROOT, Gunicorn, fetch, redis_prefix
 
-from flask_coverage import CoverageService, graph_data, operations
+from flask_coverage import CoverageService, operations
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Owner
 from flask_coverage.outage import OUTAGE_MESSAGE, is_database_outage
+from flask_coverage.queries import graph_records
 from flask_coverage.state import get_session
 
 SERVER_URL = os.environ.get("COVERAGE_TEST_DATABASE_URL", "")
@@ -229,13 +230,13 @@ def test_a_graph_that_loses_its_connection_while_reading_its_files_is_a_503(memb
     app, client, _ = members()
     with app.app_context():
         upload_report(operations.add_repo("github", "acme", "widgets"), LCOV, commit=SHA, branch="main")
-    read = graph_data.read_graph_records
+    read = graph_records.read_graph_records
 
     def read_after_a_restart(commit: Any) -> Any:
         terminate_own_connection(app)()
         return read(commit)
 
-    monkeypatch.setattr(graph_data, "read_graph_records", read_after_a_restart)
+    monkeypatch.setattr(graph_records, "read_graph_records", read_after_a_restart)
     response = client.get("/gh/acme/widgets/graphs/tree.svg", status=503)
     assert_outage(response)
     assert response.text == OUTAGE_MESSAGE + "\n"

@@ -21,9 +21,9 @@ import webtest
 from flask import Flask
 
 from flask_coverage import operations
-from flask_coverage.commits import find_repository
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Repository
+from flask_coverage.queries.repositories import find_repository
 from flask_coverage.sources import SourceUnavailable, load_source
 
 SHA = "5" * 40  # the sha the made-up repositories' coverage is uploaded for (replaced by the real one)

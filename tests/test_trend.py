@@ -13,8 +13,9 @@ import sqlalchemy as sa
 from concurrently import run_together
 
 from flask_coverage import operations
-from flask_coverage.ingest import record_commit, refresh_trend, upload_report
+from flask_coverage.ingest import record_commit, upload_report
 from flask_coverage.models import Commit, CoverageDay
+from flask_coverage.queries.trend import refresh_trend
 from flask_coverage.state import get_engine
 
 REPO = "/api/v2/github/acme/repos/widgets"

@@ -8,12 +8,14 @@ from urllib.parse import urlencode
 import pytest
 import sqlalchemy as sa
 
-from flask_coverage.commits import file_lines, resolve_commit
 from flask_coverage.errors import InvalidInput
-from flask_coverage.ingest import UploadMeta, check_flags, upload_report, upload_reports
+from flask_coverage.identifiers import check_flags
+from flask_coverage.ingest import UploadMeta, upload_report, upload_reports
 from flask_coverage.lines import HIT, MISS
 from flask_coverage.models import Upload, UploadFlag
 from flask_coverage.parsers import place_by_network
+from flask_coverage.queries.files import file_lines
+from flask_coverage.queries.targets import resolve_commit
 
 SHA = "e" * 40
 

@@ -7,7 +7,7 @@ from flask import Flask
 
 def register_blueprints(app: Flask) -> None:
     """Mount every blueprint of the service at the URL prefixes configured on ``app``."""
-    from . import account, api, api_coverage, api_repos, graphs, health, legacy, upload, upload_cli, web  # noqa: F401 (upload_cli's views join upload.bp, api_*'s api.bp)
+    from . import account, api, graphs, health, legacy, upload, web
 
     config = app.config
     app.register_blueprint(api.bp, url_prefix=config["COVERAGE_API_URL_PREFIX"] or None)

@@ -28,10 +28,10 @@ from flask import (
 
 from ..errors import CoverageError, Forbidden, InvalidInput, NotFound, Unauthorized
 from ..http_errors import handle_errors
-from ..lookups import list_tokens
 from ..models import AccessToken, Owner
 from ..operations import MAX_TOKEN_NAME_LENGTH, create_token, revoke_token
 from ..outage import plain_text_response
+from ..queries.repositories import list_tokens
 from ..state import call_hook
 
 bp = Blueprint(

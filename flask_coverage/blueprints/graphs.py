@@ -25,7 +25,6 @@ and ``.txt`` the coverage badge (``graph/`` works as ``graphs/``, as on Codecov)
 from __future__ import annotations
 
 import gzip
-import hashlib
 import logging
 import time
 from importlib import metadata
@@ -34,15 +33,16 @@ from typing import Any, Callable, Optional, TypeVar
 from flask import Blueprint, Response, current_app, request
 from werkzeug.http import HTTP_STATUS_CODES
 
-from ..auth import is_plausible_token
-from ..commits import Coverage, find_flag_target, find_target
 from ..errors import CoverageError, InvalidInput, NotFound
-from ..graph_data import gc_paused, graph_records
 from ..http_errors import handle_errors
-from ..ingest import FLAG_PATTERN
-from ..listings import branch_coverage
+from ..identifiers import pull_number
 from ..models import SERVICE_BY_SHORT, Commit, CommitFlag, Repository
 from ..outage import plain_text_response
+from ..queries.files import Coverage
+from ..queries.graph_records import gc_paused, graph_records
+from ..queries.targets import find_flag_target, find_target
+from ..queries.trend import branch_coverage
+from ..request_args import color_range, etag, graph_token, requested_flag
 from ..state import call_hook, get_cache
 from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
 from ..svg.badge import PRECISIONS, UNKNOWN, UNKNOWN_COLOR, format_coverage, render_badge_svg
@@ -103,23 +103,6 @@ def _render_error(error: CoverageError) -> Response:
 handle_errors(bp, _render_error)
 
 
-def graph_token() -> Optional[str]:
-    """The request's ``?token=`` (a graph token), if it is worth asking the hook about."""
-    token = request.args.get("token")
-    return token if is_plausible_token(token) else None
-
-
-def requested_flag() -> Optional[str]:
-    """The ``flag`` query argument (``None`` without one; an empty one is none, as on Codecov).
-
-    Raises ``InvalidInput`` for a name that no upload can have (the upload's rule).
-    """
-    flag = request.args.get("flag") or None
-    if flag is not None and not FLAG_PATTERN.fullmatch(flag):
-        raise InvalidInput("flag must be 1 to 45 letters, digits, '_', '.' or '-'")
-    return flag
-
-
 def _readable_target(
     prov: str,
     owner: str,
@@ -136,12 +119,11 @@ def _readable_target(
     service = SERVICE_BY_SHORT.get(prov)
     if service is None:
         return None
-    if pullid is None:
-        target: dict[str, Any] = {"sha": sha, "branch": branch}
-    elif pullid.isascii() and pullid.isdigit() and len(pullid) <= 10:
-        target = {"pullid": int(pullid)}
-    else:
-        return None
+    target: dict[str, Any] = {"sha": sha, "branch": branch}
+    if pullid is not None:
+        target = {"pullid": pull_number(pullid)}
+        if target["pullid"] is None:
+            return None
     if flag is None:
         found = find_target(service, owner, name, **target)
         coverage: Optional[Coverage] = None if found is None else found[1]
@@ -166,8 +148,7 @@ def _private_headers(response: Response, repository: Repository) -> Response:
 
 
 def _etag(*parts: object) -> str:
-    material = "\0".join(map(str, (_RENDERER, *parts)))
-    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return etag(_RENDERER, *parts)
 
 
 def _commit_identity(commit: Commit, coverage: Coverage) -> tuple[object, ...]:
@@ -180,16 +161,6 @@ def _commit_identity(commit: Commit, coverage: Coverage) -> tuple[object, ...]:
 
 def _not_modified(etag: str) -> bool:
     return request.if_none_match.contains_weak(etag)
-
-
-def color_range(repository: Repository) -> tuple[float, float]:
-    """The coverage range of a repository's colors: its own, else ``COVERAGE_COLOR_RANGE``."""
-    low, high = current_app.config["COVERAGE_COLOR_RANGE"]
-    if repository.coverage_low is not None:
-        low = repository.coverage_low
-    if repository.coverage_high is not None:
-        high = repository.coverage_high
-    return low, high
 
 
 def _compressed_svg(key: str, options: GraphOptions, commit: Coverage, version: tuple[object, ...]) -> bytes:

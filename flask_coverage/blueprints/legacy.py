@@ -12,13 +12,13 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from ..endpoints import Endpoints
 from ..errors import CoverageError, Unauthorized
 from ..http_errors import handle_errors
-from ..lookups import admin_repository
 from ..models import Owner, Repository
-from ..schemas import SettingsPathSchema, SettingsSchema
+from ..queries.lookups import admin_repository
+from ..schemas.settings import SettingsPathSchema, SettingsSchema
 from ..state import call_hook
-from .api import Endpoints
 
 bp = Blueprint("coverage_legacy", __name__)
 

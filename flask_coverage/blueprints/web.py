@@ -17,7 +17,6 @@ one 404 page, so a private repository's existence does not leak.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, NamedTuple, Optional
 
 import sqlalchemy as sa
@@ -25,21 +24,22 @@ from flask import Blueprint, Response, make_response, render_template, request, 
 from markupsafe import Markup
 
 from ..auth import can_read_repository
-from ..commits import FileTotals, file_lines, file_totals, find_flag, find_repository, find_target, flags_query
-from ..compare import compare_files
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..http_errors import handle_errors
+from ..identifiers import pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
-from ..listings import find_pull
-from ..lookups import get_owner
 from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
 from ..outage import plain_text_response
+from ..queries.compare import compare_files
+from ..queries.files import FileTotals, file_lines, file_totals, flags_query
+from ..queries.repositories import find_repository, get_owner
+from ..queries.targets import find_flag, find_pull, find_target
+from ..request_args import color_range, etag, graph_token, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
 from ..svg.color import NO_DATA_COLOR, coverage_steps
 from ..svg.writer import format_percent
-from .graphs import color_range, graph_token, requested_flag
 
 bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 
@@ -160,15 +160,16 @@ def _view(prov: str, owner: str, repo: str, target: Target) -> View:
 
 def _target(branch: Optional[str], pullid: Optional[str], sha: Optional[str]) -> Target:
     if pullid is not None:
-        if not (pullid.isascii() and pullid.isdigit() and len(pullid) <= 10):
+        number = pull_number(pullid)
+        if number is None:
             raise NotFound(NOT_FOUND_MESSAGE)
-        return Target(pullid=int(pullid))
+        return Target(pullid=number)
     return Target(branch=branch, sha=sha)
 
 
 def totals_of(commit: Optional[Commit]) -> Optional[Totals]:
     """A commit's stored totals, or ``None``."""
-    return None if commit is None else Totals(commit.lines, commit.hits, commit.misses, commit.partials)
+    return None if commit is None else Totals.of(commit)
 
 
 def _coverage_text(totals: Optional[Totals]) -> str:
@@ -259,9 +260,7 @@ def _commit_flags(repository: Repository, commit: Optional[Commit]) -> list[tupl
     if commit is None:
         return []
     rows = execute(flags_query(repository, commit).limit(100))
-    return [
-        (row.flag_name, Totals(row.lines, row.hits, row.misses, row.partials)) for row in rows if row.lines is not None
-    ]
+    return [(row.flag_name, Totals.of(row)) for row in rows if row.lines is not None]
 
 
 def _target_page(view: View) -> Any:
@@ -411,16 +410,10 @@ def file_view(
         raise NotFound(NOT_FOUND_MESSAGE)
     source = load_source(view.repository, commit.sha, path)
     user = _current_user()
-    material = "\0".join(
-        map(
-            str,
-            (commit.id, commit.sha, commit.version, path, flag, view.token, getattr(user, "id", None), source),
-        )
-    )
-    etag = hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    if request.if_none_match.contains(etag):
+    tag = etag(commit.id, commit.sha, commit.version, path, flag, view.token, getattr(user, "id", None), source)
+    if request.if_none_match.contains(tag):
         response = make_response("", 304)
-        response.set_etag(etag)
+        response.set_etag(tag)
         return response
     tracked = {number: (hits, state) for number, hits, state in lines}
     totals = lines.totals()
@@ -442,5 +435,5 @@ def file_view(
             Target=Target,
         )
     )
-    response.set_etag(etag)
+    response.set_etag(tag)
     return response

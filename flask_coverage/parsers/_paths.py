@@ -22,7 +22,7 @@ import re
 from typing import Iterable, Optional, Sequence
 
 from ..errors import ReportError
-from ..names import refusal, refused_character
+from ..identifiers import refusal, refused_character
 from ._common import quote
 
 MAX_PATH_LENGTH = 4096

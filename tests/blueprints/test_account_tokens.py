@@ -11,8 +11,8 @@ from flask import Flask, redirect, request
 from webtest import TestApp
 
 from flask_coverage.auth import hash_token
-from flask_coverage.lookups import get_owner, list_tokens
 from flask_coverage.operations import add_org, add_repo, add_user, create_token
+from flask_coverage.queries.repositories import get_owner, list_tokens
 
 PAGE = "/account/access"
 UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\b")

@@ -166,8 +166,8 @@ def test_private_repositories_need_an_activated_member(testapp, history, url) ->
 def dated(history, db):
     """main's commits C0 and C1 on Monday 2026-01-05 10:00 and Tuesday 2026-01-06 12:30 (UTC);
     feature/faster's C2 on 2026-02-20 (set by hand, so the trend's days are rebuilt)."""
-    from flask_coverage.ingest import refresh_trend
     from flask_coverage.models import Commit
+    from flask_coverage.queries.trend import refresh_trend
 
     times = {C0: dt.datetime(2026, 1, 5, 10), C1: dt.datetime(2026, 1, 6, 12, 30), C2: dt.datetime(2026, 2, 20)}
     for commit in db.session.query(Commit).filter(Commit.repository_id == history.widgets.id):

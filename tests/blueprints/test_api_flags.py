@@ -19,10 +19,10 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from flask_coverage import operations
-from flask_coverage.commits import find_flag, resolve_commit
 from flask_coverage.ingest import UploadMeta, upload_report
 from flask_coverage.lines import Totals
 from flask_coverage.models import Repository
+from flask_coverage.queries.targets import find_flag, resolve_commit
 
 # No 500, and every status, content type, header and body as the document says.
 CHECKS = [

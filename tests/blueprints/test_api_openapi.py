@@ -20,7 +20,8 @@ from schemathesis.specs.openapi.checks import (
 from flask_coverage.auth import generate_token, hash_token
 from flask_coverage.models import AccessToken, Membership, Owner, ServiceEnum
 from flask_coverage.openapi import BEARER_AUTH, ApiDocument, error_responses
-from flask_coverage.schemas import OwnerPathSchema, UserSchema
+from flask_coverage.schemas.common import OwnerPathSchema
+from flask_coverage.schemas.users import UserSchema
 from flask_coverage.state import get_session
 
 USERS_PATH = "/api/v2/{service}/{owner_username}/users/"

@@ -10,9 +10,8 @@ import pytest
 from openapi_spec_validator import validate
 
 from flask_coverage import operations
-from flask_coverage.blueprints.api import REPORT_PIECE
-from flask_coverage.lookups import get_owner
-from flask_coverage.schemas import CoverageTotalsSchema, FileReportSchema
+from flask_coverage.queries.repositories import get_owner
+from flask_coverage.schemas.report import REPORT_PIECE, CoverageTotalsSchema, FileReportSchema
 
 DATA = Path(__file__).parent.parent / "data"
 URL = "/api/v2/github/acme/repos/widgets/report/"

@@ -14,9 +14,9 @@ from schemathesis import GenerationMode
 from test_api_openapi import CHECKS
 from v2_history import API, C0, C1, C2, C3, REPO, assert_not_found, bearer
 
-from flask_coverage.commits import file_rows
-from flask_coverage.lookups import get_owner
 from flask_coverage.models import Commit, Owner, ServiceEnum
+from flask_coverage.queries.files import file_rows
+from flask_coverage.queries.repositories import get_owner
 from flask_coverage.state import get_connection, get_engine, get_session, reads_without_transaction
 
 TOTALS_KEYS = {"files", "lines", "hits", "misses", "partials", "coverage", "branches", "methods"}

@@ -10,9 +10,9 @@ import pytest
 import sqlalchemy as sa
 
 from flask_coverage.auth import generate_token, hash_token
-from flask_coverage.lookups import get_owner
 from flask_coverage.models import AccessToken, Membership, Owner, ServiceEnum
 from flask_coverage.operations import add_org, revoke_token
+from flask_coverage.queries.repositories import get_owner
 from flask_coverage.state import get_engine, get_session
 
 URL = "/api/v2/github/acme/users/"

@@ -8,7 +8,7 @@ import pytest
 from flask import Blueprint, Flask, jsonify, request
 from marshmallow import EXCLUDE, Schema, fields, validate
 
-from flask_coverage.blueprints.api import Endpoints
+from flask_coverage.endpoints import Endpoints
 from flask_coverage.errors import CoverageError, Forbidden, NotFound, Unauthorized
 from flask_coverage.http_errors import handle_errors
 from flask_coverage.openapi import ApiDocument

@@ -12,8 +12,10 @@ from flask import Flask
 from markupsafe import escape
 
 from flask_coverage import operations
-from flask_coverage.commits import file_totals, find_repository, resolve_commit
 from flask_coverage.ingest import upload_report
+from flask_coverage.queries.files import file_totals
+from flask_coverage.queries.repositories import find_repository
+from flask_coverage.queries.targets import resolve_commit
 
 SHA = "0badc0de" + "1" * 32
 HOSTILE = "src/<b>bold</b> & \"quoted\" 'single'.py"

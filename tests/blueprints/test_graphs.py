@@ -16,8 +16,8 @@ from defusedxml import ElementTree
 from flask import Flask
 
 from flask_coverage import operations
-from flask_coverage.commits import find_repository
 from flask_coverage.ingest import upload_report
+from flask_coverage.queries.repositories import find_repository
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 MARSHMALLOW_ROOT = "/home/runner/work/marshmallow/marshmallow"

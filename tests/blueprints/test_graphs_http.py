@@ -14,10 +14,11 @@ import webtest
 from defusedxml import ElementTree
 from flask import Flask
 
-from flask_coverage import graph_data, operations
+from flask_coverage import operations
 from flask_coverage.blueprints import graphs
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Repository
+from flask_coverage.queries import graph_records
 from flask_coverage.state import get_cache, get_session
 from flask_coverage.svg import GraphOptions, coverage_color
 
@@ -299,9 +300,9 @@ def test_graphs_under_a_url_prefix(
 
 def test_the_collector_pause_restores_the_collector() -> None:
     assert gc.isenabled()
-    with graph_data.gc_paused():
+    with graph_records.gc_paused():
         assert not gc.isenabled()
-        with graph_data.gc_paused():
+        with graph_records.gc_paused():
             assert not gc.isenabled()
         assert not gc.isenabled(), "the outer block still holds the pause"
     assert gc.isenabled()
@@ -309,7 +310,7 @@ def test_the_collector_pause_restores_the_collector() -> None:
     entered, leave = threading.Barrier(3), threading.Event()
 
     def hold() -> None:
-        with graph_data.gc_paused():
+        with graph_records.gc_paused():
             entered.wait()
             leave.wait()
 
@@ -325,7 +326,7 @@ def test_the_collector_pause_restores_the_collector() -> None:
     # A host that runs without the collector keeps it off.
     gc.disable()
     try:
-        with graph_data.gc_paused():
+        with graph_records.gc_paused():
             pass
         assert not gc.isenabled()
     finally:

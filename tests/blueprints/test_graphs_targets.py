@@ -8,9 +8,10 @@ import pytest
 import webtest
 
 from flask_coverage import operations
-from flask_coverage.commits import find_repository, find_target, resolve_commit
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Repository
+from flask_coverage.queries.repositories import find_repository
+from flask_coverage.queries.targets import find_target, resolve_commit
 
 # Two shas that share their first 8 hex digits, and a third one.
 SHA_A = "abcdef01" + "1" * 32

@@ -246,7 +246,7 @@ def test_the_verify_access_token_hook_decides(app: Flask, testapp: TestApp, worl
 
     @service.verify_access_token
     def verify(token: str) -> Any:
-        from flask_coverage.lookups import get_owner
+        from flask_coverage.queries.repositories import get_owner
 
         seen.append(token)
         return get_owner("github", "alice") if token == "open-sesame" else None

@@ -12,8 +12,9 @@ from urllib.parse import urlencode
 from werkzeug.test import EnvironBuilder
 
 from flask_coverage.blueprints.upload import split_envelope
-from flask_coverage.commits import file_lines, file_totals, resolve_commit
 from flask_coverage.lines import HIT
+from flask_coverage.queries.files import file_lines, file_totals
+from flask_coverage.queries.targets import resolve_commit
 
 DATA = Path(__file__).parent.parent / "data"
 SHA = "d" * 40

@@ -18,10 +18,11 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flask_coverage.commits import file_lines, resolve_commit
 from flask_coverage.lines import HIT
 from flask_coverage.logging import redact_tokens
 from flask_coverage.models import Commit, Pull, Upload, UploadFlag
+from flask_coverage.queries.files import file_lines
+from flask_coverage.queries.targets import resolve_commit
 
 DATA = Path(__file__).parent.parent / "data"
 SHA = "c" * 40

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from flask_coverage import operations
 from flask_coverage.ingest import upload_report
-from flask_coverage.lookups import get_owner
 from flask_coverage.models import Owner
+from flask_coverage.queries.repositories import get_owner
 
 MAIN = "a" * 40
 BRANCH = "b" * 40

@@ -16,8 +16,8 @@ import pytest
 from flask import Flask
 
 from flask_coverage import operations
-from flask_coverage.graph_data import read_graph_records
 from flask_coverage.ingest import upload_report
+from flask_coverage.queries.graph_records import read_graph_records
 from flask_coverage.svg import GRAPH_DEFAULTS, coverage_color
 from flask_coverage.svg.hierarchy import build_hierarchy
 from flask_coverage.svg.params import MIN_BLOCK_SIZE

@@ -13,8 +13,8 @@ import pytest
 from flask import Flask, redirect, request, session, url_for
 
 from flask_coverage import CoverageService
-from flask_coverage.lookups import get_owner
 from flask_coverage.operations import add_repo, add_user, init_db
+from flask_coverage.queries.repositories import get_owner
 
 pytestmark = pytest.mark.browser
 

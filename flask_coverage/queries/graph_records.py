@@ -23,9 +23,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from .commits import Coverage
-from .models import CommitFlag, FileCoverage, FlagFileCoverage
-from .state import get_connection
+from ..models import CommitFlag, FileCoverage, FlagFileCoverage
+from ..state import get_connection
+from .files import Coverage
 
 __all__ = ["RECORDS_CACHE_BYTES", "gc_paused", "graph_records", "read_graph_records"]
 

@@ -1,4 +1,4 @@
-"""Graph records read once per coverage version (flask_coverage.graph_data), the cap on cached
+"""Graph records read once per coverage version (flask_coverage.queries.graph_records), the cap on cached
 variants of one commit, and per-client rate limits with Flask-Limiter (docs/graphs.md, "Limits")."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Any, Callable
 import pytest
 import webtest
 
-from flask_coverage import graph_data
 from flask_coverage.blueprints import graphs
-from flask_coverage.graph_data import _RecordsCache
 from flask_coverage.ingest import upload_report
+from flask_coverage.queries import graph_records
+from flask_coverage.queries.graph_records import _RecordsCache
 from flask_coverage.state import get_cache, get_session
 
 SHA = "c0ffee" + "0" * 34
@@ -28,14 +28,14 @@ def uploaded(widgets: Any, make_lcov: Callable[..., bytes]) -> Any:
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """One entry per database read of graph records."""
     calls: list[int] = []
-    real = graph_data.read_graph_records
+    real = graph_records.read_graph_records
 
     def counting(commit: Any) -> Any:
         calls.append(commit.id)
         return real(commit)
 
-    monkeypatch.setattr(graph_data, "read_graph_records", counting)
-    graph_data.records_cache.clear()
+    monkeypatch.setattr(graph_records, "read_graph_records", counting)
+    graph_records.records_cache.clear()
     return calls
 
 

@@ -8,10 +8,9 @@ import pytest
 from markupsafe import escape
 
 from flask_coverage import operations
-from flask_coverage.commits import find_repository
 from flask_coverage.errors import InvalidInput
-from flask_coverage.lookups import get_owner
-from flask_coverage.names import check_name, is_storable, refused_character
+from flask_coverage.identifiers import check_name, is_storable, refused_character
+from flask_coverage.queries.repositories import find_repository, get_owner
 
 REFUSED = {
     "NUL": "\x00",

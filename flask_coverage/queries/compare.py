@@ -14,9 +14,9 @@ from typing import Optional
 
 import sqlalchemy as sa
 
-from .lines import HIT, MISS, PARTIAL, LineCoverage, Totals
-from .models import Commit, FileCoverage
-from .state import execute
+from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
+from ..models import Commit, FileCoverage
+from ..state import execute
 
 #: Codecov's names of the line states in a change summary.
 STATE_NAMES = {HIT: "hits", MISS: "misses", PARTIAL: "partials"}

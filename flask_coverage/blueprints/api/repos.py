@@ -12,13 +12,13 @@ from typing import Any, Optional, Union
 from flask import Response, current_app, jsonify
 from sqlalchemy import Row
 
-from ..lines import Totals
-from ..listings import (
+from ...lines import Totals
+from ...models import Branch, Commit, OwnerRow, Repository
+from ...queries.lists import (
     REPOSITORY_FIELDS,
     TOTALS_FIELDS,
     branches_query,
     commit_rows,
-    commit_totals,
     commits_query,
     pull_row,
     pull_rows,
@@ -27,30 +27,28 @@ from ..listings import (
     repository_row,
     repository_rows,
 )
-from ..lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull
-from ..models import Branch, Commit, OwnerRow, Repository
-from ..schemas import (
+from ...queries.lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull
+from ...schemas.common import CommitPathSchema, OwnerPathSchema, PaginationQuerySchema
+from ...schemas.fields import utc_iso
+from ...schemas.report import report_json, totals_body
+from ...schemas.repos import (
     BranchDetailSchema,
     BranchPathSchema,
     BranchSchema,
     CommitDetailSchema,
     CommitListQuerySchema,
-    CommitPathSchema,
     CommitSchema,
-    OwnerPathSchema,
     OwnerSchema,
     PaginatedBranchListSchema,
     PaginatedCommitListSchema,
     PaginatedPullListSchema,
     PaginatedRepositoryListSchema,
-    PaginationQuerySchema,
     PullPathSchema,
     PullSchema,
     RepositoryListQuerySchema,
     RepositorySchema,
-    utc_iso,
 )
-from .api import api_get, document, repo_get, report_json, totals_body
+from . import api_get, document, repo_get
 
 document.tags.update(
     {
@@ -73,7 +71,7 @@ def commit_body(commit: Union[Commit, Row]) -> dict[str, Any]:
         "commitid": commit.sha,
         "timestamp": commit.timestamp,
         "branch": commit.branch,
-        "totals": totals_body(commit_totals(commit), commit.files),
+        "totals": totals_body(Totals.of(commit), commit.files),
         "state": "complete" if commit.version else "pending",
         "parent": commit.parent_sha,
     }
@@ -106,7 +104,7 @@ def repository_body(row: Row) -> dict[str, Any]:
     body = {name: getattr(row, name) for name in REPOSITORY_FIELDS}
     body["updatestamp"] = utc_iso(row.updatestamp)
     body["author"] = {"service": row.service, "username": row.username, "name": row.owner_name}
-    body["totals"] = None if row.files is None else totals_body(commit_totals(row), row.files)
+    body["totals"] = None if row.files is None else totals_body(Totals.of(row), row.files)
     return body
 
 

@@ -11,7 +11,7 @@ with the report as the body, as the Codecov uploaders send it (see docs/upload.m
 
 ``POST /upload/v4`` takes v2's query and answers with the commit's URL and a signed URL to ``PUT``
 the body to (:mod:`flask_coverage.upload_urls`); that ``PUT`` and the codecov-cli protocol are in
-:mod:`.upload_cli`, on this same blueprint. Every answer here is ``text/plain``; anything else under
+:mod:`.cli`, on this same blueprint. Every answer here is ``text/plain``; anything else under
 ``/upload/`` is a short text 404, never the host app's error page.
 """
 
@@ -28,16 +28,16 @@ import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, request, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
-from ..auth import is_plausible_token
-from ..errors import AlreadyExists, CoverageError, InvalidInput, NotFound
-from ..http_errors import detail_json, handle_errors
-from ..inflate import GZIP_MAGIC, check_size, gunzip
-from ..ingest import META_FIELDS, CommitTarget, UploadMeta, upload_reports
-from ..lines import Totals
-from ..models import Commit, Repository
-from ..state import execute
-from ..upload_urls import sign_upload
-from ..urls import commit_url
+from ...auth import is_plausible_token
+from ...errors import AlreadyExists, CoverageError, InvalidInput, NotFound
+from ...http_errors import detail_json, handle_errors
+from ...inflate import GZIP_MAGIC, check_size, gunzip
+from ...ingest import META_FIELDS, CommitTarget, UploadMeta, upload_reports
+from ...lines import Totals
+from ...models import Commit, Repository
+from ...state import execute
+from ...upload_urls import sign_upload
+from ...urls import commit_url
 
 bp = Blueprint("coverage_upload", __name__)
 
@@ -192,7 +192,7 @@ def upload_summary(repository: Repository, commit: Commit) -> dict[str, Any]:
         "version": commit.version,
         "files": commit.files,
         "lines": commit.lines,
-        "coverage": Totals(commit.lines, commit.hits, commit.misses, commit.partials).coverage,
+        "coverage": Totals.of(commit).coverage,
     }
 
 
@@ -301,3 +301,7 @@ def split_envelope(body: bytes | bytearray) -> list[tuple[str, memoryview]]:
             reports.append((name or f"#{len(reports) + 1}", view[position:end]))
         start = next_start
     return reports
+
+
+# The codecov-cli protocol's views join bp.
+from . import cli  # noqa: E402, F401

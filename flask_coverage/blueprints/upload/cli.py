@@ -28,15 +28,14 @@ from typing import Any, Optional
 import sqlalchemy as sa
 from flask import Response, jsonify, request
 
-from ..commits import parse_service
-from ..inflate import inflate
-from ..ingest import CommitTarget, FileFix, UploadMeta, check_sha, record_commit, upload_reports
-from ..models import Commit, Repository, Upload, utcnow
-from ..names import MAX_NAME_LENGTH, check_name
-from ..state import execute
-from ..upload_urls import InvalidUploadUrl, load_upload
-from ..urls import commit_url
-from .upload import (
+from ...identifiers import MAX_NAME_LENGTH, check_name, check_sha, parse_service
+from ...inflate import inflate
+from ...ingest import CommitTarget, FileFix, UploadMeta, record_commit, upload_reports
+from ...models import Commit, Repository, Upload, utcnow
+from ...state import execute
+from ...upload_urls import InvalidUploadUrl, load_upload
+from ...urls import commit_url
+from . import (
     JSON_ENDPOINTS,
     bp,
     check_length,

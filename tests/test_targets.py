@@ -6,19 +6,14 @@ import pytest
 import sqlalchemy as sa
 
 from flask_coverage import operations
-from flask_coverage.commits import (
-    file_lines,
-    file_totals,
-    find_repository,
-    iter_file_coverage,
-    normalize_sha,
-    resolve_commit,
-)
 from flask_coverage.errors import InvalidInput, NotFound
+from flask_coverage.identifiers import normalize_sha
 from flask_coverage.ingest import upload_report
 from flask_coverage.lines import HIT, MISS, PARTIAL, Totals
-from flask_coverage.lookups import repository_by_slug
 from flask_coverage.models import FileCoverage
+from flask_coverage.queries.files import file_lines, file_totals, iter_file_coverage
+from flask_coverage.queries.repositories import find_repository, repository_by_slug
+from flask_coverage.queries.targets import resolve_commit
 from flask_coverage.urls import commit_web_path
 
 # Two shas that share their first 8 hex digits, and a third one.

@@ -1,35 +1,122 @@
-"""The v2 API's totals, file report and comparison of a repository, in Codecov's shapes (docs/api.md).
+"""The v2 API's coverage of a repository: the report, flags, uploads, totals, one file's report, the
+comparison of two commits and the coverage trend, in Codecov's shapes (docs/api.md).
 
 Its views join :data:`flask_coverage.blueprints.api.bp`; the comparison is computed by
-:mod:`flask_coverage.compare`. Visibility as for the report: public repositories without a token,
+:mod:`flask_coverage.queries.compare`. Visibility as for the report: public repositories without a token,
 private ones for the owner and its activated members, the same 404 otherwise.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any, Optional
 
-from ..commits import Coverage, file_lines, file_totals, find_flag, resolve_commit
-from ..compare import compare_files
-from ..errors import NotFound
-from ..lines import Totals
-from ..listings import commit_totals, coverage_trend, find_pull, trend_day_start
-from ..lookups import NOT_FOUND, queried_commit, readable_file
-from ..models import Commit, Repository
-from ..schemas import (
+import sqlalchemy as sa
+from flask import Response, current_app, stream_with_context
+
+from ...errors import NotFound
+from ...lines import Totals
+from ...models import Commit, Repository
+from ...queries.compare import compare_files
+from ...queries.files import Coverage, file_lines, file_totals, flags_query, uploads_query
+from ...queries.lookups import NOT_FOUND, queried_commit, readable_commit, readable_file, readable_repository
+from ...queries.targets import find_flag, find_pull, resolve_commit
+from ...queries.trend import coverage_trend, trend_day_start
+from ...schemas.common import CommitPathSchema, CommitQuerySchema, PaginationQuerySchema, RepositoryPathSchema
+from ...schemas.coverage import (
     CommitFileReportSchema,
-    CommitQuerySchema,
     CommitTotalsReportSchema,
     CompareQuerySchema,
     ComparisonSchema,
     CoverageTrendQuerySchema,
     FileReportPathSchema,
+    FlagListQuerySchema,
+    PaginatedFlagListSchema,
     PaginatedMeasurementListSchema,
+    PaginatedUploadListSchema,
     TotalsQuerySchema,
 )
-from ..urls import commit_url
-from .api import repo_get, totals_body
+from ...schemas.report import CommitReportSchema, ReportQuerySchema, report_json, totals_body
+from ...urls import commit_url
+from . import REPO_RULE, api_get, document, repo_get
+
+# The coverage report of a commit (docs/upload.md, the report API).
+
+document.tags["Coverage"] = "The coverage stored for the commits of a repository."
+
+
+@api_get(
+    f"{REPO_RULE}/report/",
+    operation_id="repos_report_retrieve",
+    tag="Coverage",
+    summary="The coverage report of a commit",
+    description="The totals, and every file with the state of each tracked line, of one commit: `sha`, else "
+    "the tip of `branch`, else the tip of the default branch; `path` keeps only the files under it. Public "
+    "repositories can be read without a token; private ones by activated members of the owning organization "
+    "(and the owner), and their answers are `Cache-Control: private, no-store`. Anything unknown or not "
+    "visible to the caller gets the same 404.",
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=ReportQuerySchema,
+    response=CommitReportSchema,
+)
+def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Response:
+    """``GET /{service}/{owner_username}/repos/{repo}/report/``: the coverage report of a commit."""
+    commit = queried_commit(repository, args)
+    flag = args.get("flag")
+    coverage = commit if not flag else find_flag(commit, flag)
+    url = commit_url(repository, commit.sha)
+    # Streamed: the body is made while the rows are read, so memory does not grow with the files. The
+    # rows' statement runs in the stream, not here: Flask ends the view's session before the body is sent.
+    end = (', "commit_file_url": ', current_app.json.dumps(url), "}")
+    text = itertools.chain("{", report_json(coverage, args.get("path")), end)
+    return Response(stream_with_context(text), mimetype="application/json")
+
+
+document.tags["Flags"] = "The flags uploads carried, and the coverage of each."
+
+
+@api_get(
+    f"{REPO_RULE}/flags/",
+    operation_id="repos_flags_list",
+    tag="Flags",
+    summary="List the flags of a repository",
+    description="Every flag that uploads to the repository carried, by name, with its coverage in one commit: "
+    "`sha`, else the tip of `branch`, else the tip of the default branch (`null` for a flag that commit has no "
+    "upload with, and for every flag when the default branch has no coverage yet). Same access as the report.",
+    auth="optional",
+    path=RepositoryPathSchema,
+    lookup=readable_repository,
+    query=FlagListQuerySchema,
+    response=PaginatedFlagListSchema,
+)
+def repos_flags_list(repository: Repository, args: dict[str, Any]) -> sa.Select:
+    """``GET /{service}/{owner_username}/repos/{repo}/flags/``: one page of the flags of a repository."""
+    commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
+    if commit is None and ("sha" in args or "branch" in args):
+        raise NotFound(NOT_FOUND)
+    return flags_query(repository, commit)
+
+
+@api_get(
+    f"{REPO_RULE}/commits/<sha>/uploads/",
+    operation_id="repos_commits_uploads_list",
+    tag="Coverage",
+    summary="List the uploads of a commit",
+    description="The uploads merged into a commit, oldest first, with their flags, name, CI build, job and URL. "
+    "Read as the report is: public repositories without a token, private ones by their members; anything "
+    "unknown or not visible to the caller gets the same 404.",
+    auth="optional",
+    path=CommitPathSchema,
+    lookup=readable_commit,
+    query=PaginationQuerySchema,
+    response=PaginatedUploadListSchema,
+)
+def repos_commits_uploads_list(commit: Commit, args: dict[str, Any]) -> sa.Select:
+    """``GET .../repos/{repo}/commits/{sha}/uploads/``: one page of the uploads of a commit."""
+    return uploads_query(commit)
 
 
 def _totals(totals: Optional[Totals], files: int = 1) -> Optional[dict[str, Any]]:
@@ -132,8 +219,8 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
         for file in compare_files(base, head)
     ]
     totals = {
-        "base": totals_body(commit_totals(base), base.files),
-        "head": totals_body(commit_totals(head), head.files),
+        "base": totals_body(Totals.of(base), base.files),
+        "head": totals_body(Totals.of(head), head.files),
         "patch": None,
     }
     return {"base_commit": base.sha, "head_commit": head.sha, "totals": totals, "files": files, "untracked": []}

@@ -1,0 +1,133 @@
+"""What a commit holds: its files (totals, lines), its flags and its uploads.
+
+Files are read from their totals columns where that is enough (:func:`file_totals`: no line data
+decoded, cheap for 100,000 files) and streamed where every line is needed (:func:`file_rows`).
+The coverage read is a commit's (all its uploads) or a flag's in it (the uploads with that flag).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, NamedTuple, Optional, Union
+
+import sqlalchemy as sa
+from sqlalchemy.orm import aliased
+
+from ..identifiers import refused_character
+from ..lines import LineCoverage, Totals
+from ..models import Commit, CommitFlag, FileCoverage, FlagFileCoverage, Repository, Upload, UploadFlag
+from ..state import execute, get_connection, get_engine
+
+#: What coverage is read from: a commit (all its uploads) or one of its flags (the uploads with it).
+Coverage = Union[Commit, CommitFlag]
+
+
+class FileTotals(NamedTuple):
+    """One file of a commit with its totals, read from columns (no line data decoded)."""
+
+    path: str
+    lines: int
+    hits: int
+    misses: int
+    partials: int
+
+    @property
+    def totals(self) -> Totals:
+        """The same counts as a :class:`~flask_coverage.lines.Totals`."""
+        return Totals.of(self)
+
+
+def flags_query(repository: Repository, commit: Optional[Commit]) -> sa.Select:
+    """Every flag that uploads to ``repository`` carried, in name order, as rows of ``flag_name``
+    and the flag's ``lines``, ``hits``, ``misses`` and ``partials`` in ``commit`` (``NULL`` when
+    ``commit`` is ``None`` or has no upload with that flag)."""
+    names = (
+        sa.select(CommitFlag.flag)
+        .join(Commit, Commit.id == CommitFlag.commit_id)
+        .where(Commit.repository_id == repository.id)
+        .distinct()
+        .subquery()
+    )
+    here = aliased(CommitFlag)
+    on = sa.and_(here.flag == names.c.flag, here.commit_id == (commit.id if commit is not None else None))
+    columns = (here.lines, here.hits, here.misses, here.partials)
+    return sa.select(names.c.flag.label("flag_name"), *columns).outerjoin(here, on).order_by(names.c.flag)
+
+
+def _file_model(coverage: Coverage) -> tuple[Any, sa.ColumnElement[bool]]:
+    """The model that holds the files of ``coverage`` and the condition that selects them."""
+    if isinstance(coverage, CommitFlag):
+        files = FlagFileCoverage
+        return files, sa.and_(files.commit_id == coverage.commit_id, files.flag == coverage.flag)
+    return FileCoverage, FileCoverage.commit_id == coverage.id
+
+
+def _files_query(coverage: Coverage, path_prefix: Optional[str]) -> Optional[sa.Select]:
+    files, owned = _file_model(coverage)
+    query = sa.select(files.path, files.lines, files.hits, files.misses, files.partials).where(owned)
+    if path_prefix:
+        if refused_character(path_prefix) is not None:
+            return None  # no stored path holds such characters
+        # substr, not LIKE: exact and case-sensitive on every database, no wildcards to escape.
+        query = query.where(sa.func.substr(files.path, 1, len(path_prefix)) == path_prefix)
+    return query.order_by(files.path)
+
+
+def file_totals(commit: Coverage, path_prefix: Optional[str] = None) -> list[FileTotals]:
+    """The files of ``commit`` or of a flag of it (only those whose path starts with ``path_prefix``),
+    ordered by path.
+
+    Reads the totals columns only, never the line data, so it stays cheap for 100,000 files.
+    """
+    query = _files_query(commit, path_prefix)
+    if query is None:
+        return []
+    return [FileTotals(*row) for row in execute(query)]
+
+
+def file_rows(commit: Coverage, path_prefix: Optional[str] = None) -> Iterator[tuple[str, int, int, int, int, bytes]]:
+    """The rows of :func:`iter_file_coverage` as they are stored: ``(path, lines, hits, misses,
+    partials, data)``, ``data`` the encoded :class:`~flask_coverage.lines.LineCoverage`.
+
+    Streamed: plain rows of the session's connection (no ORM layer: the report API reads millions of
+    them), fetched 1,000 at a time (a server-side cursor on PostgreSQL).
+    """
+    query = _files_query(commit, path_prefix)
+    if query is None:
+        return iter(())
+    query = query.add_columns(_file_model(commit)[0].data).execution_options(yield_per=1000)
+    return iter(get_connection().execute(query))
+
+
+def iter_file_coverage(
+    commit: Coverage, path_prefix: Optional[str] = None
+) -> Iterator[tuple[FileTotals, LineCoverage]]:
+    """Like :func:`file_totals`, with each file's lines; rows are streamed, not loaded at once."""
+    for path, lines, hits, misses, partials, data in file_rows(commit, path_prefix):
+        yield FileTotals(path, lines, hits, misses, partials), LineCoverage.decode(data)
+
+
+def file_lines(commit: Coverage, path: str) -> Optional[LineCoverage]:
+    """The line coverage of the file ``path`` of ``commit`` (or of a flag of it), or ``None`` if it
+    has no such file."""
+    if not path or refused_character(path) is not None:
+        return None
+    files, owned = _file_model(commit)
+    query = sa.select(files.data).where(owned, files.path == path)
+    data = execute(query).scalar_one_or_none()
+    return None if data is None else LineCoverage.decode(data)
+
+
+def uploads_query(commit: Commit) -> sa.Select:
+    """The uploads of ``commit``, oldest first, as rows of :class:`~flask_coverage.models.Upload`'s
+    columns plus ``flags``: the upload's flags joined by ``","`` (``None`` for none), in one query."""
+    flag = UploadFlag.flag
+    joined = (
+        sa.func.string_agg(flag, ",") if get_engine().dialect.name == "postgresql" else sa.func.group_concat(flag, ",")
+    )
+    flags = sa.select(joined).where(UploadFlag.upload_id == Upload.id).scalar_subquery()
+    return (
+        sa.select(*Upload.__table__.columns, flags.label("flags"))
+        .where(Upload.commit_id == commit.id)
+        .order_by(Upload.created_at, Upload.id)
+    )

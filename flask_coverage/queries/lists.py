@@ -1,0 +1,233 @@
+"""The lists of the v2 API as SQL: an owner's repositories, a repository's commits, branches and pulls,
+an organization's members.
+
+Each function returns a ``select`` in a total order for :func:`flask_coverage.pagination.paginate`
+(the keys of a page, with a ``rows`` function for the deferred join where the rows are wide) or
+one row; none reads the request. Who may see what is decided by the caller (``auth.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Optional
+
+import sqlalchemy as sa
+
+from ..models import Branch, Commit, Membership, Owner, OwnerRow, Pull, Repository
+from ..pagination import Listing
+from ..state import execute, get_engine
+from .targets import BASE_OF_PULL, HEAD_OF_PULL, PULL_BASE, PULL_HEAD
+
+#: The fields of a repository that the rows of :func:`repository_rows` hold as they are stored.
+REPOSITORY_FIELDS = ("name", "private", "updatestamp", "language", "branch", "active", "activated")
+#: The totals of a commit as stored, in the order of :class:`~flask_coverage.lines.Totals` after ``files``.
+TOTALS_FIELDS = ("files", "lines", "hits", "misses", "partials")
+#: The fields of a commit that the rows of :func:`commit_rows` hold: its ``CommitSchema`` fields as stored.
+COMMIT_FIELDS = ("sha", "timestamp", "branch", "version", "parent_sha", *TOTALS_FIELDS)
+
+# The lists are written on the tables, not the mapped classes, and their fixed parts are built once
+# here (statements are immutable): a request builds only what its arguments change, and runs a
+# statement of plain columns without the ORM's work. Together about half of a short list's time.
+_repos, _owners, _branches, _commits, _pulls = (
+    model.__table__.c for model in (Repository, Owner, Branch, Commit, Pull)
+)
+_SORT_NAME = sa.func.lower(_repos.name)
+_LISTED = _repos.deleted == sa.false()
+_PUBLIC = _repos.private == sa.false()
+_REPOSITORY_KEYS = sa.select(_repos.id, _SORT_NAME.label("sort_name"))
+_REPOSITORY_ROWS = sa.select(
+    *(_repos[name] for name in REPOSITORY_FIELDS),
+    _owners.service,
+    _owners.username,
+    _owners.name.label("owner_name"),
+    *(_commits[name] for name in TOTALS_FIELDS),
+)
+# From a repository to its owner, and to the tip of its default branch (if any).
+_REPOSITORY_JOINS = (
+    (Owner.__table__, _owners.id == _repos.owner_id, False),
+    (Branch.__table__, sa.and_(_branches.repository_id == _repos.id, _branches.name == _repos.branch), True),
+    (Commit.__table__, _commits.id == _branches.head_commit_id, True),
+)
+_NEWEST_FIRST = (_commits.timestamp.desc(), _commits.id.desc())
+_COMMIT_KEYS = sa.select(_commits.id, _commits.timestamp)
+_COMMIT_ROWS = sa.select(*(_commits[name] for name in COMMIT_FIELDS))
+_BRANCH_ROWS = sa.select(_branches.name, _branches.updatestamp).order_by(_branches.name)
+_PULL_KEYS = sa.select(_pulls.id, _pulls.pullid)
+_PULL_ROWS = sa.select(
+    _pulls.pullid,
+    _pulls.updatestamp,
+    *(commit.c[name].label(f"{commit.name}_{name}") for commit in (PULL_HEAD, PULL_BASE) for name in TOTALS_FIELDS),
+)
+
+
+def repositories_query(
+    owner_id: int,
+    *,
+    private: bool,
+    active: Optional[bool] = None,
+    names: Optional[list[str]] = None,
+    search: Optional[str] = None,
+) -> Listing:
+    """The ids of the repositories of an owner, ordered by name (case-insensitive, unique per owner).
+
+    ``private=False`` leaves the private ones out. ``names`` keeps the given names (any case),
+    ``search`` those whose name holds it (case-insensitive; ``%`` and ``_`` literal).
+    """
+    params: dict[str, Any] = {"owner_id": owner_id}
+    if names is not None:
+        params["names"] = [name.lower() for name in names]
+    if search:
+        params["search"] = "%" + search.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
+    query = _repositories_statement(private, active, names is not None, bool(search))
+    return Listing(query, params)
+
+
+@functools.cache  # one statement for each of the 24 combinations of arguments
+def _repositories_statement(private: bool, active: Optional[bool], names: bool, search: bool) -> sa.Select:
+    query = _REPOSITORY_KEYS.where(_repos.owner_id == sa.bindparam("owner_id"), _LISTED)
+    if not private:
+        query = query.where(_PUBLIC)
+    if active is not None:
+        query = query.where(_repos.active == active)
+    if names:
+        query = query.where(_SORT_NAME.in_(sa.bindparam("names", expanding=True)))
+    if search:
+        query = query.where(_SORT_NAME.like(sa.func.lower(sa.bindparam("search")), escape="/"))
+    # The unique index on (owner_id, lower(name)) serves the order: pages are read in index order.
+    return query.order_by(_SORT_NAME)
+
+
+def repository_rows(keys: sa.Subquery) -> sa.Select:
+    """The ``RepositorySchema`` columns of the page of repositories ``keys`` names, as plain rows.
+
+    Each row holds the repository's :data:`REPOSITORY_FIELDS`, its owner's ``service``, ``username``
+    and ``owner_name``, and the ``files``, ``lines``, ``hits``, ``misses`` and ``partials`` of the tip
+    of its default branch (``None`` before the first upload there).
+    """
+    query = _REPOSITORY_ROWS.join(keys, keys.c.id == _repos.id)
+    for table, on, outer in _REPOSITORY_JOINS:
+        query = query.join(table, on, isouter=outer)
+    return query.order_by(keys.c.sort_name)
+
+
+def repository_row(repository: Repository) -> sa.Row:
+    """The row of :func:`repository_rows` of ``repository``."""
+    keys = _REPOSITORY_KEYS.where(_repos.id == repository.id)
+    return execute(repository_rows(keys.subquery())).one()
+
+
+def commits_query(repository: Repository, *, branch: Optional[str] = None) -> sa.Select:
+    """The ids of the commits of ``repository`` (only ``branch``'s, if given), newest first."""
+    query = _COMMIT_KEYS.where(_commits.repository_id == repository.id)
+    if branch is not None:
+        query = query.where(_commits.branch == branch)
+    return query.order_by(*_NEWEST_FIRST)
+
+
+def commit_rows(keys: sa.Subquery) -> sa.Select:
+    """The :data:`COMMIT_FIELDS` of the commits of a page of :func:`commits_query`, in its order."""
+    return _COMMIT_ROWS.join(keys, keys.c.id == _commits.id).order_by(keys.c.timestamp.desc(), keys.c.id.desc())
+
+
+def branches_query(repository: Repository) -> sa.Select:
+    """The names of the branches of ``repository`` and when their tips moved, by name."""
+    return _BRANCH_ROWS.where(_branches.repository_id == repository.id)
+
+
+def pulls_query(repository: Repository) -> sa.Select:
+    """The ids of the pull requests of ``repository``, newest (highest number) first."""
+    return _PULL_KEYS.where(_pulls.repository_id == repository.id).order_by(_pulls.pullid.desc())
+
+
+def pull_rows(keys: sa.Subquery) -> sa.Select:
+    """The pulls of a page of :func:`pulls_query`, in its order: ``pullid``, ``updatestamp``, and the
+    ``files``, ``lines``, ... of the head and of the base commit as ``head_files``, ``base_files``, ...
+    (the base's ``None`` while it has no upload)."""
+    query = _PULL_ROWS.join(keys, keys.c.id == _pulls.id).join(PULL_HEAD, HEAD_OF_PULL)
+    return query.outerjoin(PULL_BASE, BASE_OF_PULL).order_by(keys.c.pullid.desc())
+
+
+def pull_row(pull: Pull) -> sa.Row:
+    """The row of :func:`pull_rows` of ``pull``."""
+    return execute(pull_rows(_PULL_KEYS.where(_pulls.id == pull.id).subquery())).one()
+
+
+#: The shortest search term a trigram index can serve.
+TRIGRAM = 3
+
+
+def members_query(
+    org: OwnerRow, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
+) -> sa.Select:
+    """The keys of the members of ``org`` (users of its service), in the documented order.
+
+    The order is ``lower(username)`` in the database's collation (``Membership.sort_key``), then the
+    owner id: total, so pages never overlap. Without ``search`` a page of keys is read from the
+    ``(org_id, sort_key, user_id, activated, is_admin)`` index alone; :func:`member_rows` then joins
+    only the page to the owners.
+    """
+    keys = (Membership.sort_key, Membership.user_id, Membership.activated, Membership.is_admin)
+    query = sa.select(*keys).where(*_memberships(org, activated, is_admin))
+    terms = dict.fromkeys((search or "").split())
+    if not terms:
+        return query.where(Membership.sort_key.is_not(None)).order_by(Membership.sort_key, Membership.user_id)
+    # The same members as "sort_key IS NOT NULL", said on the owners: the planner may start from the
+    # owners that match (the trigram index on PostgreSQL, a scan on SQLite) and probe the memberships.
+    query = query.join(Owner, Owner.id == Membership.user_id).where(Owner.service == org.service)
+    dialect = get_engine().dialect.name
+    for term in terms:
+        fields = (Owner.username, Owner.name, Owner.email)
+        query = query.where(sa.or_(*(_contains(column, term, dialect) for column in fields)))
+    order: Any = Membership.sort_key
+    if dialect == "postgresql" and any(len(term) >= TRIGRAM for term in terms):
+        # The trigram index finds the matches; expecting many, PostgreSQL would rather walk the list's
+        # order until 20 match, which reads every member when few do. An order no index gives makes it
+        # sort the matches it found: the page costs at most what the count costs.
+        order = order + ""
+    return query.order_by(order, Membership.user_id)
+
+
+def members_count(
+    org: OwnerRow, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
+) -> Optional[sa.Select]:
+    """The number of rows of :func:`members_query` counted the cheap way, or ``None`` for a search.
+
+    The memberships of ``org`` less those of users on another service (``sort_key`` NULL, rare): two
+    ranges of narrow indexes instead of one of the wide ``(org_id, sort_key, ...)`` one.
+    """
+    if (search or "").split():
+        return None
+    query = sa.select(sa.func.count()).select_from(Membership).where(*_memberships(org, activated, is_admin))
+    return sa.select(query.scalar_subquery() - query.where(Membership.sort_key.is_(None)).scalar_subquery())
+
+
+def _memberships(org: OwnerRow, activated: Optional[bool], is_admin: Optional[bool]) -> list[Any]:
+    """The conditions on the memberships of ``org`` with the given flags."""
+    conditions = [Membership.org_id == org.id]
+    if activated is not None:
+        conditions.append(Membership.activated == activated)
+    if is_admin is not None:
+        conditions.append(Membership.is_admin == is_admin)
+    return conditions
+
+
+def _contains(column: Any, term: str, dialect: str) -> Any:
+    """SQL for: ``term`` is a case-insensitive substring of ``column`` (``%`` and ``_`` are literal)."""
+    if dialect == "sqlite":
+        # SQLite's LIKE ignores the case of ASCII letters, the only ones its lower() folds: the same
+        # match as lower(column) LIKE lower(pattern), without two lower() calls per row.
+        return column.contains(term, autoescape=True)
+    if len(term) < TRIGRAM:
+        # No trigram index serves a term this short; another statement, so that PostgreSQL's cached
+        # generic plan of the indexed one (which reads the whole index for it) never runs it.
+        column = column + ""
+    return column.icontains(term, autoescape=True)
+
+
+def member_rows(keys: sa.Subquery) -> sa.Select:
+    """The ``User`` fields of a page of :func:`members_query`, in its order."""
+    return (
+        sa.select(Owner.service, Owner.username, Owner.name, Owner.email, keys.c.activated, keys.c.is_admin)
+        .join(keys, keys.c.user_id == Owner.id)
+        .order_by(keys.c.sort_key, keys.c.user_id)
+    )

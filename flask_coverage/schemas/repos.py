@@ -1,0 +1,157 @@
+"""Owners, repositories, commits, branches and pulls in Codecov's shapes (docs/api.md)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from ..identifiers import (
+    MAX_PULLID,
+)
+from .common import PaginatedSchema, PaginationQuerySchema, RepositoryPathSchema, name_rule
+from .fields import MAX_SEARCH_LENGTH, PlainNested, QueryBoolean, QueryInteger, ServiceField, UtcDateTime
+from .report import CoverageTotalsSchema, FileReportSchema
+
+
+class OwnerSchema(Schema):
+    """An owner (user or organization)."""
+
+    service = ServiceField(required=True)
+    username = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
+
+
+class RepositoryListQuerySchema(PaginationQuerySchema):
+    """Query arguments of ``repos_list``."""
+
+    active = QueryBoolean(metadata={"description": "Only repositories that are (not) active."})
+    names = fields.List(
+        fields.String(validate=[validate.Length(min=1, max=255), name_rule]),
+        validate=validate.Length(max=100),
+        metadata={"description": "Only the repositories of these names (case-insensitive); repeat it for more."},
+    )
+    search = fields.String(
+        validate=[validate.Length(max=MAX_SEARCH_LENGTH), name_rule],
+        metadata={"description": "Only repositories whose name holds this text (case-insensitive)."},
+    )
+
+
+class RepositorySchema(Schema):
+    """A repository, with the totals of the tip of its default branch (null before any upload)."""
+
+    name = fields.String(required=True)
+    private = fields.Boolean(required=True)
+    updatestamp = UtcDateTime(required=True, metadata={"description": "Last changed (UTC)."})
+    author = PlainNested(OwnerSchema, required=True, metadata={"description": "The owner."})
+    language = fields.String(required=True, allow_none=True)
+    branch = fields.String(required=True, metadata={"description": "The default branch."})
+    active = fields.Boolean(required=True)
+    activated = fields.Boolean(required=True)
+    totals = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
+
+
+class PaginatedRepositoryListSchema(PaginatedSchema):
+    """A page of the repositories of an owner."""
+
+    results = fields.List(PlainNested(RepositorySchema), required=True)
+
+
+class CommitListQuerySchema(PaginationQuerySchema):
+    """Query arguments of ``commits_list``."""
+
+    branch = fields.String(
+        validate=[validate.Length(min=1, max=255), name_rule],
+        metadata={"description": "Only the commits uploaded for this branch."},
+    )
+
+
+class CommitSchema(Schema):
+    """A commit with the totals of its coverage."""
+
+    commitid = fields.String(required=True, metadata={"description": "The commit's sha."})
+    timestamp = UtcDateTime(required=True, metadata={"description": "When the commit was first seen (UTC)."})
+    branch = fields.String(required=True, allow_none=True, metadata={"description": "The branch its uploads named."})
+    totals = PlainNested(CoverageTotalsSchema, required=True)
+    state = fields.String(
+        required=True,
+        validate=validate.OneOf(["complete", "pending"]),
+        metadata={"description": "complete once coverage was uploaded, pending before."},
+    )
+    parent = fields.String(
+        required=True, allow_none=True, metadata={"description": "The parent sha its uploader named, if any."}
+    )
+
+
+class CommitReportBodySchema(Schema):
+    """The coverage report of a commit inside a commit: totals and files."""
+
+    totals = PlainNested(CoverageTotalsSchema, required=True)
+    files = fields.List(fields.Nested(FileReportSchema), required=True, metadata={"description": "By path."})
+
+
+class CommitDetailSchema(CommitSchema):
+    """A commit with its totals and its report."""
+
+    report = fields.Nested(CommitReportBodySchema, required=True)
+
+
+class PaginatedCommitListSchema(PaginatedSchema):
+    """A page of the commits of a repository."""
+
+    results = fields.List(fields.Nested(CommitSchema), required=True)
+
+
+class BranchPathSchema(RepositoryPathSchema):
+    """The path arguments of one branch."""
+
+    name = fields.String(required=True, metadata={"description": "The branch name (may contain /)."})
+
+
+class BranchSchema(Schema):
+    """A branch of a repository."""
+
+    name = fields.String(required=True)
+    updatestamp = UtcDateTime(required=True, metadata={"description": "When its tip last moved (UTC)."})
+
+
+class BranchDetailSchema(BranchSchema):
+    """A branch with its tip commit."""
+
+    head_commit = fields.Nested(CommitDetailSchema, required=True)
+
+
+class PaginatedBranchListSchema(PaginatedSchema):
+    """A page of the branches of a repository."""
+
+    results = fields.List(fields.Nested(BranchSchema), required=True)
+
+
+class PullPathSchema(RepositoryPathSchema):
+    """The path arguments of one pull request."""
+
+    pullid = QueryInteger(
+        required=True,
+        validate=validate.Range(min=1, max=MAX_PULLID),
+        metadata={"description": "The pull request number."},
+    )
+
+
+class PullSchema(Schema):
+    """A pull request with the totals of its base and head commits."""
+
+    pullid = fields.Integer(required=True)
+    base_totals = PlainNested(
+        CoverageTotalsSchema, required=True, allow_none=True, metadata={"description": "Null without a base upload."}
+    )
+    head_totals = PlainNested(CoverageTotalsSchema, required=True)
+    updatestamp = UtcDateTime(required=True, metadata={"description": "When its tip last moved (UTC)."})
+    state = fields.String(
+        required=True,
+        validate=validate.OneOf(["open"]),
+        metadata={"description": "Always open: the service does not learn when a pull is merged or closed."},
+    )
+
+
+class PaginatedPullListSchema(PaginatedSchema):
+    """A page of the pull requests of a repository."""
+
+    results = fields.List(fields.Nested(PullSchema), required=True)
