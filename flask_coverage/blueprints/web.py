@@ -19,19 +19,19 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
-import sqlalchemy as sa
 from flask import Blueprint, Response, make_response, render_template, request, url_for
 from markupsafe import Markup
 
-from ..auth import can_read_repository
+from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..http_errors import handle_errors
 from ..identifiers import pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
-from ..models import SERVICE_BY_SHORT, Branch, Commit, Owner, Pull, Repository
+from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
 from ..outage import plain_text_response
 from ..queries.compare import compare_files
 from ..queries.files import FileTotals, file_lines, file_totals, flags_query
+from ..queries.lists import branch_tips, owner_repositories, pull_tips, recent_commits
 from ..queries.repositories import find_repository, get_owner
 from ..queries.targets import find_flag, find_pull, find_target
 from ..request_args import color_range, etag, graph_token, requested_flag
@@ -45,7 +45,6 @@ bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 
 _PROV = "<any({}):prov>".format(", ".join(SERVICE_BY_SHORT))
 _REPO = f"/{_PROV}/<owner>/<repo>"
-_TARGETS = ("", "/branch/<path:branch>", "/pull/<pullid>", "/commit/<sha>")
 
 #: Files per page of a files table.
 FILES_PER_PAGE = 100
@@ -215,41 +214,13 @@ def _page_number(pages: int) -> int:
     return int(value)
 
 
-def _commits(repository: Repository, target: Target) -> list[Commit]:
-    query = sa.select(Commit).where(Commit.repository_id == repository.id)
-    if target.branch is not None:
-        query = query.where(Commit.branch == target.branch)
-    elif target.pullid is not None:
-        query = query.where(Commit.pullid == target.pullid)
-    query = query.order_by(Commit.timestamp.desc(), Commit.id.desc()).limit(RECENT_COMMITS)
-    return list(execute(query).scalars())
-
-
-def _tips(model: Any, repository: Repository, order: Any) -> list[tuple[Any, Commit]]:
-    query = (
-        sa.select(model, Commit)
-        .join(Commit, Commit.id == model.head_commit_id)
-        .where(model.repository_id == repository.id)
-        .order_by(order)
-    )
-    return [(row, commit) for row, commit in execute(query)]
-
-
 @bp.get(f"/{_PROV}/<owner>")
 def owner_page(prov: str, owner: str) -> Any:
     """The repositories of an owner that the visitor may see, with the coverage of their default branch."""
     owner_row = get_owner(SERVICE_BY_SHORT[prov], owner)
     if owner_row is None:
         raise NotFound(NOT_FOUND_MESSAGE)
-    query = (
-        sa.select(Repository, Commit)
-        .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
-        .outerjoin(Commit, Commit.id == Branch.head_commit_id)
-        .where(Repository.owner_id == owner_row.id, Repository.deleted.is_(False))
-        .order_by(sa.func.lower(Repository.name))
-    )
-    user = _current_user()
-    rows = [(repo, tip) for repo, tip in execute(query) if can_read_repository(user, repo)]
+    rows = owner_repositories(owner_row.id, private=can_read_private(_current_user(), owner_row))
     return render_template(
         "coverage/owner.html", owner=owner_row, rows=rows, totals_of=totals_of, coverage_text=_coverage_text
     )
@@ -295,9 +266,11 @@ def _target_page(view: View) -> Any:
         order=order,
         page=number,
         pages=pages,
-        branches=_tips(Branch, repository, Branch.name) if is_default else [],
-        pulls=_tips(Pull, repository, Pull.pullid.desc()) if is_default else [],
-        commits=_commits(repository, target) if target.sha is None else [],
+        branches=branch_tips(repository) if is_default else [],
+        pulls=pull_tips(repository) if is_default else [],
+        commits=recent_commits(repository, branch=target.branch, pullid=target.pullid, limit=RECENT_COMMITS)
+        if target.sha is None
+        else [],
         Target=Target,
         format_percent=format_percent,
     )

@@ -131,3 +131,8 @@ def uploads_query(commit: Commit) -> sa.Select:
         .where(Upload.commit_id == commit.id)
         .order_by(Upload.created_at, Upload.id)
     )
+
+
+def upload_count(commit: Commit) -> int:
+    """How many uploads were merged into ``commit``."""
+    return int(execute(sa.select(sa.func.count(Upload.id)).where(Upload.commit_id == commit.id)).scalar_one())

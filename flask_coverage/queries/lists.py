@@ -116,6 +116,48 @@ def repository_row(repository: Repository) -> sa.Row:
     return execute(repository_rows(keys.subquery())).one()
 
 
+def owner_repositories(owner_id: int, *, private: bool) -> list[tuple[Repository, Optional[Commit]]]:
+    """The repositories of an owner by name (the private ones only if ``private``), each with the tip
+    of its default branch (``None`` before the first upload there): what an owner's web page lists."""
+    query = (
+        sa.select(Repository, Commit)
+        .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
+        .outerjoin(Commit, Commit.id == Branch.head_commit_id)
+        .where(Repository.owner_id == owner_id, _LISTED)
+        .order_by(_SORT_NAME)
+    )
+    if not private:
+        query = query.where(_PUBLIC)
+    return [(repository, tip) for repository, tip in execute(query)]
+
+
+def recent_commits(
+    repository: Repository, *, branch: Optional[str] = None, pullid: Optional[int] = None, limit: int
+) -> list[Commit]:
+    """The newest ``limit`` commits of ``repository`` (of ``branch``, else of the pull ``pullid``, if given)."""
+    query = sa.select(Commit).where(Commit.repository_id == repository.id)
+    if branch is not None:
+        query = query.where(Commit.branch == branch)
+    elif pullid is not None:
+        query = query.where(Commit.pullid == pullid)
+    return list(execute(query.order_by(Commit.timestamp.desc(), Commit.id.desc()).limit(limit)).scalars())
+
+
+def _tips(model: Any, repository: Repository, order: Any) -> list[tuple[Any, Commit]]:
+    query = sa.select(model, Commit).join(Commit, Commit.id == model.head_commit_id)
+    return [(row, commit) for row, commit in execute(query.where(model.repository_id == repository.id).order_by(order))]
+
+
+def branch_tips(repository: Repository) -> list[tuple[Branch, Commit]]:
+    """The branches of ``repository`` by name, each with its tip."""
+    return _tips(Branch, repository, Branch.name)
+
+
+def pull_tips(repository: Repository) -> list[tuple[Pull, Commit]]:
+    """The pull requests of ``repository``, newest (highest number) first, each with its tip."""
+    return _tips(Pull, repository, Pull.pullid.desc())
+
+
 def commits_query(repository: Repository, *, branch: Optional[str] = None) -> sa.Select:
     """The ids of the commits of ``repository`` (only ``branch``'s, if given), newest first."""
     query = _COMMIT_KEYS.where(_commits.repository_id == repository.id)

@@ -153,6 +153,12 @@ def repository_by_slug(slug: str) -> Repository:
     return repository
 
 
+def find_repository_by_upload_token(token: str) -> Optional[Repository]:
+    """The repository whose upload token is ``token``, or ``None``; the caller compares the two in
+    constant time before it trusts the match."""
+    return execute(sa.select(Repository).where(Repository.upload_token == token)).scalar_one_or_none()
+
+
 def list_tokens(owner: Owner) -> list[AccessToken]:
     """The access tokens of ``owner``, newest first."""
     query = (

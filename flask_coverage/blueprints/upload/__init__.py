@@ -24,7 +24,6 @@ import uuid
 from typing import Any, NoReturn, Optional
 from urllib.parse import urlencode
 
-import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, request, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
@@ -35,7 +34,7 @@ from ...inflate import GZIP_MAGIC, check_size, gunzip
 from ...ingest import META_FIELDS, CommitTarget, UploadMeta, upload_reports
 from ...lines import Totals
 from ...models import Commit, Repository
-from ...state import execute
+from ...queries.repositories import find_repository_by_upload_token
 from ...upload_urls import sign_upload
 from ...urls import commit_url
 
@@ -237,8 +236,7 @@ def repository_for_token(token: str) -> Repository:
     # No control character reaches the database (PostgreSQL refuses NUL bytes in text).
     if not is_plausible_token(token):
         fail(401, invalid)
-    query = sa.select(Repository).where(Repository.upload_token == token)
-    repository = execute(query).scalar_one_or_none()
+    repository = find_repository_by_upload_token(token)
     if repository is None or not hmac.compare_digest(repository.upload_token.encode(), token.encode()):
         fail(401, invalid)
     return repository

@@ -25,14 +25,14 @@ import re
 import uuid
 from typing import Any, Optional
 
-import sqlalchemy as sa
 from flask import Response, jsonify, request
 
 from ...identifiers import MAX_NAME_LENGTH, check_name, check_sha, parse_service
 from ...inflate import inflate
 from ...ingest import CommitTarget, FileFix, UploadMeta, record_commit, upload_reports
-from ...models import Commit, Repository, Upload, utcnow
-from ...state import execute
+from ...models import Commit, Repository, utcnow
+from ...queries.files import upload_count
+from ...queries.targets import resolve_commit
 from ...upload_urls import InvalidUploadUrl, load_upload
 from ...urls import commit_url
 from . import (
@@ -117,11 +117,6 @@ def _record(repository: Repository, body: dict[str, Any]) -> Commit:
     return record_commit(repository, CommitTarget.check(_text_field(body, "commitid") or "", *fields))
 
 
-def _stored_commit(repository: Repository, sha: str) -> Optional[Commit]:
-    query = sa.select(Commit).where(Commit.repository_id == repository.id, Commit.sha == sha)
-    return execute(query).scalar_one_or_none()
-
-
 def _time(value: Any) -> str:
     return value.isoformat() + "Z"
 
@@ -169,7 +164,7 @@ def cli_create_upload(service: str, slug: str, sha: str, code: str) -> Response:
     repository = _repository(service, slug)
     sha, body = check_sha(sha), _call_body()
     _code(code)
-    commit = _stored_commit(repository, sha)
+    commit = resolve_commit(repository, sha=sha)
     return _upload_answer(
         repository, CommitTarget(sha, commit.branch, commit.pullid) if commit else CommitTarget(sha), body
     )
@@ -222,10 +217,10 @@ def cli_upload_complete(service: str, slug: str, sha: str) -> Response:
     repository = _repository(service, slug)
     sha = check_sha(sha)
     _call_body()
-    commit = _stored_commit(repository, sha)
+    commit = resolve_commit(repository, sha=sha)
     count = 0
     if commit is not None:
-        count = execute(sa.select(sa.func.count(Upload.id)).where(Upload.commit_id == commit.id)).scalar_one()
+        count = upload_count(commit)
     result = f"{count} upload(s) of this commit merged; this server sends no notifications."
     body = {"result": result, "uploads_total": count, "uploads_success": count, "uploads_processing": 0}
     return _json(200, {**body, "uploads_error": 0})
