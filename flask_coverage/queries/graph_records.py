@@ -74,7 +74,10 @@ def gc_paused() -> Iterator[None]:
     Reading and laying out a big commit creates tens of thousands of acyclic objects (row tuples,
     tree nodes); each few hundred of them start a collection, and every tenth of those scans the
     whole heap of the app. Pausing saves a quarter of a cold graph's CPU time (docs/graphs.md).
-    Safe with threads: the first block to enter pauses, the last to leave restores.
+
+    The collector is the whole process's: while any thread is in such a block, no thread of the
+    process collects cycles (the requests other threads serve included); their cycles wait until
+    the last block ends. Safe with threads: the first block to enter pauses, the last to leave restores.
     """
     global _gc_pausers, _gc_was_enabled
     with _gc_lock:

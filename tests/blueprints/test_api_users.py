@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -579,3 +580,28 @@ def test_the_migration_of_changes_md_fills_the_keys_of_an_existing_database(app,
         after = connection.execute(sa.text("SELECT * FROM coverage_membership ORDER BY id")).all()
     assert [row[:-1] for row in after] == before  # every other column as it was
     assert all_usernames(testapp, acme["alice"]) == [member[0] for member in MEMBERS]
+
+
+def test_a_search_on_postgresql_plans_around_the_index_it_cannot_use(app, acme, monkeypatch) -> None:
+    # The planner trick of queries.lists (unindexed): a search of a trigram-sized term sorts what it
+    # found instead of walking the list's index, and a shorter term gets a statement of its own.
+    from sqlalchemy.dialects import postgresql
+
+    from flask_coverage.queries import lists
+
+    class Engine:
+        dialect = postgresql.dialect()
+
+    with app.app_context():
+        org = get_owner("github", "acme")
+        monkeypatch.setattr(lists, "get_engine", lambda: Engine)
+
+        def sql(search: str) -> str:
+            statement = lists.members_query(org, search=search)
+            return str(statement.compile(dialect=postgresql.dialect()))
+
+        long, short = sql("ali"), sql("al")
+    assert "ORDER BY coverage_membership.sort_key || %(sort_key_1)s" in long
+    assert "ORDER BY coverage_membership.sort_key, " in short
+    assert re.search(r"coverage_owner\.username \|\| %\(username_\d+\)s", short)
+    assert not re.search(r"coverage_owner\.username \|\| ", long)
