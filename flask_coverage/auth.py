@@ -22,7 +22,7 @@ MAX_TOKEN_LENGTH = 200
 
 def is_plausible_token(token: Optional[str]) -> bool:
     """Whether ``token`` is worth looking up: 1 to :data:`MAX_TOKEN_LENGTH` characters, none of them
-    refused by the name rule (:mod:`flask_coverage.names`). Anything else is refused unread."""
+    refused by the name rule (:mod:`flask_coverage.identifiers`). Anything else is refused unread."""
     return is_storable(token, MAX_TOKEN_LENGTH)
 
 

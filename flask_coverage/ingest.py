@@ -358,7 +358,7 @@ def _parse_all(
 
 
 def _check_storable(path: str) -> None:
-    # What the path column can hold (the parsers already applied the name rule, flask_coverage.names).
+    # What the path column can hold (the parsers already applied the name rule, flask_coverage.identifiers).
     if len(path) > _MAX_PATH_LENGTH:
         raise ReportError(f"path {path[:80]!r}... is longer than {_MAX_PATH_LENGTH} characters")
 

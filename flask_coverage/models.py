@@ -115,7 +115,7 @@ class Owner(Base):
         return f"<Owner {self.service.value}/{self.username}>"
 
 
-#: An owner read as a plain row of its table's columns (:func:`flask_coverage.lookups.owner_row`), with the
+#: An owner read as a plain row of its table's columns (:func:`flask_coverage.queries.repositories.owner_row`), with the
 #: attribute names of :class:`Owner`: what the endpoints read, where no entity is needed.
 OwnerRow = sa.Row[Any]
 
@@ -249,7 +249,7 @@ class Commit(Base):
 class CoverageDay(Base):
     """The coverage of a branch's commits (those with lines) first seen on one UTC day.
 
-    ``day`` counts days from :data:`flask_coverage.listings.TREND_ORIGIN`; ``low``, ``high`` and ``total``
+    ``day`` counts days from :data:`flask_coverage.queries.trend.TREND_ORIGIN`; ``low``, ``high`` and ``total``
     are the lowest, highest and summed ``hits / lines * 100`` of its ``commits``. Uploads keep it up to
     date (:mod:`flask_coverage.ingest`), so the trend reads a row a day, not a commit.
     """

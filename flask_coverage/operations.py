@@ -1,6 +1,6 @@
 """The operator's Python API: create and remove owners' memberships, repositories and access tokens.
 
-Only writes: what they read by name is looked up in :mod:`flask_coverage.lookups`.
+Only writes: what they read by name is looked up in :mod:`flask_coverage.queries.repositories`.
 
 Every function runs inside an app context, commits on success, and on failure raises a
 :class:`~flask_coverage.errors.CoverageError` with a message for the user and leaves the database
@@ -55,7 +55,7 @@ TRIGRAM_INDEX_DDL = (
 
 def init_db() -> Optional[bool]:
     """Create the extension's tables that do not exist yet (idempotent), and fill the coverage trend's
-    daily rows from the commits while it has none (:func:`~flask_coverage.ingest.refresh_trend`).
+    daily rows from the commits while it has none (:func:`~flask_coverage.queries.trend.refresh_trend`).
 
     On PostgreSQL it also creates the ``pg_trgm`` extension, where the role may, and the trigram index
     of the users list's search, and returns whether that index exists; elsewhere it returns ``None``.

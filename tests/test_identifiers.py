@@ -1,4 +1,4 @@
-"""The one rule for names that may be stored and shown (flask_coverage.names), wherever a name comes in."""
+"""The one rule for names that may be stored and shown (flask_coverage.identifiers), wherever a name comes in."""
 
 from __future__ import annotations
 

@@ -7,11 +7,13 @@ streamed JSON writer), :mod:`.coverage` and, for the legacy API, :mod:`.settings
 marshmallow 3.13+ and 4.x alike: options through ``load_default=`` and ``metadata={...}`` only.
 
 The same schemas write the OpenAPI document (:mod:`flask_coverage.openapi`): what an endpoint
-declares as its path, query and response schemas is what the document says. Some bodies are not
-dumped by their schema field by field, and there the schema only documents what another function
-writes: the report's JSON text (:func:`.report.report_json`, held byte for byte to
-``FileReportSchema``'s dump by ``tests/test_schemas.py``), the totals (:func:`.report.totals_body`,
-dumped as they are by ``PlainNested``), and the ``Raw`` fields whose type is written in their
-``metadata``. What keeps those in line is the tests that validate every answer against the
-document (``tests/blueprints/test_openapi.py``), not the schemas themselves.
+declares as its path, query and response schemas is what the document says. Where a body is not
+dumped by its schema field by field, the schema only documents what other code writes, and nothing
+in the schemas keeps the two together; tests do: the report's JSON text
+(:func:`.report.report_json`) against ``FileReportSchema``'s and ``CoverageTotalsSchema``'s dump,
+byte for byte (``tests/blueprints/test_api_report.py``); the totals (:func:`.report.totals_body`,
+passed through by :class:`.fields.PlainNested`), the repository and commit bodies written as plain
+values (``blueprints/api/repos.py``) and the ``Raw`` fields whose type is written in their
+``metadata``, by schemathesis checking every answer of every endpoint against the document
+(``tests/blueprints/test_api_repos.py``, ``test_api_flags.py``, ``test_api_openapi.py``).
 """

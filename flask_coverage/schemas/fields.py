@@ -111,7 +111,7 @@ class QueryDateTime(fields.DateTime):
 class PlainNested(fields.Nested):
     """A nested object its view gives as plain JSON values already: written as is, documented as nested.
 
-    For totals, which ``totals_body`` (``blueprints/api.py``) alone makes, and a repository's author
+    For totals, which :func:`~flask_coverage.schemas.report.totals_body` alone makes, and a repository's author
     (``repository_body``): numbers, strings, booleans and the service (a ``str`` enum). Dumping them
     again field by field was most of the time of dumping a list.
     """

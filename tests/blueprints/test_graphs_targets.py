@@ -1,4 +1,4 @@
-"""How a graph URL finds its repository and commit: ``commits.find_target``, one query per request."""
+"""How a graph URL finds its repository and commit: ``queries.targets.find_target``, one query per request."""
 
 from __future__ import annotations
 

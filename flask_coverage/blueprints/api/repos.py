@@ -1,6 +1,6 @@
 """The v2 API of owners, repositories, commits, branches and pulls, in Codecov's shapes (docs/api.md).
 
-Its views join :data:`flask_coverage.blueprints.api.bp`; the SQL is in :mod:`flask_coverage.listings`.
+Its views join :data:`flask_coverage.blueprints.api.bp`; the SQL is in :mod:`flask_coverage.queries.lists`.
 Public repositories are read without a token, private ones by the owner and its activated members;
 anything unknown or not visible gets the same 404.
 """
@@ -66,7 +66,7 @@ def owner_body(owner: OwnerRow) -> dict[str, Any]:
 
 
 def commit_body(commit: Union[Commit, Row]) -> dict[str, Any]:
-    """The ``CommitSchema`` fields of ``commit`` (or of a row of :func:`~flask_coverage.listings.commit_rows`)."""
+    """The ``CommitSchema`` fields of ``commit`` (or of a row of :func:`~flask_coverage.queries.lists.commit_rows`)."""
     return {
         "commitid": commit.sha,
         "timestamp": commit.timestamp,
@@ -100,7 +100,7 @@ def owners_retrieve(owner: OwnerRow, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def repository_body(row: Row) -> dict[str, Any]:
-    """The ``RepositorySchema`` body of a row of :func:`~flask_coverage.listings.repository_rows`, as JSON values."""
+    """The ``RepositorySchema`` body of a row of :func:`~flask_coverage.queries.lists.repository_rows`, as JSON values."""
     body = {name: getattr(row, name) for name in REPOSITORY_FIELDS}
     body["updatestamp"] = utc_iso(row.updatestamp)
     body["author"] = {"service": row.service, "username": row.username, "name": row.owner_name}
@@ -212,7 +212,7 @@ _BRANCH_SCHEMA = BranchSchema()
 
 
 def pull_body(row: Row) -> dict[str, Any]:
-    """The ``PullSchema`` fields of a row of :func:`~flask_coverage.listings.pull_rows`."""
+    """The ``PullSchema`` fields of a row of :func:`~flask_coverage.queries.lists.pull_rows`."""
     values = row._mapping
 
     def totals(commit: str) -> Optional[dict[str, Any]]:
