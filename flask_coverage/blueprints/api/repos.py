@@ -100,7 +100,8 @@ def owners_retrieve(owner: OwnerRow, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def repository_body(row: Row) -> dict[str, Any]:
-    """The ``RepositorySchema`` body of a row of :func:`~flask_coverage.queries.lists.repository_rows`, as JSON values."""
+    """The ``RepositorySchema`` body of a row of :func:`~flask_coverage.queries.lists.repository_rows`, as JSON
+    values."""
     body = {name: getattr(row, name) for name in REPOSITORY_FIELDS}
     body["updatestamp"] = utc_iso(row.updatestamp)
     body["author"] = {"service": row.service, "username": row.username, "name": row.owner_name}
