@@ -91,7 +91,8 @@ class Endpoints:
         item: Optional[Callable[[Any], Any]] = None,
         headers: Optional[dict[str, str]] = None,
         errors: tuple[int, ...] = (),
-        **operation: str,
+        tag: str = "",
+        description: str = "",
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Declare a ``GET`` endpoint at ``rule``: route, authenticate, validate, inject, dump, document.
 
@@ -112,19 +113,28 @@ class Endpoints:
            :class:`~flask.Response`.
            ``headers`` are added to the answer.
 
-        With a ``document``, the OpenAPI operation (``operation_id``, ``tag``, ``summary`` and
-        ``description`` in ``operation``) is written from the same objects: the parameters of
-        ``path`` and ``query``, the 200 body of ``response``, the security of ``auth``, and the
-        error responses the steps can answer plus ``errors``.
+        With a ``document``, the OpenAPI operation is written from the same objects: its
+        ``operationId`` is the view's name, its ``summary`` the first line of the view's docstring (without
+        its period), its ``tag`` and ``description`` as given; the parameters of ``path`` and ``query``,
+        the 200 body of ``response``, the security of ``auth``, and the error responses the steps can
+        answer plus ``errors``.
         """
         path_schema = path() if path else None
         query_schema = query() if query else None
         response_schema = response()
         pages = isinstance(response_schema, PaginatedSchema)
-        if self.document is not None:
-            self.document.add(rule, "get", _operation(operation, path, query, response, auth, errors))
 
         def decorator(view: Callable[..., Any]) -> Callable[..., Any]:
+            if self.document is not None:
+                summary = (view.__doc__ or "").strip().split("\n")[0].rstrip(".")
+                operation = {
+                    "operationId": view.__name__,
+                    "tags": [tag],
+                    "summary": summary,
+                    "description": description,
+                }
+                self.document.add(rule, "get", _operation(operation, path, query, response, auth, errors))
+
             @functools.wraps(view)
             def endpoint(**values: str) -> Any:
                 # A list only reads: without a transaction, it saves PostgreSQL two round trips.
@@ -162,7 +172,7 @@ def _first_message(messages: Any) -> str:
 
 
 def _operation(
-    operation: dict[str, str],
+    operation: dict[str, Any],
     path: Optional[type[Schema]],
     query: Optional[type[Schema]],
     response: type[Schema],
@@ -174,10 +184,7 @@ def _operation(
     statuses.update(status for status, used in ((400, query), (401, auth)) if used)
     parameters = [{"in": where, "schema": schema} for where, schema in (("path", path), ("query", query)) if schema]
     return {
-        "operationId": operation["operation_id"],
-        "tags": [operation["tag"]],
-        "summary": operation["summary"],
-        "description": operation["description"],
+        **operation,
         **({"security": _SECURITY[auth]} if auth else {}),
         "parameters": parameters,
         "responses": {

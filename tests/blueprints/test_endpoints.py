@@ -62,9 +62,7 @@ def client_and_document(app: Flask) -> tuple[Any, ApiDocument]:
 
     @endpoints.get(
         "/things/<name>",
-        operation_id="things_retrieve",
         tag="Things",
-        summary="One thing",
         description="A thing.",
         auth="optional",
         path=PathSchema,
@@ -75,6 +73,7 @@ def client_and_document(app: Flask) -> tuple[Any, ApiDocument]:
         errors=(403,),
     )
     def things_retrieve(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """One thing."""
         return {"name": name, "n": args["n"], "ignored": True}
 
     app.register_blueprint(bp)

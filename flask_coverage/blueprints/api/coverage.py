@@ -48,9 +48,7 @@ document.tags["Coverage"] = "The coverage stored for the commits of a repository
 
 @api_get(
     f"{REPO_RULE}/report/",
-    operation_id="repos_report_retrieve",
     tag="Coverage",
-    summary="The coverage report of a commit",
     description="The totals, and every file with the state of each tracked line, of one commit: `sha`, else "
     "the tip of `branch`, else the tip of the default branch; `path` keeps only the files under it. Public "
     "repositories can be read without a token; private ones by activated members of the owning organization "
@@ -63,7 +61,7 @@ document.tags["Coverage"] = "The coverage stored for the commits of a repository
     response=CommitReportSchema,
 )
 def repos_report_retrieve(repository: Repository, args: dict[str, Any]) -> Response:
-    """``GET /{service}/{owner_username}/repos/{repo}/report/``: the coverage report of a commit."""
+    """The coverage report of a commit."""
     commit = queried_commit(repository, args)
     flag = args.get("flag")
     coverage = commit if not flag else find_flag(commit, flag)
@@ -80,9 +78,7 @@ document.tags["Flags"] = "The flags uploads carried, and the coverage of each."
 
 @api_get(
     f"{REPO_RULE}/flags/",
-    operation_id="repos_flags_list",
     tag="Flags",
-    summary="List the flags of a repository",
     description="Every flag that uploads to the repository carried, by name, with its coverage in one commit: "
     "`sha`, else the tip of `branch`, else the tip of the default branch (`null` for a flag that commit has no "
     "upload with, and for every flag when the default branch has no coverage yet). Same access as the report.",
@@ -93,7 +89,7 @@ document.tags["Flags"] = "The flags uploads carried, and the coverage of each."
     response=PaginatedFlagListSchema,
 )
 def repos_flags_list(repository: Repository, args: dict[str, Any]) -> sa.Select:
-    """``GET /{service}/{owner_username}/repos/{repo}/flags/``: one page of the flags of a repository."""
+    """List the flags of a repository."""
     commit = resolve_commit(repository, sha=args.get("sha"), branch=args.get("branch"))
     if commit is None and ("sha" in args or "branch" in args):
         raise NotFound(NOT_FOUND)
@@ -102,9 +98,7 @@ def repos_flags_list(repository: Repository, args: dict[str, Any]) -> sa.Select:
 
 @api_get(
     f"{REPO_RULE}/commits/<sha>/uploads/",
-    operation_id="repos_commits_uploads_list",
     tag="Coverage",
-    summary="List the uploads of a commit",
     description="The uploads merged into a commit, oldest first, with their flags, name, CI build, job and URL. "
     "Read as the report is: public repositories without a token, private ones by their members; anything "
     "unknown or not visible to the caller gets the same 404.",
@@ -115,7 +109,7 @@ def repos_flags_list(repository: Repository, args: dict[str, Any]) -> sa.Select:
     response=PaginatedUploadListSchema,
 )
 def repos_commits_uploads_list(commit: Commit, args: dict[str, Any]) -> sa.Select:
-    """``GET .../repos/{repo}/commits/{sha}/uploads/``: one page of the uploads of a commit."""
+    """List the uploads of a commit."""
     return uploads_query(commit)
 
 
@@ -125,9 +119,7 @@ def _totals(totals: Optional[Totals], files: int = 1) -> Optional[dict[str, Any]
 
 @repo_get(
     "/totals/",
-    operation_id="repos_totals_retrieve",
     tag="Coverage",
-    summary="The totals of a commit",
     description="The totals of one commit (`sha`, else the tip of `branch`, else the tip of the default branch) "
     "and of each of its files; `path` keeps the files under it, `flag` the coverage of the uploads with that "
     "flag (a 404 when none had it).",
@@ -135,7 +127,7 @@ def _totals(totals: Optional[Totals], files: int = 1) -> Optional[dict[str, Any]
     response=CommitTotalsReportSchema,
 )
 def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
-    """``GET .../repos/{repo}/totals/``: the totals of a commit and of each of its files."""
+    """The totals of a commit."""
     commit = queried_commit(repository, args)
     coverage: Optional[Coverage] = commit if args.get("flag") is None else find_flag(commit, args["flag"])
     if coverage is None:
@@ -150,9 +142,7 @@ def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[
 
 @repo_get(
     "/file_report/<coverage_name:path>",
-    operation_id="repos_file_report_retrieve",
     tag="Coverage",
-    summary="The coverage of one file",
     description="One file of one commit (`sha`, else the tip of `branch`, else the tip of the default branch): "
     "its totals and the state of each tracked line.",
     path=FileReportPathSchema,
@@ -161,7 +151,7 @@ def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[
     response=CommitFileReportSchema,
 )
 def repos_file_report_retrieve(found: tuple[Repository, str], args: dict[str, Any]) -> dict[str, Any]:
-    """``GET .../repos/{repo}/file_report/{path}``: one file's totals and line coverage."""
+    """The coverage of one file."""
     repository, path = found
     commit = queried_commit(repository, args)
     lines = file_lines(commit, path)
@@ -195,9 +185,7 @@ def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Com
 
 @repo_get(
     "/compare/",
-    operation_id="repos_compare_retrieve",
     tag="Coverage",
-    summary="Compare the coverage of two commits",
     description="The coverage of a head commit compared with a base commit (`base` and `head`, full shas or "
     "unique prefixes; or `pullid`: the pull request's base and tip): both totals, and each file of the head "
     "with its totals before and after and how many of the lines tracked in both changed state. `patch`, "
@@ -206,7 +194,7 @@ def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Com
     response=ComparisonSchema,
 )
 def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
-    """``GET .../repos/{repo}/compare/``: the comparison of two commits."""
+    """Compare the coverage of two commits."""
     base, head = _compared(repository, args)
     files = [
         {
@@ -228,9 +216,7 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
 
 @repo_get(
     "/coverage/",
-    operation_id="repos_coverage_list",
     tag="Coverage",
-    summary="The coverage trend of a branch",
     description="The coverage of a branch's commits (the default branch's without `branch`), in bins of "
     "`interval` (1d, 7d or 30d), oldest first: each bin's start and the lowest, highest and mean coverage of its "
     "commits. `start_date` and `end_date` bound the commits' times.",
@@ -239,7 +225,7 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
     item=lambda row: measurement(*row),
 )
 def repos_coverage_list(repository: Repository, args: dict[str, Any]) -> Any:
-    """``GET .../repos/{repo}/coverage/``: one page of the coverage trend of a branch."""
+    """The coverage trend of a branch."""
     return coverage_trend(
         repository,
         branch=args.get("branch", repository.branch),

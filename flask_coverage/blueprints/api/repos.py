@@ -85,9 +85,7 @@ def commit_detail_json(commit: Commit) -> list[str]:
 
 @api_get(
     "/<service>/<coverage_name:owner_username>/",
-    operation_id="owners_retrieve",
     tag="Owners",
-    summary="One owner",
     description="The service, username and name of a user or an organization.",
     auth="optional",
     path=OwnerPathSchema,
@@ -95,7 +93,7 @@ def commit_detail_json(commit: Commit) -> list[str]:
     response=OwnerSchema,
 )
 def owners_retrieve(owner: OwnerRow, args: dict[str, Any]) -> dict[str, Any]:
-    """``GET /{service}/{owner_username}/``: the owner's service, username and name."""
+    """One owner."""
     return owner_body(owner)
 
 
@@ -111,9 +109,7 @@ def repository_body(row: Row) -> dict[str, Any]:
 
 @api_get(
     "/<service>/<coverage_name:owner_username>/repos/",
-    operation_id="repos_list",
     tag="Repos",
-    summary="The repositories of an owner",
     description="The repositories of an owner by name (case-insensitive), each with the totals of the tip of its "
     "default branch (null before the first upload there). Private repositories are listed for the owner and its "
     "activated members only.",
@@ -126,7 +122,7 @@ def repository_body(row: Row) -> dict[str, Any]:
     item=repository_body,
 )
 def repos_list(found: tuple[OwnerRow, bool], args: dict[str, Any]) -> Any:
-    """``GET /{service}/{owner_username}/repos/``: one page of the repositories the caller may read."""
+    """The repositories of an owner."""
     owner, private = found
     names = {name: args.get(name) for name in ("active", "names", "search")}
     return repositories_query(owner.id, private=private, **names)
@@ -134,22 +130,18 @@ def repos_list(found: tuple[OwnerRow, bool], args: dict[str, Any]) -> Any:
 
 @repo_get(
     "/",
-    operation_id="repos_retrieve",
     tag="Repos",
-    summary="One repository",
     description="One repository with the totals of the tip of its default branch.",
     response=RepositorySchema,
 )
 def repos_retrieve(repository: Repository, args: dict[str, Any]) -> Response:
-    """``GET .../repos/{repo}/``: one repository with the totals of its default branch's tip."""
+    """One repository."""
     return jsonify(repository_body(repository_row(repository)))
 
 
 @repo_get(
     "/commits/",
-    operation_id="commits_list",
     tag="Commits",
-    summary="The commits of a repository",
     description="The commits of a repository (of one branch with `branch`), newest first.",
     query=CommitListQuerySchema,
     response=PaginatedCommitListSchema,
@@ -157,15 +149,13 @@ def repos_retrieve(repository: Repository, args: dict[str, Any]) -> Response:
     item=commit_body,
 )
 def commits_list(repository: Repository, args: dict[str, Any]) -> Any:
-    """``GET .../commits/``: one page of the commits of a repository, newest first."""
+    """The commits of a repository."""
     return commits_query(repository, branch=args.get("branch"))
 
 
 @repo_get(
     "/commits/<sha>/",
-    operation_id="commits_retrieve",
     tag="Commits",
-    summary="One commit with its report",
     description="One commit (full sha or a unique prefix of at least 7 hex digits) with its totals and its "
     "report (as the report endpoint's).",
     path=CommitPathSchema,
@@ -173,36 +163,32 @@ def commits_list(repository: Repository, args: dict[str, Any]) -> Any:
     response=CommitDetailSchema,
 )
 def commits_retrieve(commit: Commit, args: dict[str, Any]) -> Response:
-    """``GET .../commits/{commitid}/``: one commit with its totals and report."""
+    """One commit with its report."""
     return Response(commit_detail_json(commit), mimetype="application/json")
 
 
 @repo_get(
     "/branches/",
-    operation_id="branches_list",
     tag="Branches",
-    summary="The branches of a repository",
     description="The branches of a repository, by name.",
     query=PaginationQuerySchema,
     response=PaginatedBranchListSchema,
 )
 def branches_list(repository: Repository, args: dict[str, Any]) -> Any:
-    """``GET .../branches/``: one page of the branches of a repository, by name."""
+    """The branches of a repository."""
     return branches_query(repository)
 
 
 @repo_get(
     "/branches/<coverage_name:name>/",
-    operation_id="branches_retrieve",
     tag="Branches",
-    summary="One branch with its tip",
     description="One branch (its name may hold /) with its tip commit, its totals and its report.",
     path=BranchPathSchema,
     lookup=readable_branch,
     response=BranchDetailSchema,
 )
 def branches_retrieve(branch: Branch, args: dict[str, Any]) -> Response:
-    """``GET .../branches/{name}/``: one branch with its tip commit."""
+    """One branch with its tip."""
     head = current_app.json.dumps(_BRANCH_SCHEMA.dump(branch))
     return Response(
         [head[:-1], ', "head_commit": ', *commit_detail_json(branch.head), "}"], mimetype="application/json"
@@ -231,9 +217,7 @@ def pull_body(row: Row) -> dict[str, Any]:
 
 @repo_get(
     "/pulls/",
-    operation_id="pulls_list",
     tag="Pulls",
-    summary="The pull requests of a repository",
     description="The pull requests of a repository, newest (highest number) first, with the totals of their base "
     "and head commits.",
     query=PaginationQuerySchema,
@@ -242,20 +226,18 @@ def pull_body(row: Row) -> dict[str, Any]:
     item=pull_body,
 )
 def pulls_list(repository: Repository, args: dict[str, Any]) -> Any:
-    """``GET .../pulls/``: one page of the pull requests of a repository, newest first."""
+    """The pull requests of a repository."""
     return pulls_query(repository)
 
 
 @repo_get(
     "/pulls/<pullid>/",
-    operation_id="pulls_retrieve",
     tag="Pulls",
-    summary="One pull request",
     description="One pull request with the totals of its base and head commits.",
     path=PullPathSchema,
     lookup=readable_pull,
     response=PullSchema,
 )
 def pulls_retrieve(row: Any, args: dict[str, Any]) -> dict[str, Any]:
-    """``GET .../pulls/{pullid}/``: one pull request with its base and head totals."""
+    """One pull request."""
     return pull_body(pull_row(row[0]))

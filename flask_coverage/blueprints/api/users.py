@@ -15,9 +15,7 @@ from . import api_get
 
 @api_get(
     "/<service>/<coverage_name:owner_username>/users/",
-    operation_id="users_list",
     tag="Users",
-    summary="List the members of an organization",
     description="The members of the organization, with the flags of their membership, ordered by username "
     "(case-insensitive). Only members of the organization (and the organization's own account) may list them; "
     "anyone else gets the same 404 as for an unknown owner.",
@@ -29,6 +27,6 @@ from . import api_get
     rows=member_rows,
 )
 def users_list(org: OwnerRow, args: dict[str, Any]) -> Listing:
-    """``GET /{service}/{owner_username}/users/``: one page of the members of an organization."""
+    """List the members of an organization."""
     filters = {name: args.get(name) for name in ("activated", "is_admin", "search")}
     return Listing(members_query(org, **filters), count_query=members_count(org, **filters))
