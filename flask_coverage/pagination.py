@@ -67,7 +67,9 @@ class Page:
 class Listing(NamedTuple):
     """A list query with the values of its named parameters (``sa.bindparam``) and, optionally, a
     cheaper query of its number of rows. A list whose statements are built once, with parameters
-    for what a request changes, keeps their SQL cache keys: a page then neither builds nor hashes SQL."""
+    for what a request changes, keeps their SQL cache keys: a page then neither builds nor hashes SQL.
+    Only the count and page statements of a list with ``params`` are kept (a query built per request,
+    its values written in, has them derived anew)."""
 
     query: Union[sa.Select, list[Any]]
     params: Mapping[str, Any] = {}
@@ -77,10 +79,8 @@ class Listing(NamedTuple):
 Rows = Callable[[sa.Subquery], sa.Select]
 
 
-@functools.lru_cache(maxsize=64)
-def _statements(query: sa.Select, rows: Optional[Rows], count: Optional[sa.Select]) -> tuple[sa.Select, sa.Select]:
-    # The count and page statements of a list query, made once per query object (statements are
-    # immutable and hash by identity); the page's bounds are parameters.
+def _derive(query: sa.Select, rows: Optional[Rows], count: Optional[sa.Select]) -> tuple[sa.Select, sa.Select]:
+    # The count and page statements of a list query; the page's bounds are parameters.
     if count is None:
         # The statement a person would write, without a subquery for the database to flatten.
         count = query.with_only_columns(sa.func.count(), maintain_column_froms=True).order_by(None)
@@ -91,6 +91,13 @@ def _statements(query: sa.Select, rows: Optional[Rows], count: Optional[sa.Selec
         sa.bindparam("page_offset", type_=sa.Integer, literal_execute=True)
     )
     return count, page if rows is None else rows(page.subquery())
+
+
+# The same, made once per query object (statements are immutable and hash by identity), for the
+# lists that bring the same one again: those with parameters (``Listing.params``), whose statement is
+# built once per combination of their filters. A statement built per request would only miss and push
+# those out (benchmarks/bench_statement_cache.py).
+_statements = functools.lru_cache(maxsize=64)(_derive)
 
 
 def paginate(
@@ -122,7 +129,7 @@ def paginate(
         return Page(items=query[(page - 1) * size : page * size], number=page, size=size, count=len(query))
     # Plain statements run on the session's connection, without the ORM's execution steps.
     connection = get_connection()
-    count_query, page_query = _statements(query, rows, count)
+    count_query, page_query = (_statements if params else _derive)(query, rows, count)
     total = connection.execute(count_query, params).scalar_one()
     # Checked before the page query, so a huge page number never reaches the database as an OFFSET.
     if page > _page_count(total, size):
