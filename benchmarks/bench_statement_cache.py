@@ -265,9 +265,10 @@ def derivation(app: Flask, token: str, repeat: int = 2000) -> None:
     """The derivation of each list's statements (a miss, with SQLAlchemy's cache key that a new
     statement needs) against a hit, in microseconds, as statements of one real request each."""
     seen: dict[str, tuple[Any, Any, Any]] = {}
+    asking = {"kind": ""}
 
     def spy(query: Any, rows: Any, count: Any) -> Any:
-        seen.setdefault(current, (query, rows, count))
+        seen.setdefault(asking["kind"], (query, rows, count))
         return DERIVE(query, rows, count)
 
     client = app.test_client()
@@ -281,7 +282,7 @@ def derivation(app: Flask, token: str, repeat: int = 2000) -> None:
     }
     pagination._statements = pagination._derive = spy
     try:
-        for current, url in urls.items():
+        for asking["kind"], url in urls.items():
             assert client.get(url, headers={"Authorization": f"Bearer {token}"}).status_code == 200
     finally:
         pagination._statements, pagination._derive = CACHED, DERIVE
@@ -291,9 +292,10 @@ def derivation(app: Flask, token: str, repeat: int = 2000) -> None:
             cache = functools.lru_cache(maxsize=64)(DERIVE)
             cache(query, rows, count)
             times = {}
+            statements = (query, rows, count)
             for label, call in (
-                ("miss", lambda: [s._generate_cache_key() for s in DERIVE(query, rows, count)]),
-                ("hit", lambda: cache(query, rows, count)),
+                ("miss", lambda statements=statements: [s._generate_cache_key() for s in DERIVE(*statements)]),
+                ("hit", lambda cache=cache, statements=statements: cache(*statements)),
             ):
                 start = time.perf_counter()
                 for _ in range(repeat):
