@@ -10,7 +10,7 @@ import webtest
 
 from flask_coverage.commits import find_repository
 from flask_coverage.demo import active_demo_token, demo_access_token, demo_commits, load_demo
-from flask_coverage.demo_data import DEMO_REPOSITORIES, generate_lcov, vary_lcov
+from flask_coverage.demo.data import DEMO_REPOSITORIES, generate_lcov, vary_lcov
 from flask_coverage.lookups import get_owner
 from flask_coverage.models import AccessToken, Branch, Commit, FileCoverage, Pull, Repository, metadata
 from flask_coverage.operations import add_repo, add_user, create_token
