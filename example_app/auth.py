@@ -14,7 +14,7 @@ from flask import Blueprint, g, redirect, render_template, request, session, url
 
 from flask_coverage.blueprints.account import csrf_valid
 from flask_coverage.demo import DEMO_SERVICE
-from flask_coverage.demo_data import FEATURED_USERS
+from flask_coverage.demo.data import FEATURED_USERS
 from flask_coverage.identifiers import is_storable
 from flask_coverage.models import Owner
 from flask_coverage.queries.repositories import get_owner

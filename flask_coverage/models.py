@@ -216,7 +216,31 @@ class Repository(Base):
         return f"<Repository {self.owner.username}/{self.name}>"
 
 
-class Commit(Base):
+# SQLAlchemy puts a mixin's columns after the model's own: where these tables always had them.
+class _ReportTotals:
+    """The columns of a merged report (:class:`Commit`, :class:`CommitFlag`): its ``version`` and the
+    totals of its ``files``, big integers since they sum the files'."""
+
+    version: Mapped[int] = mapped_column(default=0)
+    files: Mapped[int] = mapped_column(default=0)
+    lines: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    hits: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    misses: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    partials: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+
+
+class _FileTotals:
+    """The columns of one file's coverage (:class:`FileCoverage`, :class:`FlagFileCoverage`): its totals
+    and ``data``, its lines packed in one blob."""
+
+    lines: Mapped[int] = mapped_column(default=0)
+    hits: Mapped[int] = mapped_column(default=0)
+    misses: Mapped[int] = mapped_column(default=0)
+    partials: Mapped[int] = mapped_column(default=0)
+    data: Mapped[bytes] = mapped_column(sa.LargeBinary)
+
+
+class Commit(_ReportTotals, Base):
     """A commit with coverage; ``version`` grows with every upload merged into it."""
 
     __tablename__ = "coverage_commit"
@@ -236,12 +260,6 @@ class Commit(Base):
     # The parent commit's sha, as codecov-cli's create-commit sends it.
     parent_sha: Mapped[Optional[str]] = mapped_column(sa.String(64))
     timestamp: Mapped[dt.datetime] = mapped_column(default=utcnow)
-    version: Mapped[int] = mapped_column(default=0)
-    files: Mapped[int] = mapped_column(default=0)
-    lines: Mapped[int] = mapped_column(sa.BigInteger, default=0)
-    hits: Mapped[int] = mapped_column(sa.BigInteger, default=0)
-    misses: Mapped[int] = mapped_column(sa.BigInteger, default=0)
-    partials: Mapped[int] = mapped_column(sa.BigInteger, default=0)
 
     repository: Mapped[Repository] = relationship()
 
@@ -300,7 +318,7 @@ class Pull(Base):
     head: Mapped[Commit] = relationship()
 
 
-class FileCoverage(Base):
+class FileCoverage(_FileTotals, Base):
     """Coverage of one file in one commit: totals in columns, lines packed in one blob.
 
     ``data`` is :meth:`flask_coverage.lines.LineCoverage.encode` output, so graphs read the totals
@@ -313,14 +331,9 @@ class FileCoverage(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
     path: Mapped[str] = mapped_column(sa.String(1024))
-    lines: Mapped[int] = mapped_column(default=0)
-    hits: Mapped[int] = mapped_column(default=0)
-    misses: Mapped[int] = mapped_column(default=0)
-    partials: Mapped[int] = mapped_column(default=0)
-    data: Mapped[bytes] = mapped_column(sa.LargeBinary)
 
 
-class CommitFlag(Base):
+class CommitFlag(_ReportTotals, Base):
     """The coverage of one flag in a commit: the merge of the commit's uploads that carry the flag.
 
     Totals and ``version`` as on :class:`Commit`; its files are :class:`FlagFileCoverage` rows, read
@@ -333,15 +346,9 @@ class CommitFlag(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
     flag: Mapped[str] = mapped_column(sa.String(45))
-    version: Mapped[int] = mapped_column(default=0)
-    files: Mapped[int] = mapped_column(default=0)
-    lines: Mapped[int] = mapped_column(sa.BigInteger, default=0)
-    hits: Mapped[int] = mapped_column(sa.BigInteger, default=0)
-    misses: Mapped[int] = mapped_column(sa.BigInteger, default=0)
-    partials: Mapped[int] = mapped_column(sa.BigInteger, default=0)
 
 
-class FlagFileCoverage(Base):
+class FlagFileCoverage(_FileTotals, Base):
     """Coverage of one file in one flag of a commit, stored as :class:`FileCoverage` is."""
 
     __tablename__ = "coverage_flag_file"
@@ -351,11 +358,6 @@ class FlagFileCoverage(Base):
     commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
     flag: Mapped[str] = mapped_column(sa.String(45))
     path: Mapped[str] = mapped_column(sa.String(1024))
-    lines: Mapped[int] = mapped_column(default=0)
-    hits: Mapped[int] = mapped_column(default=0)
-    misses: Mapped[int] = mapped_column(default=0)
-    partials: Mapped[int] = mapped_column(default=0)
-    data: Mapped[bytes] = mapped_column(sa.LargeBinary)
 
 
 class Upload(Base):

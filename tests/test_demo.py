@@ -9,7 +9,7 @@ import sqlalchemy as sa
 import webtest
 
 from flask_coverage.demo import active_demo_token, demo_access_token, demo_commits, load_demo
-from flask_coverage.demo_data import DEMO_REPOSITORIES, generate_lcov, vary_lcov
+from flask_coverage.demo.data import DEMO_REPOSITORIES, generate_lcov, vary_lcov
 from flask_coverage.models import AccessToken, Branch, Commit, FileCoverage, Pull, Repository, metadata
 from flask_coverage.operations import add_repo, add_user, create_token
 from flask_coverage.parsers import merge_by_path, parse_report

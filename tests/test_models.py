@@ -4,10 +4,12 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
+from flask_coverage.lines import Totals
 from flask_coverage.models import (
     AccessToken,
     Branch,
     Commit,
+    CommitFlag,
     FileCoverage,
     Membership,
     Owner,
@@ -29,6 +31,11 @@ def test_service_enum_has_exactly_the_public_values() -> None:
         "bitbucket_server",
     ]
     assert [member.short for member in ServiceEnum] == ["gh", "gl", "bb", "ghe", "gle", "bbs"]
+
+
+def test_a_commit_and_a_flag_give_their_stored_totals() -> None:
+    for report in (Commit(lines=6, hits=3, misses=2, partials=1), CommitFlag(lines=6, hits=3, misses=2, partials=1)):
+        assert Totals.of(report) == Totals(6, 3, 2, 1)
 
 
 def _insert_fails(db, row) -> None:

@@ -1,7 +1,8 @@
 """Top-down partition of the tree (icicle) and its polar form (sunburst).
 
 The root spans the whole extent on level 0; each folder's children share its
-extent on the next level in proportion to their weight.  Like the treemap,
+extent on the next level in proportion to their weight, laid out by the
+treemap's :func:`~.treemap.dice` (as d3's partition).  Like the treemap,
 edges are rounded (to pixels, or to angle ticks for the sunburst), so slices
 of one level never overlap nor leave gaps.
 """
@@ -13,6 +14,7 @@ from typing import NamedTuple, Optional, Sequence
 
 from .block import Block, folded_node
 from .hierarchy import Node
+from .treemap import dice
 
 
 class Slice(NamedTuple):
@@ -54,16 +56,10 @@ def partition(root: Node, extent: int, *, min_extent: float = 1.0) -> list[Slice
         k = (x1 - x0) / node.weight
         limit = min_extent / k if k > 0 else float("inf")
         depth += 1
-        # The last child takes the far edge as is, unless small files follow.
-        last = len(children) - 1 if small is None else -1
-        x = x0
-        rest: list[Node] = []
-        for i, child in enumerate(children):
-            w = child.weight
-            if w < limit:
-                rest = children[i:]
-                break
-            nx = x1 if i == last else x + w * k
+        end = next((i for i, child in enumerate(children) if child.weight < limit), len(children))
+        nx = x0  # where the folded slice starts if no child is drawn
+        # The last child takes the far edge as is, unless small or narrow ones follow.
+        for child, x, nx in dice(children[:end], x0, x1, k, fills=end == len(children) and small is None):
             r0 = int(x + 0.5)
             r1 = int(nx + 0.5)
             # Rounding is monotone: an empty slice has only empty descendants.
@@ -71,11 +67,11 @@ def partition(root: Node, extent: int, *, min_extent: float = 1.0) -> list[Slice
                 slices.append(Slice(r0, r1, depth, child, None))
                 if child.children is not None:
                     stack.append((child, x, nx, depth))
-            x = nx
+        rest = children[end:]
         if small is not None:
             rest.append(small)
         if rest:
-            slices.append(Slice(int(x + 0.5), int(x1 + 0.5), depth, *folded_node(node, rest)))
+            slices.append(Slice(int(nx + 0.5), int(x1 + 0.5), depth, *folded_node(node, rest)))
     return slices
 
 

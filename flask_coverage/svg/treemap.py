@@ -1,16 +1,16 @@
 """Squarified treemap, nested by folder, in d3-hierarchy's shape.
 
-:func:`squarify_row` picks the children of one row; :func:`_dice` and :func:`_slice` lay a row
-out across or down its rectangle; :func:`squarified_treemap` walks the folders.  Rows are grown
-with running sums, so each "does the next child improve the row?" test is O(1); with the children
-already sorted by the hierarchy, the layout is linear in the number of laid-out nodes.  Edges are
-rounded, not sizes: two neighbours share one float edge and so one rounded edge, so blocks never
-overlap and never leave gaps.
+:func:`squarify_row` picks the children of one row; :func:`dice` lays a row out across or down
+its rectangle (and the partition a level); :func:`squarified_treemap` walks the folders.  Rows
+are grown with running sums, so each "does the next child improve the row?" test is O(1); with
+the children already sorted by the hierarchy, the layout is linear in the number of laid-out
+nodes.  Edges are rounded, not sizes: two neighbours share one float edge and so one rounded
+edge, so blocks never overlap and never leave gaps.
 """
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Iterator, List, Tuple
 
 from .block import Block, folded_node
 from .hierarchy import Node
@@ -113,11 +113,13 @@ def _squarify(
         fills = end == n and small is None
         if dx < dy:
             y2 = y1 if fills else y0 + dy * row / value
-            _dice(nodes, start, end, x0, y0, x1, y2, dx / row, blocks, pending)
+            for node, x, nx in dice(nodes[start:end], x0, x1, dx / row):
+                _place(node, x, y0, nx, y2, blocks, pending)
             y0 = y2
         else:
             x2 = x1 if fills else x0 + dx * row / value
-            _slice(nodes, start, end, x0, y0, x2, y1, dy / row, blocks, pending)
+            for node, y, ny in dice(nodes[start:end], y0, y1, dy / row):
+                _place(node, x0, y, x2, ny, blocks, pending)
             x0 = x2
         value -= row
         start = end
@@ -128,59 +130,23 @@ def _squarify(
         blocks.append(Block(int(x0 + 0.5), int(y0 + 0.5), int(x1 + 0.5), int(y1 + 0.5), *folded_node(folder, rest)))
 
 
-def _dice(
-    nodes: list[Node],
-    start: int,
-    end: int,
-    x0: float,
-    y0: float,
-    x1: float,
-    y1: float,
-    k: float,
-    blocks: list[Block],
-    pending: _Pending,
-) -> None:
-    """A row across the rectangle: ``nodes[start:end]`` side by side, each ``weight * k`` wide."""
-    top, bottom = int(y0 + 0.5), int(y1 + 0.5)
-    last = end - 1
+def dice(nodes: list[Node], x0: float, x1: float, k: float, fills: bool = True) -> Iterator[tuple[Node, float, float]]:
+    """``nodes`` side by side along one axis from ``x0``, each ``weight * k`` long: each node with
+    its two float edges, a node's far edge being its next neighbour's near edge.  With ``fills``
+    the last node ends on ``x1`` as is, so float drift never leaves a sliver.  As d3's
+    ``treemapDice``, the one row placement of the treemap (rows across and down) and the partition.
+    """
+    last = len(nodes) - 1 if fills else -1
     x = x0
-    left = int(x + 0.5)
-    for j in range(start, end):
-        node = nodes[j]
-        nx = x1 if j == last else x + node.weight * k
-        right = int(nx + 0.5)
-        if node.children is None:
-            blocks.append(_block((left, top, right, bottom, node, None)))
-        else:
-            pending.append((node, x, y0, nx, y1))
+    for i, node in enumerate(nodes):
+        nx = x1 if i == last else x + node.weight * k
+        yield node, x, nx
         x = nx
-        left = right
 
 
-def _slice(
-    nodes: list[Node],
-    start: int,
-    end: int,
-    x0: float,
-    y0: float,
-    x1: float,
-    y1: float,
-    k: float,
-    blocks: list[Block],
-    pending: _Pending,
-) -> None:
-    """A column down the rectangle: ``nodes[start:end]`` one above the other, each ``weight * k`` tall."""
-    left, right = int(x0 + 0.5), int(x1 + 0.5)
-    last = end - 1
-    y = y0
-    top = int(y + 0.5)
-    for j in range(start, end):
-        node = nodes[j]
-        ny = y1 if j == last else y + node.weight * k
-        bottom = int(ny + 0.5)
-        if node.children is None:
-            blocks.append(_block((left, top, right, bottom, node, None)))
-        else:
-            pending.append((node, x0, y, x1, ny))
-        y = ny
-        top = bottom
+def _place(node: Node, x0: float, y0: float, x1: float, y1: float, blocks: list[Block], pending: _Pending) -> None:
+    """A file's block (edges rounded) to ``blocks``, a folder with its float rectangle to ``pending``."""
+    if node.children is None:
+        blocks.append(_block((int(x0 + 0.5), int(y0 + 0.5), int(x1 + 0.5), int(y1 + 0.5), node, None)))
+    else:
+        pending.append((node, x0, y0, x1, y1))

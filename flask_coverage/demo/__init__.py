@@ -1,6 +1,6 @@
 """Loading the demo data set: ``flask coverage demo`` (or :func:`load_demo`) in any host app.
 
-What the data set contains is defined in :mod:`flask_coverage.demo_data`; its coverage goes in
+What the data set contains is defined in :mod:`flask_coverage.demo.data`; its coverage goes in
 through the normal upload path (:func:`flask_coverage.ingest.upload_report`).
 
 Loading is idempotent: owners, memberships and repositories are created or reset to their demo
@@ -8,7 +8,7 @@ values (their upload and graph tokens are kept, so copied graph URLs keep workin
 coverage of the demo repositories is deleted and uploaded again, so running it twice leaves the
 same rows and never merges an upload twice. Anything else in the database is left alone.
 
-Every demo commit is a commit of a made-up git history (:mod:`flask_coverage.demo_git`): when
+Every demo commit is a commit of a made-up git history (:mod:`flask_coverage.demo.git`): when
 ``COVERAGE_SOURCE_GIT_ROOT`` is set, the demo writes that history there as bare git mirrors, so the
 file views show source whose lines match the reports.
 
@@ -30,8 +30,14 @@ from typing import Optional
 import sqlalchemy as sa
 from flask import current_app
 
-from .auth import generate_token, hash_token
-from .demo_data import (
+from ..auth import generate_token, hash_token
+from ..errors import AlreadyExists
+from ..ingest import UploadMeta, upload_report
+from ..models import AccessToken, Commit, CoverageDay, FileCoverage, Membership, Owner, Repository, Upload, metadata
+from ..operations import add_repo, init_db
+from ..queries.repositories import find_repository, get_owner
+from ..state import execute, get_session
+from .data import (
     DEMO_GENERATED_FILES,
     DEMO_REPOSITORIES,
     DEMO_SERVICE,
@@ -44,13 +50,7 @@ from .demo_data import (
     demo_users,
     report_bytes,
 )
-from .demo_git import GitHistory, write_mirror
-from .errors import AlreadyExists
-from .ingest import UploadMeta, upload_report
-from .models import AccessToken, Commit, CoverageDay, FileCoverage, Membership, Owner, Repository, Upload, metadata
-from .operations import add_repo, init_db
-from .queries.repositories import find_repository, get_owner
-from .state import execute, get_session
+from .git import GitHistory, write_mirror
 
 __all__ = [
     "DEMO_GENERATED_FILES",
@@ -115,7 +115,7 @@ def demo_commits(
 ) -> tuple[GitHistory, list[tuple[DemoUpload, bytes, str]]]:
     """The git history of a demo repository and its uploads as ``(upload, report, commit sha)``,
     oldest first: each upload's commit holds made-up source that matches its report
-    (:mod:`flask_coverage.demo_git`)."""
+    (:mod:`flask_coverage.demo.git`)."""
     history = GitHistory()
     commits: list[tuple[DemoUpload, bytes, str]] = []
     for upload in spec.uploads:

@@ -16,8 +16,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .lines import PARTIAL, LineCoverage
-from .parsers import merge_by_path, parse_report
+from ..lines import PARTIAL, LineCoverage
+from ..parsers import merge_by_path, parse_report
 
 #: Author and committer of every demo commit, at a fixed time: the same shas on every machine.
 SIGNATURE = b"Demo <demo@example.com> 1717718400 +0000"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Optional
 
-from ..models import ServiceEnum
+from ...models import ServiceEnum
 
 __all__ = [
     "DEMO_GENERATED_FILES",
@@ -68,7 +68,7 @@ class DemoUser:
 
 @dataclass(frozen=True)
 class DemoUpload:
-    """One upload: a report of ``demo_data`` (or :data:`GENERATED`) for the commit named ``label``.
+    """One upload: a report of this package (or :data:`GENERATED`) for the commit named ``label``.
 
     ``miss_rate`` (a share of the hit lines turned into misses) and ``drop_files`` (files left out)
     make a seeded variant of an LCOV report, for the older commits and the branches. ``flags`` are
