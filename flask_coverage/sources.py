@@ -32,7 +32,7 @@ from flask import Flask, current_app
 from markupsafe import Markup, escape
 
 from .models import Repository, ServiceEnum
-from .state import get_cache, get_state
+from .state import cache_errors, get_cache, get_state
 
 log = logging.getLogger(__name__)
 
@@ -69,19 +69,14 @@ def load_source(repository: Repository, sha: str, path: str) -> Source:
     owner = repository.owner
     material = "\0".join((owner.service.value, owner.username, repository.name, sha, path))
     key = "coverage-source:" + hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
-    cache = get_cache()
-    try:
+    cache, cached = get_cache(), None
+    with cache_errors("file view"):
         cached = cache.get(key)
-    except Exception:  # a cache that is down must not take the page with it
-        log.warning("the source cache could not be read", exc_info=True)
-        cached = None
     if isinstance(cached, Source):
         return cached
     source, seconds = _run_loader(repository, sha, path)
-    try:
+    with cache_errors("file view"):
         cache.set(key, source, timeout=seconds)
-    except Exception:
-        log.warning("the source cache could not be written", exc_info=True)
     return source
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from flask import Flask, current_app
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from flask_caching import Cache
@@ -110,6 +113,16 @@ def reads_without_transaction() -> Iterator[None]:
 def get_cache() -> Cache:
     """The cache of rendered graphs of the current app (``COVERAGE_CACHE_CONFIG``)."""
     return get_state().cache
+
+
+@contextlib.contextmanager
+def cache_errors(what: str) -> Iterator[None]:
+    """Around a use of the cache: a cache that is down must not take ``what`` (the graphs, the file
+    view) with it. Any error of the backend is logged and the block is left; the caller goes on as on a miss."""
+    try:
+        yield
+    except Exception:
+        log.warning("the cache of the %s could not be used", what, exc_info=True)
 
 
 def call_hook(name: str, *args: Any) -> Any:

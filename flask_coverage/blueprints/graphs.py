@@ -25,7 +25,6 @@ and ``.txt`` the coverage badge (``graph/`` works as ``graphs/``, as on Codecov)
 from __future__ import annotations
 
 import gzip
-import logging
 import time
 from importlib import metadata
 from typing import Any, Callable, Optional, TypeVar
@@ -43,7 +42,7 @@ from ..queries.graph_records import gc_paused, graph_records
 from ..queries.targets import find_flag_target, find_target
 from ..queries.trend import branch_coverage
 from ..request_args import color_range, etag, graph_token, requested_flag
-from ..state import call_hook, get_cache
+from ..state import cache_errors, call_hook, get_cache
 from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
 from ..svg.badge import PRECISIONS, UNKNOWN, UNKNOWN_COLOR, format_coverage, render_badge_svg
 from ..svg.trend import TREND_COMMITS, render_trend_svg
@@ -51,7 +50,6 @@ from ..urls import file_links
 
 bp = Blueprint("coverage_graphs", __name__)
 
-log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Drawn graphs of one commit's coverage (sizes, borders, kinds, links) that the cache stores.
@@ -165,23 +163,18 @@ def _not_modified(etag: str) -> bool:
 
 def _compressed_svg(key: str, options: GraphOptions, commit: Coverage, version: tuple[object, ...]) -> bytes:
     """The graph, gzip-compressed: from the cache, or drawn from the database and stored."""
-    cache = get_cache()
-    try:
+    cache, body = get_cache(), None
+    with cache_errors("graphs"):
         body = cache.get(key)
-    except Exception:  # a cache that is down must not take the graphs with it
-        log.warning("the graph cache could not be read", exc_info=True)
-        body = None
     if isinstance(body, bytes):
         return body
     with gc_paused():
         svg = render_graph_svg(graph_records(commit, version), options)
     # Level 1: most of the gain of level 9 (SVG repeats itself) at a fraction of the time.
     body = gzip.compress(svg.encode(), compresslevel=1, mtime=0)
-    try:
+    with cache_errors("graphs"):
         if _may_cache(cache, f"coverage-graph-variants:{_etag('variants', *version)}", key, len(body)):
             cache.set(key, body)
-    except Exception:
-        log.warning("the graph cache could not be written", exc_info=True)
     return body
 
 

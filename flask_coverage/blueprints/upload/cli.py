@@ -91,8 +91,11 @@ def _repository(service: str, slug: str) -> Repository:
 def _call_body() -> dict[str, Any]:
     """The JSON object a codecov-cli call sends (may be empty); a 400 for anything else."""
     raw = read_body(MAX_CALL_BYTES)
-    if not raw.strip():
-        return {}
+    return _json_object(raw) if raw.strip() else {}
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    """The JSON object ``raw`` holds; a 400 for anything else."""
     try:
         body = json.loads(raw)
     except ValueError:
@@ -249,12 +252,7 @@ def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, byte
     Each coverage file's ``data`` is base64 of zlib data, inflated with what is left of ``limit``
     (so all of them together stay under it: a bomb is a 413 before it costs more).
     """
-    try:
-        payload = json.loads(raw)
-    except ValueError:
-        fail(400, "Upload refused: the body is not JSON.")
-    if not isinstance(payload, dict):
-        fail(400, "Upload refused: the body must be a JSON object.")
+    payload = _json_object(raw)
     files = payload.get("coverage_files")
     if not isinstance(files, list) or not files:
         fail(400, "Upload refused: coverage_files must be a non-empty list.")
