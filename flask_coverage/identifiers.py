@@ -28,30 +28,6 @@ from typing import Optional, Union
 from .errors import InvalidInput
 from .models import ServiceEnum
 
-__all__ = [
-    "FLAG_PATTERN",
-    "FLAG_RULE",
-    "FULL_SHA_LENGTHS",
-    "MAX_FLAGS",
-    "MAX_NAME_LENGTH",
-    "MAX_PULLID",
-    "MIN_SHA_PREFIX",
-    "NO_PULL_REQUEST",
-    "REFUSED",
-    "SHA_PREFIX_PATTERN",
-    "check_flags",
-    "check_name",
-    "check_sha",
-    "is_storable",
-    "normalize_branch",
-    "normalize_pullid",
-    "normalize_sha",
-    "parse_service",
-    "pull_number",
-    "refusal",
-    "refused_character",
-]
-
 #: Owner, repository and branch names are at most this long.
 MAX_NAME_LENGTH = 255
 #: What the message of a refused name says, after the name of the thing refused.
