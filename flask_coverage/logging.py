@@ -96,7 +96,7 @@ def install_log_filter(logger_names: Iterable[str] = PROTECTED_LOGGERS) -> None:
 
     A filter on a logger sees the records logged to that logger itself, which is how werkzeug and
     gunicorn log their request lines. Naming ``flask_coverage`` also covers the extension's module
-    loggers that exist by then (``flask_coverage.blueprints.graphs``), since a parent's filter does
+    loggers that exist by then (``flask_coverage.sources``, ``flask_coverage.state``), since a parent's filter does
     not see its children's records.
     """
     names = list(logger_names)

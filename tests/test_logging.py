@@ -106,7 +106,7 @@ def test_init_app_installs_the_filter_once_on_the_server_loggers(
         assert len(filters) == 1, name
 
 
-@pytest.mark.parametrize("name", ["flask_coverage", "flask_coverage.blueprints.graphs"])
+@pytest.mark.parametrize("name", ["flask_coverage", "flask_coverage.sources", "flask_coverage.state"])
 def test_the_extension_loggers_redact(app: Flask, caplog: pytest.LogCaptureFixture, name: str) -> None:
     with caplog.at_level(logging.INFO, logger=name):
         logging.getLogger(name).info("upload from %s", f"/upload/v2?token={SECRET}")
