@@ -131,6 +131,18 @@ def sqlite_copy(template: Path, path: Path) -> str:
     return f"sqlite:///{path}"
 
 
+def _synchronous_off(dbapi_connection: Any, connection_record: Any) -> None:
+    dbapi_connection.execute("PRAGMA synchronous = OFF")
+
+
+def no_disk_waits(engine: sa.Engine) -> None:
+    """The connections of the SQLite ``engine`` commit without waiting for the disk (``PRAGMA synchronous =
+    OFF``: only a crash of the machine could lose a commit; locking and the journal are as they were).
+    Its connections made until now are closed: all of the next ones are set so."""
+    sa.event.listen(engine, "connect", _synchronous_off)
+    engine.dispose()
+
+
 def create_test_app(database_url: str, **config: Any) -> Flask:
     """A minimal host app with the service mounted and its tables created."""
     app = Flask("coverage_test_app")
@@ -173,6 +185,9 @@ def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Flask]:
     else:
         url = sqlite_copy(request.getfixturevalue("sqlite_template"), tmp_path / "coverage.sqlite")
     app = create_test_app(url)
+    if not SERVER_URL:
+        with app.app_context():
+            no_disk_waits(app.extensions["sqlalchemy"].engine)
     with app.app_context():
         if SERVER_URL and history is not None:
             history.restore(app.extensions["sqlalchemy"].engine)
