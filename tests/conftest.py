@@ -1,19 +1,28 @@
 """Fixtures: ``app``, ``db``, ``client``, ``testapp`` (WebTest), ``runner``, and the factories
 ``make_database_url`` and ``make_app`` for tests that need more than one app or database.
 
-The suite runs on SQLite by default (a new database file per test). With
-``COVERAGE_TEST_DATABASE_URL=postgresql+psycopg://...`` it runs on PostgreSQL: a database of its
-own is created for the run next to the given one, and every table is truncated after each test.
+The suite runs on SQLite by default: a new database file per test, a copy of one whose tables were
+created once per session (``sqlite_template``). With ``COVERAGE_TEST_DATABASE_URL=postgresql+psycopg://...``
+it runs on PostgreSQL: a database of its own is created for the run next to the given one, and every table
+is truncated after each test.
+
+The ``history`` of ``v2_history`` is built by HTTP once per session into a database of its own
+(``history_template``); each test that uses it gets a copy of it (a copy of the file on SQLite, its rows
+written into the test's database on PostgreSQL), so a test that writes into its history changes no other's.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import pytest
@@ -73,8 +82,9 @@ def _drop_pg_database(url: str) -> None:
 def pg_databases() -> Iterator[list[str]]:
     created: list[str] = []
     yield created
-    for url in created:
-        _drop_pg_database(url)
+    # At once: each DROP DATABASE waits for a checkpoint, and drops that wait together share one.
+    with ThreadPoolExecutor(max_workers=8) as executor:
+        list(executor.map(_drop_pg_database, created))
 
 
 @pytest.fixture
@@ -108,6 +118,33 @@ def module_database_url(tmp_path_factory: pytest.TempPathFactory, pg_databases: 
     return f"sqlite:///{tmp_path_factory.mktemp('module_db')}/coverage.sqlite"
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database file with the extension's tables, made by ``init_db`` once per session: the
+    ``app`` fixture copies it instead of creating the tables again for each test."""
+    path = tmp_path_factory.mktemp("template") / "coverage.sqlite"
+    dispose_engines(create_test_app(f"sqlite:///{path}"))
+    return path
+
+
+def sqlite_copy(template: Path, path: Path) -> str:
+    """The URL of a new SQLite database at ``path``, a copy of the file ``template``."""
+    shutil.copyfile(template, path)
+    return f"sqlite:///{path}"
+
+
+def _synchronous_off(dbapi_connection: Any, connection_record: Any) -> None:
+    dbapi_connection.execute("PRAGMA synchronous = OFF")
+
+
+def no_disk_waits(engine: sa.Engine) -> None:
+    """The connections of the SQLite ``engine`` commit without waiting for the disk (``PRAGMA synchronous =
+    OFF``: only a crash of the machine could lose a commit; locking and the journal are as they were).
+    Its connections made until now are closed: all of the next ones are set so."""
+    sa.event.listen(engine, "connect", _synchronous_off)
+    engine.dispose()
+
+
 def create_test_app(database_url: str, **config: Any) -> Flask:
     """A minimal host app with the service mounted and its tables created."""
     app = Flask("coverage_test_app")
@@ -139,13 +176,23 @@ def make_app() -> Iterator[Callable[..., Flask]]:
 
 
 @pytest.fixture
-def app(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
+def app(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Flask]:
+    """The host app with the service mounted, on an empty database of its own; on a copy of the
+    ``history`` database for the tests that use ``history``."""
+    history = request.getfixturevalue("history_template") if "history_template" in request.fixturenames else None
     if SERVER_URL:
         url = request.getfixturevalue("shared_pg_url")
+    elif history is not None:
+        url = sqlite_copy(Path(sa.make_url(history.url).database or ""), tmp_path / "coverage.sqlite")
     else:
-        url = f"sqlite:///{tmp_path}/coverage.sqlite"
+        url = sqlite_copy(request.getfixturevalue("sqlite_template"), tmp_path / "coverage.sqlite")
     app = create_test_app(url)
+    if not SERVER_URL:
+        with app.app_context():
+            no_disk_waits(app.extensions["sqlalchemy"].engine)
     with app.app_context():
+        if SERVER_URL and history is not None:
+            history.restore(app.extensions["sqlalchemy"].engine)
         yield app
         db = app.extensions["sqlalchemy"]
         db.session.remove()
@@ -285,9 +332,63 @@ def widgets(app: Flask) -> Any:
     return operations.add_repo("github", "acme", "widgets")
 
 
-@pytest.fixture
-def history(app: Flask, testapp: webtest.TestApp, db: Any) -> Any:
-    """The repositories, commits, branches and pulls of ``v2_history`` (from the real reports)."""
+@dataclass(frozen=True)
+class HistoryTemplate:
+    """A database holding the history of ``v2_history``: its URL, the ids of its repositories
+    (``widgets``, ``secret``, ``dormant``) and the members' tokens."""
+
+    url: str
+    ids: dict[str, int]
+    tokens: dict[str, str]
+    #: PostgreSQL: every row of every table, which ``restore`` writes into the (empty) database of a test.
+    rows: dict[str, list[dict[str, Any]]]
+
+    def restore(self, engine: sa.Engine) -> None:
+        with engine.begin() as connection:
+            for table in metadata.sorted_tables:
+                if self.rows[table.name]:
+                    connection.execute(table.insert(), self.rows[table.name])
+                column = table.autoincrement_column
+                if column is not None:  # the ids go on after those of the rows written with theirs
+                    connection.execute(
+                        sa.text(
+                            f"SELECT setval(pg_get_serial_sequence('{table.name}', '{column.name}'), "
+                            f"COALESCE(MAX({column.name}), 1), MAX({column.name}) IS NOT NULL) FROM {table.name}"
+                        )
+                    )
+
+
+@pytest.fixture(scope="session")
+def history_template(tmp_path_factory: pytest.TempPathFactory, pg_databases: list[str]) -> HistoryTemplate:
+    """The history of ``v2_history``, built by HTTP once per session into a database of its own: the
+    ``app`` of a test that uses ``history`` runs on a copy of it (on PostgreSQL, its rows are written
+    into the test's database: creating and dropping a database per test costs more than building)."""
     import v2_history
 
-    return v2_history.build(testapp, db)
+    if SERVER_URL:
+        url = _create_pg_database()
+        pg_databases.append(url)
+    else:
+        url = f"sqlite:///{tmp_path_factory.mktemp('history')}/coverage.sqlite"
+    app = create_test_app(url)
+    with app.app_context():
+        built = v2_history.build(webtest.TestApp(app), app.extensions["coverage"].db)
+        ids = {name: getattr(built, name).id for name in ("widgets", "secret", "dormant")}
+        app.extensions["sqlalchemy"].session.remove()
+        rows: dict[str, list[dict[str, Any]]] = {}
+        if SERVER_URL:
+            with app.extensions["sqlalchemy"].engine.connect() as connection:
+                for table in metadata.sorted_tables:
+                    rows[table.name] = [dict(row._mapping) for row in connection.execute(sa.select(table))]
+    dispose_engines(app)
+    return HistoryTemplate(url=url, ids=ids, tokens=built.tokens, rows=rows)
+
+
+@pytest.fixture
+def history(app: Flask, db: Any, history_template: HistoryTemplate) -> Any:
+    """The repositories, commits, branches and pulls of ``v2_history`` (from the real reports), as
+    ``v2_history.build`` returns them, read from this test's copy of ``history_template``."""
+    from flask_coverage.models import Repository
+
+    repositories = {name: db.session.get(Repository, id_) for name, id_ in history_template.ids.items()}
+    return SimpleNamespace(**repositories, tokens=dict(history_template.tokens))

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 import webtest
+from extras import needs_psycopg, needs_redis
 from flask import Flask
 
 from flask_coverage import CoverageService
@@ -74,7 +75,7 @@ def test_an_empty_database_misses_every_table(bare_app) -> None:
 @pytest.mark.parametrize(
     "url",
     [
-        "postgresql+psycopg://coverage:s3cret-password@127.0.0.1:1/coverage",
+        pytest.param("postgresql+psycopg://coverage:s3cret-password@127.0.0.1:1/coverage", marks=needs_psycopg),
         "sqlite:////nonexistent-directory-of-flask-coverage/coverage.sqlite",
     ],
 )
@@ -104,8 +105,8 @@ def test_any_other_database_failure_is_an_error(app, monkeypatch, caplog) -> Non
     assert "ProgrammingError" in caplog.text  # the details go to the log
 
 
+@needs_redis
 def test_a_cache_that_is_down_degrades_but_does_not_fail(make_app, make_database_url) -> None:
-    pytest.importorskip("redis")
     config = {"CACHE_TYPE": "RedisCache", "CACHE_REDIS_URL": "redis://127.0.0.1:1/0"}
     app = make_app(make_database_url(), COVERAGE_CACHE_CONFIG=config)
     response = webtest.TestApp(app).get("/_coverage/health")

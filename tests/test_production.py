@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 import pytest
 import sqlalchemy as sa
 import webtest
+from extras import needs_psycopg
 from flask import Flask
 from flask_caching import Cache
 from flask_sqlalchemy import SQLAlchemy
@@ -40,7 +41,7 @@ UNREACHABLE = {
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
-@pytest.fixture(params=sorted(UNREACHABLE))
+@pytest.fixture(params=[pytest.param("postgresql", marks=needs_psycopg), "sqlite"])
 def down(request: pytest.FixtureRequest) -> Any:
     """WebTest over an app whose database cannot be reached, with a host route of its own."""
     app = Flask("coverage_down")
