@@ -22,6 +22,7 @@ SERVICE = (
     "ingest",
     "upload_urls",
     "sources",
+    "providers",
     "pagination",
     "lines",
     "inflate",

@@ -1,0 +1,95 @@
+"""The one place that talks to git hosts: what the service asks of a provider, and which provider a
+repository has.
+
+A provider is configured per service in ``COVERAGE_PROVIDERS`` (docs/pull-requests.md)::
+
+    COVERAGE_PROVIDERS = {"github": {"url": "https://api.github.com", "token": "..."}}
+
+A value that is already a :class:`Provider` (any object with its methods) is used as it is: a host
+app or a test can plug in its own client. Everything the service needs from a git host goes through
+the methods below; nothing else in the package speaks HTTP to a provider.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Optional, Protocol, runtime_checkable
+
+from ..models import Repository
+
+#: A commit status's state, in GitHub's words; each provider maps them to its own.
+StatusState = Literal["success", "failure", "pending", "error"]
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    """A pull (merge) request as the provider knows it."""
+
+    number: int
+    state: Literal["open", "closed", "merged"]
+    title: str
+    base_branch: str
+    base_sha: str
+    head_branch: str
+    head_sha: str
+
+
+class ProviderError(Exception):
+    """A provider refused or failed a request. ``retry_after`` (seconds) is set where a retry can
+    help (5xx, 429, rate limits); ``status`` is the HTTP status, ``None`` when nothing answered."""
+
+    def __init__(self, message: str, *, status: Optional[int] = None, retry_after: Optional[float] = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        return self.retry_after is not None
+
+
+class CommentGone(ProviderError):
+    """The comment to edit no longer exists (deleted on the provider)."""
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """What the service asks of a git host, for one service; ``repository`` names owner and name."""
+
+    def pull(self, repository: Repository, number: int) -> Optional[PullInfo]:
+        """The pull request, or ``None`` if the provider has no such pull."""
+
+    def diff(self, repository: Repository, base_sha: str, head_sha: str) -> str:
+        """The unified diff ``base...head`` (all files: paged through, no cap of the provider's one page)."""
+
+    def read_file(self, repository: Repository, sha: str, path: str) -> Optional[bytes]:
+        """A file's bytes at a commit, or ``None`` if there is no such file."""
+
+    def set_status(
+        self,
+        repository: Repository,
+        sha: str,
+        *,
+        context: str,
+        state: StatusState,
+        description: str,
+        target_url: Optional[str],
+    ) -> None:
+        """Create or replace the commit status ``context`` on ``sha``."""
+
+    def upsert_comment(self, repository: Repository, number: int, body: str, comment_id: Optional[str]) -> str:
+        """Post the pull's comment (``comment_id`` ``None``) or edit it in place; the comment's id.
+        Raises :class:`CommentGone` if ``comment_id`` names a comment that was deleted."""
+
+    def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
+        """Delete the pull's comment (gone already is not an error)."""
+
+
+def provider_for(repository: Repository) -> Optional[Provider]:
+    """The provider configured for the repository's service in ``COVERAGE_PROVIDERS``, or ``None``."""
+    from flask import current_app
+
+    configured = (current_app.config.get("COVERAGE_PROVIDERS") or {}).get(repository.owner.service.value)
+    if configured is None or isinstance(configured, Provider):
+        return configured
+    raise NotImplementedError("COVERAGE_PROVIDERS settings dicts: the HTTP clients are built in providers/ next")
