@@ -209,6 +209,9 @@ class Repository(Base):
     service_id: Mapped[Optional[str]] = mapped_column(sa.String(100))
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # The repository's codecov.yml as ``flask coverage set-yaml`` stored it (valid when stored), for
+    # commits without one of their own (flask_coverage.feedback.settings).
+    yaml: Mapped[Optional[str]] = mapped_column(sa.Text, deferred=True)
 
     owner: Mapped[Owner] = relationship()
 
@@ -262,6 +265,22 @@ class Commit(_ReportTotals, Base):
     timestamp: Mapped[dt.datetime] = mapped_column(default=utcnow)
 
     repository: Mapped[Repository] = relationship()
+
+
+class CommitYaml(Base):
+    """The ``codecov.yml`` found at a commit, read once (a sha's files never change): where it was
+    (``path``, ``None`` if the commit has none), its validated form as JSON (``settings``), or why it
+    is ignored (``error``). See flask_coverage.feedback.settings."""
+
+    __tablename__ = "coverage_commit_yaml"
+
+    commit_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    path: Mapped[Optional[str]] = mapped_column(sa.String(64))
+    settings: Mapped[Optional[str]] = mapped_column(sa.Text)
+    error: Mapped[Optional[str]] = mapped_column(sa.Text)
+    read_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
 
 
 class CoverageDay(Base):

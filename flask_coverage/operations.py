@@ -10,6 +10,7 @@ as it was. The ``flask coverage`` CLI is a thin layer over these functions.
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import string
 from typing import Optional, Union
@@ -241,3 +242,23 @@ def delete_repo(service: Union[str, ServiceEnum], owner: str, name: str) -> None
     ):
         execute(statement)
     session.commit()
+
+
+def set_repository_yaml(service: Union[str, ServiceEnum], owner: str, name: str, text: Optional[str]) -> list[str]:
+    """Store ``text`` as the repository's ``codecov.yml`` (``None`` or empty removes it): the YAML of
+    its commits that have none of their own (docs/pull-requests.md). Its ``coverage.range`` becomes
+    the repository's graph and badge colour range. Returns the validator's notes; raises
+    :class:`InvalidInput` with the validator's error for an invalid file."""
+    from .feedback.codecov_yml import YamlError, parse
+
+    repository = require_repository(service, owner, name)
+    try:
+        validated = parse(text or "")
+    except YamlError as error:
+        raise InvalidInput(str(error)) from None
+    repository.yaml = text if validated is not None else None
+    low, high = (validated.value.get("coverage") or {}).get("range", (None, None)) if validated else (None, None)
+    repository.coverage_low = None if low is None else math.floor(low)
+    repository.coverage_high = None if high is None else math.ceil(high)
+    get_session().commit()
+    return validated.notes if validated else []

@@ -23,6 +23,7 @@ SERVICE = (
     "upload_urls",
     "sources",
     "providers",
+    "feedback",
     "pagination",
     "lines",
     "inflate",

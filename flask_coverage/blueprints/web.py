@@ -24,6 +24,7 @@ from markupsafe import Markup
 
 from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
+from ..feedback.settings import commit_settings
 from ..http_errors import handle_errors
 from ..identifiers import pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
@@ -271,6 +272,9 @@ def _target_page(view: View) -> Any:
         commits=recent_commits(repository, branch=target.branch, pullid=target.pullid, limit=RECENT_COMMITS)
         if target.sha is None
         else [],
+        settings=commit_settings(repository, commit)
+        if commit is not None and (target.sha is not None or target.pullid is not None)
+        else None,
         Target=Target,
         format_percent=format_percent,
     )

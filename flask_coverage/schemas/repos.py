@@ -94,6 +94,21 @@ class CommitDetailSchema(CommitSchema):
     report = fields.Nested(CommitReportBodySchema, required=True)
 
 
+class CommitYamlSchema(Schema):
+    """The ``codecov.yml`` that applies to a commit (docs/pull-requests.md)."""
+
+    source = fields.String(
+        required=True,
+        metadata={"description": "A path at the commit, `repository` (its stored YAML) or `defaults`."},
+    )
+    error = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Why the commit's own codecov.yml is ignored (invalid, unreadable), else null."},
+    )
+    yaml = fields.Dict(required=True, metadata={"description": "The settings, merged over the defaults."})
+
+
 class PaginatedCommitListSchema(PaginatedSchema):
     """A page of the commits of a repository."""
 

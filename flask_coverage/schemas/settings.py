@@ -34,6 +34,7 @@ class SettingsRepositorySchema(Schema):
     bot_username = fields.String(allow_none=True)
     service_id = fields.String(allow_none=True)
     updatestamp = UtcDateTime(allow_none=True)
+    yaml = fields.String(allow_none=True)
 
 
 class SettingsSchema(Schema):

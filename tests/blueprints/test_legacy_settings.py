@@ -12,7 +12,15 @@ from flask import Flask
 from webtest import TestApp
 
 from flask_coverage.models import AccessToken, Owner, Repository, utcnow
-from flask_coverage.operations import add_member, add_org, add_repo, add_user, create_token, revoke_token
+from flask_coverage.operations import (
+    add_member,
+    add_org,
+    add_repo,
+    add_user,
+    create_token,
+    revoke_token,
+    set_repository_yaml,
+)
 
 URL = "/api/pub/{provider}/{owner}/{repo}/settings"
 
@@ -95,8 +103,12 @@ def test_owner_reads_the_settings_of_a_repository(testapp: TestApp, world: World
         "bot_username",
         "service_id",
         "updatestamp",
+        "yaml",
     }
     assert repo["name"] == "site"
+    assert repo["yaml"] is None
+    set_repository_yaml("github", "alice", "site", "coverage:\n  precision: 1\n")
+    assert get(testapp, url("alice", "site"), world.alice, 200).json["repo"]["yaml"] == "coverage:\n  precision: 1\n"
     assert repo["private"] is False and repo["active"] is True and repo["deleted"] is False
     assert (repo["language"], repo["branch"]) == ("python", "main")
     assert repo["upload_token"] == world.site.upload_token

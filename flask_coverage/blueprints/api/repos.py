@@ -12,6 +12,7 @@ from typing import Any, Optional, Union
 from flask import Response, current_app, jsonify
 from sqlalchemy import Row
 
+from ...feedback.settings import commit_settings
 from ...lines import Totals
 from ...models import Branch, Commit, OwnerRow, Repository
 from ...queries.lists import (
@@ -38,6 +39,7 @@ from ...schemas.repos import (
     CommitDetailSchema,
     CommitListQuerySchema,
     CommitSchema,
+    CommitYamlSchema,
     OwnerSchema,
     PaginatedBranchListSchema,
     PaginatedCommitListSchema,
@@ -165,6 +167,22 @@ def commits_list(repository: Repository, args: dict[str, Any]) -> Any:
 def commits_retrieve(commit: Commit, args: dict[str, Any]) -> Response:
     """One commit with its report."""
     return Response(commit_detail_json(commit), mimetype="application/json")
+
+
+@repo_get(
+    "/commits/<sha>/yaml/",
+    tag="Commits",
+    description="The codecov.yml that applies to a commit: its own (read from the git mirror or the provider), "
+    "else the repository's stored YAML, merged over the defaults; and the error of its own file when it was "
+    "ignored as invalid.",
+    path=CommitPathSchema,
+    lookup=readable_commit,
+    response=CommitYamlSchema,
+)
+def commits_yaml_retrieve(commit: Commit, args: dict[str, Any]) -> dict[str, Any]:
+    """The codecov.yml of a commit."""
+    settings = commit_settings(commit.repository, commit)
+    return {"source": settings.source, "error": settings.error, "yaml": settings.value}
 
 
 @repo_get(

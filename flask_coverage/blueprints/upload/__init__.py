@@ -301,5 +301,5 @@ def split_envelope(body: bytes | bytearray) -> list[tuple[str, memoryview]]:
     return reports
 
 
-# The codecov-cli protocol's views join bp.
-from . import cli  # noqa: E402, F401
+# The codecov-cli protocol's and the YAML validator's views join bp.
+from . import cli, validate  # noqa: E402, F401

@@ -1,0 +1,703 @@
+"""Reading and validating a ``codecov.yml`` as Codecov does (docs/pull-requests.md, the keys table).
+
+:func:`load_yaml` parses with PyYAML's safe loader and refuses what a configuration file has no use
+for and an attacker has: more than :data:`MAX_YAML_BYTES`, anchors and aliases (the "billion laughs"),
+explicit tags, nesting deeper than :data:`MAX_DEPTH`, duplicate keys. :func:`validate` checks the
+result against Codecov's schema and applies its coercions (``range: 60..80``, ``"80%"``,
+``target: auto``, path patterns to regular expressions, branch names to anchored ones, the comment's
+``layout`` and ``require_changes``). An unknown key is an error naming its path, as Codecov's
+validator says it; a key Codecov knows that this service does not act on yet validates and is listed
+in the answer's ``notes``. Pure: no Flask, no database.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import yaml
+
+#: A ``codecov.yml`` is a few hundred bytes; this bounds the work of parsing a hostile one.
+MAX_YAML_BYTES = 64 * 1024
+#: Codecov's deepest key is six levels down (``coverage.status.project.<title>.paths[]``).
+MAX_DEPTH = 16
+#: A regular expression of a path or branch pattern is at most this long.
+MAX_PATTERN = 1000
+
+Path = tuple[Any, ...]
+
+
+class YamlError(ValueError):
+    """A ``codecov.yml`` that cannot be used: ``path`` is where (``()`` for the whole file)."""
+
+    def __init__(self, message: str, path: Path = ()):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"Error at {list(self.path)}: {self.message}" if self.path else self.message
+
+
+@dataclass
+class Validated:
+    """A valid ``codecov.yml``: its coerced ``value`` and the ``notes`` on keys not acted on."""
+
+    value: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(self.value, indent=2, sort_keys=True)
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader without anchors, aliases, tags, deep nesting or duplicate keys."""
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        mark = event.start_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}"
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise YamlError(f"anchors and aliases (& and *) are not accepted ({where})")
+        if getattr(event, "tag", None) is not None:
+            raise YamlError(f"tags (!...) are not accepted ({where})")
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise YamlError(f"nested deeper than {MAX_DEPTH} levels ({where})")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise YamlError(f"a key must be a plain value (line {key_node.start_mark.line + 1})")
+            if key in seen:
+                raise YamlError(f"the key {key!r} appears twice (line {key_node.start_mark.line + 1})")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(data: bytes | str) -> Optional[dict[str, Any]]:
+    """The mapping a ``codecov.yml`` holds, or ``None`` if it is empty; :class:`YamlError` if it is
+    too big, not YAML, hostile (see the module) or not a mapping."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if len(raw) > MAX_YAML_BYTES:
+        raise YamlError(f"The file is larger than {MAX_YAML_BYTES:,} bytes.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise YamlError("The file is not UTF-8 text.") from None
+    try:
+        value = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is the safe loader, narrowed
+    except YamlError as error:
+        raise YamlError(f"Can't parse YAML: {error.message}") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(error, "problem", None) or "not YAML"
+        raise YamlError(f"Can't parse YAML: {problem}{where}") from None
+    except RecursionError:
+        raise YamlError(f"Can't parse YAML: nested deeper than {MAX_DEPTH} levels") from None
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise YamlError("The file must be a mapping of keys to values.")
+    return value
+
+
+# -- Codecov's coercions: each takes the value and its path, and returns the coerced value ------------
+
+Check = Callable[[Any, Path, list[str]], Any]
+
+
+def _fail(path: Path, message: str) -> Any:
+    raise YamlError(message, path)
+
+
+def boolean(value: Any, path: Path, notes: list[str]) -> bool:
+    if not isinstance(value, bool):
+        _fail(path, "must be a boolean (true or false)")
+    return value
+
+
+def text(value: Any, path: Path, notes: list[str]) -> str:
+    if not isinstance(value, str):
+        _fail(path, "must be a string")
+    return value
+
+
+def _integer(low: int, high: Optional[int] = None) -> Check:
+    def check(value: Any, path: Path, notes: list[str]) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            _fail(path, "must be an integer")
+        if value < low or (high is not None and value > high):
+            _fail(path, f"must be between {low} and {high}" if high is not None else f"must be at least {low}")
+        return value
+
+    return check
+
+
+_PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%?\s*")
+
+
+def percent(value: Any, path: Path, notes: list[str]) -> float:
+    """``80``, ``80.5``, ``"80%"`` → ``80.0``; 0 to 100."""
+    if isinstance(value, bool):
+        _fail(path, 'must be a percentage such as 80 or "80%"')
+    if isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str) and (match := _PERCENT.fullmatch(value)):
+        number = float(match.group(1))
+    else:
+        return _fail(path, 'must be a percentage such as 80 or "80%"')
+    if not 0 <= number <= 100:
+        _fail(path, "must be between 0 and 100")
+    return number
+
+
+def target(value: Any, path: Path, notes: list[str]) -> Any:
+    """A percentage, or ``auto`` (the base's coverage)."""
+    return "auto" if value == "auto" else percent(value, path, notes)
+
+
+_RANGE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*\.{2,3}\s*(\d+(?:\.\d+)?)\s*")
+
+
+def coverage_range(value: Any, path: Path, notes: list[str]) -> list[float]:
+    """``"60..80"``, ``"60...80"`` or ``[60, 80]`` → ``[60.0, 80.0]``; low ≤ high, both 0 to 100."""
+    if isinstance(value, str) and (match := _RANGE.fullmatch(value)):
+        low, high = float(match.group(1)), float(match.group(2))
+    elif isinstance(value, list) and len(value) == 2:
+        low, high = (percent(item, (*path, index), notes) for index, item in enumerate(value))
+    else:
+        return _fail(path, 'must be a range such as "60..80" or [60, 80]')
+    if not (0 <= low <= 100 and 0 <= high <= 100):
+        _fail(path, "must be between 0 and 100")
+    if low > high:
+        _fail(path, "the lower end must not be above the upper end")
+    return [low, high]
+
+
+def _choice(*values: Any) -> Check:
+    def check(value: Any, path: Path, notes: list[str]) -> Any:
+        if isinstance(value, bool) and not any(isinstance(item, bool) for item in values):
+            _fail(path, "must be one of " + ", ".join(map(str, values)))
+        if value not in values:
+            _fail(path, "must be one of " + ", ".join(json.dumps(item) for item in values))
+        return value
+
+    return check
+
+
+def _list_of(item: Check) -> Check:
+    def check(value: Any, path: Path, notes: list[str]) -> list[Any]:
+        if isinstance(value, str):
+            value = [value]  # Codecov takes a lone string for a list of one
+        if not isinstance(value, list):
+            _fail(path, "must be a list")
+        return [item(element, (*path, index), notes) for index, element in enumerate(value)]
+
+    return check
+
+
+def _regex(pattern: str, path: Path) -> str:
+    if len(pattern) > MAX_PATTERN:
+        _fail(path, f"is longer than {MAX_PATTERN} characters")
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        _fail(path, f"is not a valid regular expression: {error}")
+    return pattern
+
+
+def _glob(pattern: str, anchored: bool = True) -> str:
+    out = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
+            continue
+        out.append({"*": "[^/]*", "?": "."}.get(char) or re.escape(char))
+        index += 1
+    return "^" + "".join(out) + (r"\Z" if anchored else "")
+
+
+def path_regex(pattern: str, anchored: bool = True) -> str:
+    """A path pattern as Codecov reads it, to a regular expression (``!`` kept in front): ``./`` is
+    dropped; no ``*``, ``$``, ``[`` or ``]`` → a prefix; ``**``, ``/*`` or a ``*`` not after ``.`` or
+    ``]`` → a glob (``*`` within a folder, ``**`` across, ``?`` one character); else a regex."""
+    negated = pattern.startswith("!")
+    body = pattern[1:] if negated else pattern
+    if body.startswith("./"):
+        body = body[2:]
+    if not any(char in body for char in "*$[]"):
+        regex = "^" + re.escape(body)
+    elif "**" in body or "/*" in body or re.search(r"(?<![.\]])\*", body):
+        regex = _glob(body, anchored)
+    else:
+        regex = body
+    return ("!" if negated else "") + regex
+
+
+def path_pattern(value: Any, path: Path, notes: list[str]) -> str:
+    pattern = text(value, path, notes)
+    if not pattern.strip("!"):
+        _fail(path, "must not be empty")
+    regex = path_regex(pattern)
+    _regex(regex.lstrip("!"), path)
+    return regex
+
+
+def branch_pattern(value: Any, path: Path, notes: list[str]) -> str:
+    """``*`` or ``""`` → ``.*``; ``main`` → ``^main$``; ``release/*`` → ``^release/.*$``; ``!`` negates."""
+    name = str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else text(value, path, notes)
+    negated = name.startswith("!")
+    body = name[1:] if negated else name
+    regex = ".*" if body in ("", "*") else "^" + ".*".join(re.escape(part) for part in body.split("*")) + "$"
+    return ("!" if negated else "") + _regex(regex, path)
+
+
+def matches(patterns: Optional[list[str]], value: str) -> bool:
+    """Whether ``value`` passes coerced patterns (path or branch): no list passes everything; a
+    ``!`` pattern that matches excludes; otherwise some plain pattern must match (if there is one)."""
+    if not patterns:
+        return True
+    positive = [pattern for pattern in patterns if not pattern.startswith("!")]
+    if any(re.match(pattern[1:], value) for pattern in patterns if pattern.startswith("!")):
+        return False
+    return not positive or any(re.match(pattern, value) for pattern in positive)
+
+
+def fix(value: Any, path: Path, notes: list[str]) -> dict[str, str]:
+    """``"before::after"`` → ``{"before": <regex of the prefix>, "after": "after"}``."""
+    rule = text(value, path, notes)
+    if rule.count("::") != 1:
+        _fail(path, 'must be "before::after"')
+    before, after = rule.split("::")
+    regex = path_regex(before, anchored=False) if before else "^"
+    return {"before": _regex(regex, path), "after": after}
+
+
+#: The comment's sections (Codecov's names); ``name:N`` limits a list section to N rows.
+LAYOUT_SECTIONS = frozenset(
+    [
+        "header",
+        "newheader",
+        "condensed_header",
+        "reach",
+        "diff",
+        "flag",
+        "flags",
+        "file",
+        "files",
+        "tree",
+        "components",
+        "footer",
+        "newfooter",
+        "condensed_footer",
+        "condensed_files",
+        "newfiles",
+        "changes",
+        "suggestions",
+        "betaprofiling",
+        "sunburst",
+        "uncovered",
+        "feedback",
+    ]
+)
+#: The sections drawn here; the others validate and are left out of the comment (with a note).
+LAYOUT_DRAWN = frozenset(
+    [
+        "header",
+        "newheader",
+        "condensed_header",
+        "diff",
+        "flag",
+        "flags",
+        "file",
+        "files",
+        "tree",
+        "footer",
+        "newfooter",
+        "condensed_footer",
+        "condensed_files",
+        "newfiles",
+    ]
+)
+
+
+def layout(value: Any, path: Path, notes: list[str]) -> list[str]:
+    """``"header, diff, files:5"`` → ``["header", "diff", "files:5"]``."""
+    if value is None or value is False:
+        return []
+    items = [item.strip() for item in text(value, path, notes).split(",") if item.strip()]
+    unknown = []
+    for item in items:
+        name, _, limit = item.partition(":")
+        if name not in LAYOUT_SECTIONS or (limit and not limit.isdigit()):
+            unknown.append(item)
+        elif name not in LAYOUT_DRAWN:
+            notes.append(f"{list(path)}: the section {name!r} is not drawn here")
+    if unknown:
+        _fail(path, "Unexpected values on layout: " + ", ".join(unknown))
+    return items
+
+
+CHANGE_KINDS = ("any_change", "coverage_drop", "uncovered_patch")
+
+
+def require_changes(value: Any, path: Path, notes: list[str]) -> list[list[str]]:
+    """``false`` → ``[]`` (always comment); ``true`` → ``[["any_change"]]``; ``"a or b and c"`` → groups
+    of alternatives, every group must hold (``[["a", "b"], ["c"]]``)."""
+    if value is False:
+        return []
+    if value is True:
+        return [["any_change"]]
+    expression = text(value, path, notes)
+    groups = []
+    for part in re.split(r"\s+and\s+", expression.strip(), flags=re.IGNORECASE):
+        names = [name.strip() for name in re.split(r"\s+or\s+", part, flags=re.IGNORECASE)]
+        bad = [name for name in names if name not in CHANGE_KINDS]
+        if bad:
+            _fail(path, f"unknown condition {bad[0]!r}: use {', '.join(CHANGE_KINDS)}, joined by and / or")
+        groups.append(names)
+    return groups
+
+
+def _comment_switch(value: Any, path: Path, notes: list[str]) -> Any:
+    """``comment: false`` turns the comment off; ``comment: true`` is the default comment (Codecov
+    turns it off too, surprisingly: docs/pull-requests.md)."""
+    return {} if boolean(value, path, notes) else False
+
+
+def _anything(value: Any, path: Path, notes: list[str]) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Keys:
+    """A mapping with these keys; ``ignored`` ones validate and are noted as not acted on."""
+
+    checks: dict[str, Any]
+    ignored: frozenset[str] = frozenset()
+    #: A mapping of free names (flags, status titles) to this check.
+    each: Any = None
+
+    def __call__(self, value: Any, path: Path, notes: list[str]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            _fail(path, "must be a mapping")
+        out = {}
+        for key, item in value.items():
+            where = (*path, key)
+            if self.each is not None:
+                if not isinstance(key, str) or not key:
+                    _fail(where, "must be a name")
+                out[key] = _run(self.each, item, where, notes)
+                continue
+            if key not in self.checks:
+                _fail(where, "unknown key")
+            if key in self.ignored:
+                notes.append(f"{list(where)}: valid, not acted on by this service")
+            out[key] = _run(self.checks[key], item, where, notes)
+        return out
+
+
+def _run(check: Any, value: Any, path: Path, notes: list[str]) -> Any:
+    return check(value, path, notes)
+
+
+def _either(*checks: Check) -> Check:
+    """The first check that accepts ``value`` (booleans first, as ``status: false``). If none does,
+    the error of the one that got deepest into the value, else all they wanted."""
+
+    def check(value: Any, path: Path, notes: list[str]) -> Any:
+        errors: list[YamlError] = []
+        for candidate in checks:
+            try:
+                return candidate(value, path, notes)
+            except YamlError as failed:
+                errors.append(failed)
+        deepest = max(errors, key=lambda error: len(error.path))
+        if len(deepest.path) > len(path):
+            raise deepest
+        wanted = " or ".join(error.message.removeprefix("must be ") for error in errors)
+        raise YamlError(f"must be {wanted}", path)
+
+    return check
+
+
+_STATUS_KEYS = {
+    "target": target,
+    "threshold": percent,
+    "base": _choice("auto", "parent", "pr"),
+    "flags": _list_of(text),
+    "paths": _list_of(path_pattern),
+    "branches": _list_of(branch_pattern),
+    "if_ci_failed": _choice("success", "failure", "error"),
+    "if_not_found": _choice("success", "failure", "error"),
+    "if_no_uploads": _choice("success", "failure", "error"),
+    "informational": boolean,
+    "only_pulls": boolean,
+    "enabled": boolean,
+    "removed_code_behavior": _choice("adjust_base", "removals_only", "fully_covered_patch", "off", False),
+    "flag_coverage_not_uploaded_behavior": _choice("include", "exclude", "pass"),
+    "carryforward_behavior": _choice("include", "exclude", "pass"),
+    "include_changes": _anything,
+    "disable_approx": boolean,
+    "measurement": _anything,
+    "skip_if_assumes": boolean,
+    "type": _choice("project", "patch", "changes"),
+    "name_prefix": text,
+}
+_STATUS_IGNORED = frozenset(
+    [
+        "if_ci_failed",
+        "if_no_uploads",
+        "flag_coverage_not_uploaded_behavior",
+        "carryforward_behavior",
+        "include_changes",
+        "disable_approx",
+        "measurement",
+        "skip_if_assumes",
+    ]
+)
+STATUS = Keys(_STATUS_KEYS, _STATUS_IGNORED)
+STATUS_GROUP = _either(boolean, Keys({}, each=_either(boolean, STATUS)))
+
+_FLAG = Keys(
+    {
+        "paths": _list_of(path_pattern),
+        "ignore": _list_of(path_pattern),
+        "carryforward": boolean,
+        "carryforward_mode": _choice("all", "labels"),
+        "after_n_builds": _integer(0),
+        "joined": boolean,
+        "required": boolean,
+        "assume": _anything,
+        "statuses": _list_of(STATUS),
+    },
+    ignored=frozenset({"ignore", "carryforward", "carryforward_mode", "joined", "required", "assume", "statuses"}),
+)
+
+_NOTIFY = Keys(
+    {
+        "after_n_builds": _integer(0),
+        "manual_trigger": boolean,
+        "wait_for_ci": boolean,
+        "require_ci_to_pass": boolean,
+        "notify_error": boolean,
+        "countdown": _anything,
+        "delay": _anything,
+    },
+    ignored=frozenset({"wait_for_ci", "require_ci_to_pass", "notify_error", "countdown", "delay"}),
+)
+
+SCHEMA = Keys(
+    {
+        "codecov": Keys(
+            {
+                "notify": _NOTIFY,
+                "require_ci_to_pass": boolean,
+                "branch": text,
+                "strict_yaml_branch": text,
+                "bot": text,
+                "ci": _list_of(text),
+                "max_report_age": _anything,
+                "disable_default_path_fixes": boolean,
+                "allow_coverage_offsets": boolean,
+                "allow_pseudo_compare": boolean,
+                "archive": Keys({"uploads": boolean}),
+                "token": text,
+                "url": text,
+                "slug": text,
+                "ui": _anything,
+            },
+            ignored=frozenset(
+                [
+                    "require_ci_to_pass",
+                    "branch",
+                    "strict_yaml_branch",
+                    "bot",
+                    "ci",
+                    "max_report_age",
+                    "disable_default_path_fixes",
+                    "allow_coverage_offsets",
+                    "allow_pseudo_compare",
+                    "archive",
+                    "token",
+                    "url",
+                    "slug",
+                    "ui",
+                ]
+            ),
+        ),
+        "coverage": Keys(
+            {
+                "precision": _integer(0, 99),
+                "round": _choice("down", "up", "nearest"),
+                "range": coverage_range,
+                "status": Keys(
+                    {
+                        "project": STATUS_GROUP,
+                        "patch": STATUS_GROUP,
+                        "changes": STATUS_GROUP,
+                        "default_rules": Keys(
+                            {
+                                "flag_coverage_not_uploaded_behavior": _STATUS_KEYS[
+                                    "flag_coverage_not_uploaded_behavior"
+                                ],
+                                "carryforward_behavior": _STATUS_KEYS["carryforward_behavior"],
+                            },
+                            ignored=frozenset({"flag_coverage_not_uploaded_behavior", "carryforward_behavior"}),
+                        ),
+                    }
+                ),
+                "notify": _anything,
+            },
+            ignored=frozenset({"notify"}),
+        ),
+        "comment": _either(
+            _comment_switch,
+            Keys(
+                {
+                    "layout": layout,
+                    "behavior": _choice("default", "once", "new", "spammy"),
+                    "require_changes": require_changes,
+                    "require_base": boolean,
+                    "require_head": boolean,
+                    "require_bundle_changes": _anything,
+                    "bundle_change_threshold": _anything,
+                    "after_n_builds": _integer(0),
+                    "hide_project_coverage": boolean,
+                    "hide_comment_details": boolean,
+                    "show_carryforward_flags": boolean,
+                    "show_critical_paths": boolean,
+                    "branches": _list_of(branch_pattern),
+                    "paths": _list_of(path_pattern),
+                    "flags": _list_of(text),
+                },
+                ignored=frozenset(
+                    [
+                        "require_base",
+                        "require_head",
+                        "require_bundle_changes",
+                        "bundle_change_threshold",
+                        "hide_comment_details",
+                        "show_carryforward_flags",
+                        "show_critical_paths",
+                        "branches",
+                        "paths",
+                        "flags",
+                    ]
+                ),
+            ),
+        ),
+        "ignore": _list_of(path_pattern),
+        "fixes": _list_of(fix),
+        "flags": Keys({}, each=_FLAG),
+        "flag_management": _anything,
+        "component_management": _anything,
+        "github_checks": _either(boolean, Keys({"annotations": boolean})),
+        "parsers": _anything,
+        "profiling": _anything,
+        "slack_app": _anything,
+        "cli": _anything,
+        "bundle_analysis": _anything,
+        "test_analytics": _anything,
+        "ai_pr_review": _anything,
+        "beta_groups": _anything,
+    },
+    ignored=frozenset(
+        [
+            "ignore",
+            "fixes",
+            "flags",
+            "flag_management",
+            "component_management",
+            "github_checks",
+            "parsers",
+            "profiling",
+            "slack_app",
+            "cli",
+            "bundle_analysis",
+            "test_analytics",
+            "ai_pr_review",
+            "beta_groups",
+        ]
+    ),
+)
+
+# Codecov moves these from under ``coverage`` to the top level before validating.
+_MOVED_TO_TOP = ("flags", "parsers", "ignore", "fixes")
+
+
+def validate(value: dict[str, Any]) -> Validated:
+    """The coerced ``codecov.yml`` and its notes, or :class:`YamlError` at the first error."""
+    value = copy.deepcopy(value)
+    coverage = value.get("coverage")
+    if isinstance(coverage, dict):
+        for key in _MOVED_TO_TOP:
+            if key in coverage:
+                if key in value:
+                    raise YamlError("given both here and at the top level", ("coverage", key))
+                value[key] = coverage.pop(key)
+    notify = (value.get("codecov") or {}).get("notify") if isinstance(value.get("codecov"), dict) else None
+    if isinstance(notify, dict) and "require_ci_to_pass" in notify:
+        value["codecov"].setdefault("require_ci_to_pass", notify.pop("require_ci_to_pass"))
+    value.pop("to_string", None)  # reserved by Codecov, dropped as it does
+    notes: list[str] = []
+    return Validated(SCHEMA(value, (), notes), notes)
+
+
+def parse(data: bytes | str) -> Optional[Validated]:
+    """:func:`load_yaml` then :func:`validate`: ``None`` for an empty file."""
+    loaded = load_yaml(data)
+    return None if loaded is None else validate(loaded)
+
+
+#: What applies when no YAML says otherwise (Codecov's defaults for a self-hosted install).
+DEFAULTS: dict[str, Any] = {
+    "codecov": {"notify": {}},
+    "coverage": {
+        "precision": 2,
+        "round": "down",
+        "range": [60.0, 80.0],
+        "status": {"project": {"default": {}}, "patch": {"default": {}}, "changes": False},
+    },
+    "comment": {
+        "layout": ["header", "diff", "flags", "files"],
+        "behavior": "default",
+        "require_changes": [],
+        "hide_project_coverage": False,
+    },
+}
+
+
+def merged(*layers: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """The layers merged in order, later over earlier: mappings key by key, anything else replaced."""
+    out: dict[str, Any] = {}
+    for layer in layers:
+        if layer:
+            out = _merge(out, layer)
+    return out
+
+
+def _merge(base: Any, over: Any) -> Any:
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for key, value in over.items():
+            out[key] = _merge(base.get(key), value)
+        return out
+    return copy.deepcopy(over)

@@ -1,0 +1,88 @@
+"""The lines a unified diff adds, by their numbers in the new file (pure: no Flask, no database).
+
+Read as Codecov reads a diff: each hunk's lines that are not removals are numbered from the hunk's
+new start, and those that start with ``+`` are added. The hunk header's counts say where a hunk
+ends, so a line of content that looks like a header (``+++ x``, ``diff --git``) is never taken for
+one. Deleted files add nothing; a renamed file adds only its changed lines; binary files add nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Union
+
+#: Path → the line numbers the diff adds to it, ascending.
+AddedLines = dict[str, list[int]]
+
+_HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_ESCAPES = {b"n": b"\n", b"t": b"\t", b"a": b"\a", b"b": b"\b", b"f": b"\f", b"r": b"\r", b"v": b"\v"}
+
+
+def _unquote(name: bytes) -> bytes:
+    """A path as git writes it: ``"..."`` with C escapes (octal bytes included) when it must be quoted."""
+    if not (name.startswith(b'"') and name.endswith(b'"') and len(name) > 1):
+        return name
+    body, out, index = name[1:-1], bytearray(), 0
+    while index < len(body):
+        char = body[index : index + 1]
+        if char == b"\\" and index + 1 < len(body):
+            following = body[index + 1 : index + 2]
+            if following.isdigit() and index + 4 <= len(body):
+                out.append(int(body[index + 1 : index + 4], 8) & 0xFF)
+                index += 4
+                continue
+            out += _ESCAPES.get(following, following)
+            index += 2
+            continue
+        out += char
+        index += 1
+    return bytes(out)
+
+
+def _new_path(line: bytes) -> Union[str, None]:
+    """The path of a ``+++ b/path`` line; ``None`` for ``/dev/null`` (a deleted file)."""
+    name = _unquote(line[4:].rstrip(b"\r\n").split(b"\t")[0])
+    if name == b"/dev/null":
+        return None
+    if name.startswith(b"b/"):
+        name = name[2:]
+    return name.decode("utf-8", "replace")
+
+
+def added_lines(diff: Iterable[Union[bytes, str]]) -> AddedLines:
+    """The added lines of each file of a unified diff (``git diff`` or a provider's), given line by line."""
+    found: AddedLines = {}
+    path: Union[str, None] = None
+    old_left = new_left = 0
+    number = 0
+    for raw in diff:
+        line = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else raw
+        if old_left > 0 or new_left > 0:  # inside a hunk: its counts say what each line is
+            first = line[:1]
+            if first == b"+":
+                if path is not None:
+                    found.setdefault(path, []).append(number)
+                number += 1
+                new_left -= 1
+            elif first == b"-":
+                old_left -= 1
+            elif first == b"\\":  # "\ No newline at end of file"
+                pass
+            else:  # context (" ", or an empty line where a tool dropped the space)
+                number += 1
+                old_left -= 1
+                new_left -= 1
+            continue
+        if line.startswith(b"diff "):
+            path = None
+        elif line.startswith(b"+++ "):
+            path = _new_path(line)
+        elif line.startswith(b"@@"):
+            match = _HUNK.match(line)
+            if match:
+                old_count, start, new_count = match.groups()
+                old_left = 1 if old_count is None else int(old_count)
+                new_left = 1 if new_count is None else int(new_count)
+                number = max(int(start), 1)
+    return found

@@ -1,0 +1,109 @@
+"""What the git mirror (``COVERAGE_SOURCE_GIT_ROOT``, docs/web.md) answers for feedback: a file at a
+commit, the merge base of two commits, the added lines of a diff. Every function answers ``None``
+when the mirror cannot (no mirror, an unknown commit, out of time), so callers fall back to the
+provider; none raises for a git failure.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Iterable
+from typing import Optional
+
+from flask import current_app
+
+from ..models import Repository
+from ..sources import _git, mirror_path
+from .diff import AddedLines, added_lines
+
+#: A merge base or a file answers within this many seconds; a diff of a big pull within ``DIFF_SECONDS``.
+GIT_SECONDS = 10
+DIFF_SECONDS = 60
+_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_NO_REPLACE_OBJECTS": "1"}
+
+
+def mirror(repository: Repository) -> Optional[str]:
+    """The repository's bare mirror under ``COVERAGE_SOURCE_GIT_ROOT``, or ``None``."""
+    root = current_app.config["COVERAGE_SOURCE_GIT_ROOT"]
+    path = mirror_path(root, repository) if root else None
+    return path if path is not None and os.path.isdir(path) else None
+
+
+def _answer(git_dir: str, *args: str, timeout: float = GIT_SECONDS) -> Optional[bytes]:
+    try:
+        done = _git(git_dir, *args, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def first_file(git_dir: str, sha: str, paths: Iterable[str], max_bytes: int) -> Optional[tuple[str, bytes]]:
+    """The first of ``paths`` that is a regular file at ``sha`` (its path and bytes, at most
+    ``max_bytes`` read), or ``None``."""
+    wanted = list(paths)
+    listed = _answer(git_dir, "ls-tree", "-z", "--full-tree", sha, "--", *wanted)
+    if listed is None:
+        return None
+    found = {}
+    for entry in listed.split(b"\0"):
+        if b"\t" in entry:
+            meta, name = entry.split(b"\t", 1)
+            mode, kind, obj = meta.split()
+            if kind == b"blob" and mode in (b"100644", b"100755"):
+                found[name.decode("utf-8", "replace")] = obj.decode()
+    for path in wanted:
+        if path in found:
+            blob = _answer(git_dir, "cat-file", "blob", found[path])
+            return None if blob is None else (path, blob[: max_bytes + 1])
+    return None
+
+
+def has_commit(git_dir: str, sha: str) -> bool:
+    return _answer(git_dir, "cat-file", "-e", f"{sha}^{{commit}}") is not None
+
+
+def merge_base(git_dir: str, one: str, other: str) -> Optional[str]:
+    """The best common ancestor of two commits (or branch names), or ``None``."""
+    found = _answer(git_dir, "merge-base", one, other)
+    return found.decode().strip() or None if found else None
+
+
+def branch_tip(git_dir: str, branch: str) -> Optional[str]:
+    """The sha of ``refs/heads/<branch>`` in the mirror, or ``None``."""
+    found = _answer(git_dir, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")
+    return found.decode().strip() if found else None
+
+
+def diff_added_lines(git_dir: str, base: str, head: str) -> Optional[AddedLines]:
+    """The lines ``head`` adds over ``base`` (by their numbers in ``head``), or ``None`` if the mirror
+    cannot tell. Read as git writes it, with no context lines and renames found, so a moved file
+    adds only its changed lines."""
+    command = [
+        "git",
+        "-c",
+        f"safe.directory={git_dir}",
+        "-c",
+        "core.quotePath=false",
+        f"--git-dir={git_dir}",
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "-M",
+        "-U0",
+        f"{base}...{head}",
+        "--",
+    ]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **_ENV}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env) as process:  # noqa: S603
+        # A git that hangs mid-diff is killed: its output ends and the answer is None.
+        timer = threading.Timer(DIFF_SECONDS, process.kill)
+        timer.start()
+        try:
+            found = added_lines(process.stdout or ())
+            process.wait()
+        finally:
+            timer.cancel()
+    return found if process.returncode == 0 else None
