@@ -461,9 +461,16 @@ def _store(
     now = utcnow()
     tips: list[tuple[Any, dict[str, Any], dict[str, Any]]] = []
     if pullid is not None:
-        # Read before the branch tip moves: the pull's base is the parent this commit names, else
-        # the default branch's tip as it was before this upload (kept from the pull's first upload).
+        # Read before the branch tip moves: the pull's base is the parent this commit names unless
+        # that is one of the pull's own commits (a second push names the first), else the default
+        # branch's tip as it was before this upload (kept from the pull's first upload). The real base
+        # is found later, from the provider or the git mirror (flask_coverage.feedback.base).
         parent = execute(sa.select(commits.c.parent_sha).where(commits.c.id == commit_id)).scalar()
+        if parent is not None:
+            own = sa.select(commits.c.id).where(
+                commits.c.repository_id == repository_id, commits.c.sha == parent, commits.c.pullid == pullid
+            )
+            parent = None if execute(own).first() else parent
         base = parent or execute(_default_tip_sha(repository_id)).scalar()
         pull_update = {"base_sha": parent} if parent else {}
     if branch is not None:

@@ -329,10 +329,13 @@ class Pull(Base):
     repository_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"))
     pullid: Mapped[int]
     head_commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
-    # The sha the pull is compared with: the parent its uploads name, else the default branch's tip
-    # when its first upload came (flask_coverage.ingest); a sha, so it may name a commit not yet uploaded.
+    # The sha the pull is compared with: its real base (flask_coverage.feedback.base) once known, until
+    # then the parent its uploads name (not one of its own commits), else the default branch's tip when
+    # its first upload came (flask_coverage.ingest); a sha, so it may name a commit not yet uploaded.
     base_sha: Mapped[Optional[str]] = mapped_column(sa.String(64))
     updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # The base the CI named with codecov-cli's pr-base-picking; wins over every other (feedback/base.py).
+    user_base_sha: Mapped[Optional[str]] = mapped_column(sa.String(64))
 
     head: Mapped[Commit] = relationship()
 

@@ -260,3 +260,13 @@ def test_demo_commits_name_their_parents_and_have_a_trend(app, testapp) -> None:
         assert parents == dict(zip(shas, [None, *shas[:-1]]))
         trend = testapp.get(f"/api/v2/github/{spec.owner}/repos/{spec.name}/coverage/?interval=1d", headers=token)
         assert trend.json["count"] == 1 and 0 < trend.json["results"][0]["avg"] <= 100
+
+
+def test_a_demo_pull_is_compared_with_its_base_on_main_not_its_own_first_commit(app, testapp) -> None:
+    token = {"Authorization": f"Bearer {load_demo(generated_files=GENERATED_FILES).token}"}
+    spec = next(spec for spec in DEMO_REPOSITORIES if spec.name == "marshmallow")
+    _, uploads = demo_commits(spec, GENERATED_FILES)
+    sha = {upload.label: sha for upload, _, sha in uploads}
+    compare = testapp.get("/api/v2/github/acme/repos/marshmallow/compare/?pullid=41", headers=token).json
+    assert compare["head_commit"] == sha["nested partial 2"]
+    assert compare["base_commit"] == sha["4.0.0"]  # not "nested partial 1", the pull's own first push

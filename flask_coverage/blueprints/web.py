@@ -24,6 +24,7 @@ from markupsafe import Markup
 
 from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
+from ..feedback.base import find_pull_with_base
 from ..feedback.settings import commit_settings
 from ..http_errors import handle_errors
 from ..identifiers import pull_number
@@ -34,7 +35,7 @@ from ..queries.compare import compare_files
 from ..queries.files import FileTotals, file_lines, file_totals, flags_query
 from ..queries.lists import branch_tips, owner_repositories, pull_tips, recent_commits
 from ..queries.repositories import find_repository, get_owner
-from ..queries.targets import find_flag, find_pull, find_target
+from ..queries.targets import find_flag, find_target
 from ..request_args import color_range, etag, graph_token, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
@@ -287,7 +288,7 @@ CHANGED_FILES_SHOWN = 10
 def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
     """A pull request's coverage compared with its base (``None`` while the base has no coverage):
     the base commit, the change of coverage, the files whose coverage changed most and the base's tree."""
-    row = find_pull(view.repository, view.target.pullid or 0)
+    row = find_pull_with_base(view.repository, view.target.pullid or 0)
     if row is None or row[2] is None:
         return None
     _, head, base = row

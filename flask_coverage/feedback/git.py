@@ -70,6 +70,12 @@ def merge_base(git_dir: str, one: str, other: str) -> Optional[str]:
     return found.decode().strip() or None if found else None
 
 
+def first_parents(git_dir: str, sha: str, limit: int = 1000) -> list[str]:
+    """``sha``'s ancestors along first parents, nearest first (at most ``limit``)."""
+    found = _answer(git_dir, "rev-list", "--first-parent", f"--max-count={limit + 1}", sha)
+    return found.decode().split()[1:] if found else []
+
+
 def branch_tip(git_dir: str, branch: str) -> Optional[str]:
     """The sha of ``refs/heads/<branch>`` in the mirror, or ``None``."""
     found = _answer(git_dir, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")

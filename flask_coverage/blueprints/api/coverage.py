@@ -16,12 +16,13 @@ import sqlalchemy as sa
 from flask import Response, current_app, stream_with_context
 
 from ...errors import NotFound
+from ...feedback.base import find_pull_with_base
 from ...lines import Totals
 from ...models import Commit, Repository
 from ...queries.compare import compare_files
 from ...queries.files import Coverage, file_lines, file_totals, flags_query, uploads_query
 from ...queries.lookups import NOT_FOUND, queried_commit, readable_commit, readable_file, readable_repository
-from ...queries.targets import find_flag, find_pull, resolve_commit
+from ...queries.targets import find_flag, resolve_commit
 from ...queries.trend import coverage_trend, trend_day_start
 from ...schemas.common import CommitPathSchema, CommitQuerySchema, PaginationQuerySchema, RepositoryPathSchema
 from ...schemas.coverage import (
@@ -169,7 +170,7 @@ def repos_file_report_retrieve(found: tuple[Repository, str], args: dict[str, An
 def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Commit]:
     """The base and head commits ``args`` name: ``base`` and ``head``, or a pull request's."""
     if "pullid" in args:
-        row = find_pull(repository, args["pullid"])
+        row = find_pull_with_base(repository, args["pullid"])
         if row is None:
             raise NotFound(NOT_FOUND)
         _, head, base = row

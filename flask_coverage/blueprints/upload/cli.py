@@ -27,7 +27,8 @@ from typing import Any, Optional
 
 from flask import Response, jsonify, request
 
-from ...identifiers import MAX_NAME_LENGTH, check_name, check_sha, parse_service
+from ...feedback.base import set_user_base
+from ...identifiers import MAX_NAME_LENGTH, check_name, check_sha, normalize_pullid, parse_service
 from ...inflate import inflate
 from ...ingest import CommitTarget, FileFix, UploadMeta, record_commit, upload_reports
 from ...models import Commit, Repository, utcnow
@@ -227,6 +228,24 @@ def cli_upload_complete(service: str, slug: str, sha: str) -> Response:
     result = f"{count} upload(s) of this commit merged; this server sends no notifications."
     body = {"result": result, "uploads_total": count, "uploads_success": count, "uploads_processing": 0}
     return _json(200, {**body, "uploads_error": 0})
+
+
+@bp.route("/api/v1/<service>/<slug>/pulls/<pullid>", methods=["PUT"])
+def cli_pr_base_picking(service: str, slug: str, pullid: str) -> Response:
+    """``pr-base-picking``: the base the CI chose for a pull, which wins over every other
+    (docs/pull-requests.md, "The pull's base")."""
+    repository = _repository(service, slug)
+    number = normalize_pullid(pullid)
+    body = _call_body()
+    if number is None:
+        fail(400, f"Upload refused: {pullid[:20]!r} is not a pull request number.")
+    base = check_sha(_text_field(body, "user_provided_base_sha") or "", "user_provided_base_sha")
+    if not set_user_base(repository, number, base):
+        fail(404, f"Upload refused: pull request #{number} has no coverage yet; upload its coverage first.")
+    return _json(200, {"pullid": number, "user_provided_base_sha": base})
+
+
+JSON_ENDPOINTS.add(f"{bp.name}.cli_pr_base_picking")
 
 
 @bp.route("/upload/put", methods=["PUT"])
