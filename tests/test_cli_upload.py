@@ -48,7 +48,7 @@ def test_upload_from_stdin(runner, widgets) -> None:
 
 
 def test_a_big_report_shows_a_progress_bar_on_stderr(runner, widgets, monkeypatch) -> None:
-    monkeypatch.setattr("flask_coverage.cli.PROGRESS_BAR_BYTES", 1000)
+    monkeypatch.setattr("flask_coverage.cli.upload.PROGRESS_BAR_BYTES", 1000)
     report = str(DATA / "marshmallow.coverage.json")
     result = upload(runner, report, "--repo", REPO, "--commit", SHA)
     assert result.exit_code == 0, result.output
