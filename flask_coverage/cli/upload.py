@@ -20,7 +20,7 @@ PROGRESS_BAR_BYTES = 16 * 1024 * 1024
 
 @coverage_cli.command("upload")
 @click.argument("report")
-@click.option("--repo", "slug", required=True, metavar="SERVICE/OWNER/REPO", help="e.g. github/acme/widgets")
+@click.option("--repo", "slug", required=True, metavar="SERVICE/OWNER/REPO", help="e.g. gh/acme/widgets")
 @click.option("--commit", "sha", required=True, help="The full sha of the commit the report was made on.")
 @click.option("--branch", help="Move this branch's tip to the commit.")
 @click.option("--pr", "pullid", metavar="N", help="Move this pull request's tip to the commit.")
@@ -79,7 +79,7 @@ def upload_command(
     repository = commit.repository
     totals = Totals.of(commit)
     click.echo(
-        f"Uploaded {report} to {repository.owner.service.value}/{repository.owner.username}/{repository.name}"
+        f"Uploaded {report} to {repository.owner.service.short}/{repository.owner.username}/{repository.name}"
         f" at {commit.sha}: {commit.files} files, {commit.lines} lines, {totals.coverage}% covered"
         f" (version {commit.version})."
     )
