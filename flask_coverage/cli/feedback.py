@@ -1,0 +1,39 @@
+"""Pull-request feedback: ``set-yaml`` (docs/pull-requests.md)."""
+
+from __future__ import annotations
+
+from typing import IO, Optional
+
+import click
+
+from .. import operations
+from ..errors import InvalidInput
+from ..feedback.codecov_yml import MAX_YAML_BYTES
+from .base import SERVICES_HELP, coverage_cli, reports_errors, split_names
+
+
+@coverage_cli.command("set-yaml", epilog=SERVICES_HELP)
+@click.argument("path", metavar="SERVICE/OWNER/REPO")
+@click.argument("file", type=click.File("rb"), required=False)
+@click.option("--clear", is_flag=True, help="Remove the stored YAML.")
+@reports_errors
+def set_yaml_command(path: str, file: Optional[IO[bytes]], clear: bool) -> None:
+    """Store FILE (a codecov.yml; - for standard input) as the repository's YAML, e.g.
+    ``set-yaml gh/acme/widgets codecov.yml``: the settings of its commits that have no codecov.yml of
+    their own. It is validated first; its coverage.range becomes the graph and badge colour range."""
+    service, (owner, repo) = split_names((path,), ("OWNER", "REPO"), "SERVICE/OWNER/REPO")
+    if clear == (file is not None):
+        raise InvalidInput("give a FILE to store, or --clear to remove the stored YAML")
+    text = None
+    if file is not None:
+        data = file.read(MAX_YAML_BYTES + 1)
+        try:
+            text = data.decode("utf-8") if len(data) <= MAX_YAML_BYTES else None
+        except UnicodeDecodeError:
+            raise InvalidInput("the file is not UTF-8 text") from None
+        if text is None:
+            raise InvalidInput(f"the file is larger than {MAX_YAML_BYTES:,} bytes")
+    notes = operations.set_repository_yaml(service, owner, repo, text)
+    for note in notes:
+        click.echo(f"Note: {note}")
+    click.echo(f"Stored the YAML of {path.strip('/')}." if text else f"Removed the YAML of {path.strip('/')}.")
