@@ -37,6 +37,8 @@ class RecordingProvider:
 
     def diff(self, repository: Repository, base_sha: str, head_sha: str) -> str:
         self._call("diff", base_sha, head_sha)
+        if (base_sha, head_sha) not in self.diffs:
+            raise ProviderError("no such comparison", status=404)  # as a provider answers unknown commits
         return self.diffs[(base_sha, head_sha)]
 
     def read_file(self, repository: Repository, sha: str, path: str) -> Optional[bytes]:

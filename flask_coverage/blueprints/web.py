@@ -25,7 +25,8 @@ from markupsafe import Markup
 from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..feedback.base import find_pull_with_base
-from ..feedback.settings import commit_settings
+from ..feedback.patch import diff_added_lines, patch_coverage, rounded
+from ..feedback.settings import Settings, commit_settings
 from ..http_errors import handle_errors
 from ..identifiers import pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
@@ -247,10 +248,14 @@ def _target_page(view: View) -> Any:
     number = _page_number(pages)
     is_default = target == Target()
     trend = flag is None and commit is not None and target.pullid is None and target.sha is None
+    # The codecov.yml of a commit's or a pull's page (its error shown; the pull's patch rounded by it).
+    settings = (
+        commit_settings(repository, commit) if commit is not None and not trend and target.branch is None else None
+    )
     return render_template(
         "coverage/repository.html",
         trend_url=view.graph_url("commits") if trend else None,
-        comparison=_pull_comparison(view) if target.pullid is not None and commit is not None else None,
+        comparison=_pull_comparison(view, settings) if settings is not None and target.pullid is not None else None,
         view=view,
         repository=repository,
         commit=commit,
@@ -272,32 +277,65 @@ def _target_page(view: View) -> Any:
         commits=recent_commits(repository, branch=target.branch, pullid=target.pullid, limit=RECENT_COMMITS)
         if target.sha is None
         else [],
-        settings=commit_settings(repository, commit)
-        if commit is not None and (target.sha is not None or target.pullid is not None)
-        else None,
+        settings=settings,
         Target=Target,
         format_percent=format_percent,
     )
 
 
-#: The files a pull request's page lists: those whose coverage changed most.
+#: The files a pull request's page lists: those whose coverage changed most, and those whose added
+#: lines are missed most.
 CHANGED_FILES_SHOWN = 10
 
 
-def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
-    """A pull request's coverage compared with its base (``None`` while the base has no coverage):
-    the base commit, the change of coverage, the files whose coverage changed most and the base's tree."""
+def _pull_comparison(view: View, settings: Settings) -> Optional[dict[str, Any]]:
+    """A pull request compared with its base (``None`` while it has no base): the base commit (``None``
+    while it has no coverage here), the change of coverage, the files whose coverage changed most,
+    the patch coverage (``None`` without a diff) and its files with missed lines, the files whose
+    coverage changed outside the diff (indirect changes), the trees. Percentages of the patch are
+    shown with the commit's ``coverage.precision`` and ``coverage.round``."""
     row = find_pull_with_base(view.repository, view.target.pullid or 0)
-    if row is None or row[2] is None:
+    if row is None or row[0].base_sha is None:
         return None
-    _, head, base = row
-    changed = [file for file in compare_files(base, head) if file.base is None or file.base != file.head]
-    changed.sort(key=lambda file: -abs(file.head.coverage - (file.base.coverage if file.base else 0)))
-    return {
+    pull, head, base = row
+    precision, rounding = settings.get("coverage", "precision", default=2), settings.get("coverage", "round")
+
+    def shown(totals: Totals) -> str:
+        value = rounded(totals.hits, totals.lines, precision, rounding or "down")
+        return "no coverable lines" if value is None else f"{value}%"
+
+    patch = patch_coverage(view.repository, pull.base_sha, head)
+    missed = (
+        sorted((file for file in patch.files.values() if file.missed), key=lambda file: (-len(file.missed), file.path))
+        if patch
+        else []
+    )
+    found = {
+        "base_sha": pull.base_sha,
         "base": base,
+        "patch": patch,
+        "patch_text": shown(patch.totals) if patch else None,
+    }
+    found["missed_files"] = [(file, shown(file.totals)) for file in missed[:CHANGED_FILES_SHOWN]]
+    found["missed_count"] = len(missed)
+    if base is None:
+        return found
+    files = list(compare_files(base, head))
+    changed = [file for file in files if file.base is None or file.base != file.head]
+    changed.sort(key=lambda file: -abs(file.head.coverage - (file.base.coverage if file.base else 0)))
+    patched = patch.files if patch is not None else {}
+    indirect = [
+        file.path for file in files if file.change_summary and patch is not None and file.path not in patch.changed
+    ]
+    return {
+        **found,
         "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
-        "files": changed[:CHANGED_FILES_SHOWN],
+        "files": [
+            (file, shown(patched[file.path].totals) if file.path in patched else "")
+            for file in changed[:CHANGED_FILES_SHOWN]
+        ],
         "changed": len(changed),
+        "indirect": indirect,
         "base_graph": view._replace(target=Target(sha=base.sha)).graph_url("tree"),
         "head_graph": view.graph_url("tree"),
     }
@@ -335,20 +373,24 @@ def _miss_ranges(tracked: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
     return ranges
 
 
-def lines_html(tracked: dict[int, tuple[int, int]], source: Optional[tuple[Markup, ...]]) -> Markup:
+def lines_html(
+    tracked: dict[int, tuple[int, int]], source: Optional[tuple[Markup, ...]], added: frozenset[int] = frozenset()
+) -> Markup:
     """The rows of the file view's table, built here rather than in a template loop: a 5,000-line
     file is 5,000 rows, and a join of formatted strings is several times faster (docs/web.md).
 
     With ``source``: every line, ``number | hits | code``; without: the tracked lines, ``number |
-    state | hits``. A row's class is its state (``coverage-hit``, ...; none for untracked lines).
+    state | hits``. A row's class is its state (``coverage-hit``, ...; none for untracked lines), and
+    ``coverage-added`` for the lines of ``added`` (a pull's added lines).
     """
     rows = []
     if source is None:
         for number in sorted(tracked):
             hits, state = tracked[number]
             name = STATE_NAMES[state]
+            extra = " coverage-added" if number in added else ""
             rows.append(
-                f'<tr class="coverage-{name}" id="L{number}"><td><a href="#L{number}">{number}</a></td>'
+                f'<tr class="coverage-{name}{extra}" id="L{number}"><td><a href="#L{number}">{number}</a></td>'
                 f"<td>{name}</td><td>{hits}</td></tr>"
             )
     else:
@@ -356,11 +398,26 @@ def lines_html(tracked: dict[int, tuple[int, int]], source: Optional[tuple[Marku
         for number in range(1, last + 1):
             code = source[number - 1] if number <= len(source) else ""
             found = tracked.get(number)
-            css, hits_text = ("", "") if found is None else (f' class="coverage-{STATE_NAMES[found[1]]}"', found[0])
+            names = ([] if found is None else [f"coverage-{STATE_NAMES[found[1]]}"]) + (
+                ["coverage-added"] if number in added else []
+            )
+            css = f' class="{" ".join(names)}"' if names else ""
+            hits_text = "" if found is None else found[0]
             link = f'<a href="#L{number}">{number}</a>'
             rows.append(f'<tr{css} id="L{number}"><td>{link}</td><td>{hits_text}</td><td>{code}</td></tr>')
     # Numbers, state names and already escaped source only.
     return Markup("\n".join(rows))  # noqa: S704
+
+
+def _added_lines(view: View, path: str) -> tuple[frozenset[int], Optional[str]]:
+    """The lines a pull's page's file adds over the pull's base (none for other pages or without a
+    diff), and the base's sha."""
+    if view.target.pullid is None or view.commit is None:
+        return frozenset(), None
+    row = find_pull_with_base(view.repository, view.target.pullid)
+    base_sha = row[0].base_sha if row is not None else None
+    added = diff_added_lines(view.repository, base_sha, view.commit.sha) if base_sha else None
+    return frozenset((added or {}).get(path, ())), base_sha
 
 
 @bp.get(_REPO + "/blob/<path:path>")
@@ -386,8 +443,11 @@ def file_view(
     if commit is None or lines is None:
         raise NotFound(NOT_FOUND_MESSAGE)
     source = load_source(view.repository, commit.sha, path)
+    added, base_sha = _added_lines(view, path)
     user = _current_user()
-    tag = etag(commit.id, commit.sha, commit.version, path, flag, view.token, getattr(user, "id", None), source)
+    tag = etag(
+        commit.id, commit.sha, commit.version, path, flag, view.token, getattr(user, "id", None), source, base_sha
+    )
     if request.if_none_match.contains(tag):
         response = make_response("", 304)
         response.set_etag(tag)
@@ -404,7 +464,9 @@ def file_view(
             flag=flag,
             totals=totals,
             coverage=format_percent(totals.hits, totals.lines),
-            rows=lines_html(tracked, source.lines),
+            rows=lines_html(tracked, source.lines, added),
+            added=added,
+            added_missed=sorted(number for number in added if number in tracked and tracked[number][1] != HIT),
             source=source,
             miss_ranges=_miss_ranges(tracked),
             listed_miss_ranges=LISTED_MISS_RANGES,

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Union
 
-#: Path → the line numbers the diff adds to it, ascending.
+#: Path → the line numbers the diff adds to it, ascending (empty for a file it only removes lines from).
 AddedLines = dict[str, list[int]]
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -78,6 +78,8 @@ def added_lines(diff: Iterable[Union[bytes, str]]) -> AddedLines:
             path = None
         elif line.startswith(b"+++ "):
             path = _new_path(line)
+            if path is not None:
+                found.setdefault(path, [])  # changed, maybe with no line added
         elif line.startswith(b"@@"):
             match = _HUNK.match(line)
             if match:

@@ -145,7 +145,7 @@ class CompareQuerySchema(Schema):
 
 
 class ComparedTotalsSchema(Schema):
-    """Totals before and after; ``patch`` (the changed lines' totals) needs a diff: always null here."""
+    """Totals before and after; ``patch``: the totals of the lines the diff adds (null without a diff)."""
 
     base = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
     head = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
@@ -173,8 +173,8 @@ class ComparedFileSchema(Schema):
 
     name = fields.Nested(ComparedNameSchema, required=True)
     totals = fields.Nested(ComparedTotalsSchema, required=True)
-    has_diff = fields.Boolean(required=True, metadata={"description": "Always false: no diff is known."})
-    stats = fields.Raw(required=True, allow_none=True, metadata={"description": "Always null: no diff is known."})
+    has_diff = fields.Boolean(required=True, metadata={"description": "Whether the diff base...head changes the file."})
+    stats = fields.Raw(required=True, allow_none=True, metadata={"description": "Always null."})
     change_summary = fields.Nested(ChangeSummarySchema, required=True)
 
 
@@ -185,9 +185,7 @@ class ComparisonSchema(Schema):
     head_commit = fields.String(required=True)
     totals = fields.Nested(ComparedTotalsSchema, required=True)
     files = fields.List(fields.Nested(ComparedFileSchema), required=True, metadata={"description": "By path."})
-    untracked = fields.List(
-        fields.String(), required=True, metadata={"description": "Always empty: changed files need a diff."}
-    )
+    untracked = fields.List(fields.String(), required=True, metadata={"description": "Always empty."})
 
 
 class CoverageTrendQuerySchema(PaginationQuerySchema):

@@ -17,6 +17,7 @@ from flask import Response, current_app, stream_with_context
 
 from ...errors import NotFound
 from ...feedback.base import find_pull_with_base
+from ...feedback.patch import patch_coverage
 from ...lines import Totals
 from ...models import Commit, Repository
 from ...queries.compare import compare_files
@@ -189,19 +190,27 @@ def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Com
     tag="Coverage",
     description="The coverage of a head commit compared with a base commit (`base` and `head`, full shas or "
     "unique prefixes; or `pullid`: the pull request's base and tip): both totals, and each file of the head "
-    "with its totals before and after and how many of the lines tracked in both changed state. `patch`, "
-    "`stats` and `untracked` need a diff of the sources, which the service does not have.",
+    "with its totals before and after and how many of the lines tracked in both changed state. `patch`: the "
+    "totals of the lines `base...head` adds (from the git mirror or the provider; null when neither has the "
+    "diff), in all and per file; `has_diff`: the diff changes the file. `stats` and `untracked` are not given.",
     query=CompareQuerySchema,
     response=ComparisonSchema,
 )
 def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
     """Compare the coverage of two commits."""
     base, head = _compared(repository, args)
+    patch = patch_coverage(repository, base.sha, head)
+    changed = patch.changed if patch is not None else frozenset()
+    patched = patch.files if patch is not None else {}
     files = [
         {
             "name": {"base": None if file.base is None else file.path, "head": file.path},
-            "totals": {"base": _totals(file.base), "head": _totals(file.head), "patch": None},
-            "has_diff": False,
+            "totals": {
+                "base": _totals(file.base),
+                "head": _totals(file.head),
+                "patch": _totals(patched[file.path].totals) if file.path in patched else None,
+            },
+            "has_diff": file.path in changed,
             "stats": None,
             "change_summary": file.change_summary,
         }
@@ -210,7 +219,7 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
     totals = {
         "base": totals_body(Totals.of(base), base.files),
         "head": totals_body(Totals.of(head), head.files),
-        "patch": None,
+        "patch": None if patch is None else totals_body(patch.totals, len(patch.files)),
     }
     return {"base_commit": base.sha, "head_commit": head.sha, "totals": totals, "files": files, "untracked": []}
 

@@ -1,0 +1,123 @@
+"""Patch coverage: the coverage of the lines a change adds (docs/pull-requests.md, "Patch coverage").
+
+The added lines of ``base...head`` (from the git mirror, else the provider's ``diff``) are looked up in
+the head commit's coverage, as Codecov counts them: an added line with coverage is a hit, a miss or a
+partial (a partial is not covered); an added line without coverage (a blank line, a comment) does
+not count. Files of the diff that the head's report does not have count nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, localcontext
+from typing import Optional
+
+import sqlalchemy as sa
+
+from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
+from ..models import Commit, FileCoverage, Repository
+from ..providers import ProviderError, provider_for
+from ..state import cache_errors, execute, get_cache
+from . import git
+from .diff import AddedLines, added_lines
+
+log = logging.getLogger(__name__)
+
+#: Paths looked up in one statement (a pull may touch thousands of files).
+PATHS_PER_QUERY = 500
+#: A provider's diff is kept this long in the extension's cache (the pull page, its file views).
+DIFF_CACHE_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class FilePatch:
+    """One file's added lines with coverage: their ``totals`` and the ``missed`` ones (misses and
+    partials), ascending."""
+
+    path: str
+    totals: Totals
+    missed: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Patch:
+    """The coverage of a change: its ``totals``, each changed ``files``' (by path; every file of the
+    diff that the head's report has), and ``changed``, every path the diff touches."""
+
+    totals: Totals
+    files: dict[str, FilePatch]
+    changed: frozenset[str]
+
+
+def diff_added_lines(repository: Repository, base_sha: str, head_sha: str) -> Optional[AddedLines]:
+    """The lines ``head`` adds over ``base`` (``base...head``): from the git mirror when it has both
+    commits, else the provider; ``None`` when neither can tell."""
+    git_dir = git.mirror(repository)
+    if git_dir is not None and git.has_commit(git_dir, base_sha) and git.has_commit(git_dir, head_sha):
+        found = git.diff_added_lines(git_dir, base_sha, head_sha)
+        if found is not None:
+            return found
+    provider = provider_for(repository)
+    if provider is None:
+        return None
+    key = f"coverage-diff:{repository.id}:{base_sha}:{head_sha}"
+    cache, cached = get_cache(), None
+    with cache_errors("diff"):
+        cached = cache.get(key)
+    if isinstance(cached, dict):
+        return cached
+    try:
+        found = added_lines(provider.diff(repository, base_sha, head_sha).splitlines())
+    except ProviderError as error:
+        log.warning("the provider gave no diff of %s...%s: %s", base_sha[:12], head_sha[:12], error)
+        return None
+    with cache_errors("diff"):
+        cache.set(key, found, timeout=DIFF_CACHE_SECONDS)  # two shas' diff never changes
+    return found
+
+
+def _coverage_rows(head: Commit, paths: list[str]) -> Iterable[tuple[str, bytes]]:
+    for start in range(0, len(paths), PATHS_PER_QUERY):
+        chunk = paths[start : start + PATHS_PER_QUERY]
+        query = sa.select(FileCoverage.path, FileCoverage.data).where(
+            FileCoverage.commit_id == head.id, FileCoverage.path.in_(chunk)
+        )
+        yield from execute(query)
+
+
+def patch_of(head: Commit, added: AddedLines) -> Patch:
+    """The coverage of the ``added`` lines in ``head``'s report."""
+    files: dict[str, FilePatch] = {}
+    for path, data in _coverage_rows(head, sorted(path for path, lines in added.items() if lines)):
+        wanted = set(added[path])
+        counts = {HIT: 0, MISS: 0, PARTIAL: 0}
+        missed = []
+        for line, _, state in LineCoverage.decode(data):
+            if line in wanted:
+                counts[state] += 1
+                if state != HIT:
+                    missed.append(line)
+        files[path] = FilePatch(path, Totals.from_counts(counts[HIT], counts[MISS], counts[PARTIAL]), tuple(missed))
+    return Patch(sum((file.totals for file in files.values()), Totals()), files, frozenset(added))
+
+
+def patch_coverage(repository: Repository, base_sha: str, head: Commit) -> Optional[Patch]:
+    """The patch coverage of ``head`` over ``base_sha``, or ``None`` when no diff can be had."""
+    added = diff_added_lines(repository, base_sha, head.sha)
+    return None if added is None else patch_of(head, added)
+
+
+_ROUNDING = {"down": ROUND_FLOOR, "up": ROUND_CEILING, "nearest": ROUND_HALF_UP}
+
+
+def rounded(hits: int, lines: int, precision: int = 2, rounding: str = "down") -> Optional[Decimal]:
+    """``hits / lines * 100`` with ``precision`` decimals, rounded as ``coverage.round`` says;
+    ``None`` without lines."""
+    if not lines:
+        return None
+    with localcontext() as context:
+        context.prec = 128  # precision may be up to 99 decimals
+        value = Decimal(hits) * 100 / Decimal(lines)
+        return value.quantize(Decimal(1).scaleb(-precision), rounding=_ROUNDING[rounding])
