@@ -25,7 +25,7 @@ from markupsafe import Markup
 from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..feedback.base import find_pull_with_base
-from ..feedback.patch import diff_added_lines, patch_coverage, rounded
+from ..feedback.patch import find_diff, patch_coverage, rounded
 from ..feedback.settings import Settings, commit_settings
 from ..http_errors import handle_errors
 from ..identifiers import pull_number
@@ -416,8 +416,8 @@ def _added_lines(view: View, path: str) -> tuple[frozenset[int], Optional[str]]:
         return frozenset(), None
     row = find_pull_with_base(view.repository, view.target.pullid)
     base_sha = row[0].base_sha if row is not None else None
-    added = diff_added_lines(view.repository, base_sha, view.commit.sha) if base_sha else None
-    return frozenset((added or {}).get(path, ())), base_sha
+    found = find_diff(view.repository, base_sha, view.commit.sha) if base_sha else None
+    return frozenset(found.added.get(path, ()) if found else ()), base_sha
 
 
 @bp.get(_REPO + "/blob/<path:path>")

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Union
+from dataclasses import dataclass
+from typing import Optional, Union
 
 #: Path → the line numbers the diff adds to it, ascending (empty for a file it only removes lines from).
 AddedLines = dict[str, list[int]]
 
-_HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _ESCAPES = {b"n": b"\n", b"t": b"\t", b"a": b"\a", b"b": b"\b", b"f": b"\f", b"r": b"\r", b"v": b"\v"}
 
 
@@ -40,22 +41,25 @@ def _unquote(name: bytes) -> bytes:
     return bytes(out)
 
 
-def _new_path(line: bytes) -> Union[str, None]:
-    """The path of a ``+++ b/path`` line; ``None`` for ``/dev/null`` (a deleted file)."""
+def _new_path(line: bytes, prefix: bytes = b"b/") -> Union[str, None]:
+    """The path of a ``+++ b/path`` (or ``--- a/path``) line; ``None`` for ``/dev/null``."""
     name = _unquote(line[4:].rstrip(b"\r\n").split(b"\t")[0])
     if name == b"/dev/null":
         return None
-    if name.startswith(b"b/"):
+    if name.startswith(prefix):
         name = name[2:]
     return name.decode("utf-8", "replace")
 
 
-def added_lines(diff: Iterable[Union[bytes, str]]) -> AddedLines:
-    """The added lines of each file of a unified diff (``git diff`` or a provider's), given line by line."""
+def added_lines(diff: Iterable[Union[bytes, str]], removed: Optional[AddedLines] = None) -> AddedLines:
+    """The added lines of each file of a unified diff (``git diff`` or a provider's), given line by
+    line. ``removed``, if given, gets the removed lines of each file, by their numbers in the old file
+    (under its old path)."""
     found: AddedLines = {}
     path: Union[str, None] = None
+    old_path: Union[str, None] = None
     old_left = new_left = 0
-    number = 0
+    number = old_number = 0
     for raw in diff:
         line = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else raw
         if old_left > 0 or new_left > 0:  # inside a hunk: its counts say what each line is
@@ -66,16 +70,22 @@ def added_lines(diff: Iterable[Union[bytes, str]]) -> AddedLines:
                 number += 1
                 new_left -= 1
             elif first == b"-":
+                if removed is not None and old_path is not None:
+                    removed.setdefault(old_path, []).append(old_number)
+                old_number += 1
                 old_left -= 1
             elif first == b"\\":  # "\ No newline at end of file"
                 pass
             else:  # context (" ", or an empty line where a tool dropped the space)
                 number += 1
+                old_number += 1
                 old_left -= 1
                 new_left -= 1
             continue
         if line.startswith(b"diff "):
-            path = None
+            path = old_path = None
+        elif line.startswith(b"--- "):
+            old_path = _new_path(line, b"a/")
         elif line.startswith(b"+++ "):
             path = _new_path(line)
             if path is not None:
@@ -83,8 +93,24 @@ def added_lines(diff: Iterable[Union[bytes, str]]) -> AddedLines:
         elif line.startswith(b"@@"):
             match = _HUNK.match(line)
             if match:
-                old_count, start, new_count = match.groups()
+                old_start, old_count, start, new_count = match.groups()
+                old_number = max(int(old_start), 1)
                 old_left = 1 if old_count is None else int(old_count)
                 new_left = 1 if new_count is None else int(new_count)
                 number = max(int(start), 1)
     return found
+
+
+@dataclass(frozen=True)
+class Diff:
+    """What a diff changes: the ``added`` lines by path (new numbers) and the ``removed`` ones (old
+    numbers, old paths)."""
+
+    added: AddedLines
+    removed: AddedLines
+
+
+def parse_diff(diff: Iterable[Union[bytes, str]]) -> Diff:
+    """The added and removed lines of a unified diff, given line by line."""
+    removed: AddedLines = {}
+    return Diff(added_lines(diff, removed), removed)

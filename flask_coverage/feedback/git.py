@@ -16,7 +16,7 @@ from flask import current_app
 
 from ..models import Repository
 from ..sources import _git, mirror_path
-from .diff import AddedLines, added_lines
+from .diff import Diff, parse_diff
 
 #: A merge base or a file answers within this many seconds; a diff of a big pull within ``DIFF_SECONDS``.
 GIT_SECONDS = 10
@@ -82,10 +82,10 @@ def branch_tip(git_dir: str, branch: str) -> Optional[str]:
     return found.decode().strip() if found else None
 
 
-def diff_added_lines(git_dir: str, base: str, head: str) -> Optional[AddedLines]:
-    """The lines ``head`` adds over ``base`` (by their numbers in ``head``), or ``None`` if the mirror
-    cannot tell. Read as git writes it, with no context lines and renames found, so a moved file
-    adds only its changed lines."""
+def diff(git_dir: str, base: str, head: str) -> Optional[Diff]:
+    """The lines ``head`` adds over ``base...head`` (by their numbers in ``head``) and those it
+    removes, or ``None`` if the mirror cannot tell. Read as git writes it, with no context lines and
+    renames found, so a moved file adds only its changed lines."""
     command = [
         "git",
         "-c",
@@ -108,7 +108,7 @@ def diff_added_lines(git_dir: str, base: str, head: str) -> Optional[AddedLines]
         timer = threading.Timer(DIFF_SECONDS, process.kill)
         timer.start()
         try:
-            found = added_lines(process.stdout or ())
+            found = parse_diff(process.stdout or ())
             process.wait()
         finally:
             timer.cancel()

@@ -21,7 +21,7 @@ from ..models import Commit, FileCoverage, Repository
 from ..providers import ProviderError, provider_for
 from ..state import cache_errors, execute, get_cache
 from . import git
-from .diff import AddedLines, added_lines
+from .diff import AddedLines, Diff, parse_diff
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +51,12 @@ class Patch:
     changed: frozenset[str]
 
 
-def diff_added_lines(repository: Repository, base_sha: str, head_sha: str) -> Optional[AddedLines]:
-    """The lines ``head`` adds over ``base`` (``base...head``): from the git mirror when it has both
+def find_diff(repository: Repository, base_sha: str, head_sha: str) -> Optional[Diff]:
+    """What ``head`` changes over ``base`` (``base...head``): from the git mirror when it has both
     commits, else the provider; ``None`` when neither can tell."""
     git_dir = git.mirror(repository)
     if git_dir is not None and git.has_commit(git_dir, base_sha) and git.has_commit(git_dir, head_sha):
-        found = git.diff_added_lines(git_dir, base_sha, head_sha)
+        found = git.diff(git_dir, base_sha, head_sha)
         if found is not None:
             return found
     provider = provider_for(repository)
@@ -66,10 +66,10 @@ def diff_added_lines(repository: Repository, base_sha: str, head_sha: str) -> Op
     cache, cached = get_cache(), None
     with cache_errors("diff"):
         cached = cache.get(key)
-    if isinstance(cached, dict):
+    if isinstance(cached, Diff):
         return cached
     try:
-        found = added_lines(provider.diff(repository, base_sha, head_sha).splitlines())
+        found = parse_diff(provider.diff(repository, base_sha, head_sha).splitlines())
     except ProviderError as error:
         log.warning("the provider gave no diff of %s...%s: %s", base_sha[:12], head_sha[:12], error)
         return None
@@ -105,8 +105,8 @@ def patch_of(head: Commit, added: AddedLines) -> Patch:
 
 def patch_coverage(repository: Repository, base_sha: str, head: Commit) -> Optional[Patch]:
     """The patch coverage of ``head`` over ``base_sha``, or ``None`` when no diff can be had."""
-    added = diff_added_lines(repository, base_sha, head.sha)
-    return None if added is None else patch_of(head, added)
+    found = find_diff(repository, base_sha, head.sha)
+    return None if found is None else patch_of(head, found.added)
 
 
 _ROUNDING = {"down": ROUND_FLOOR, "up": ROUND_CEILING, "nearest": ROUND_HALF_UP}

@@ -15,7 +15,7 @@ import webtest
 from flask import Flask
 
 from flask_coverage import operations
-from flask_coverage.feedback.diff import added_lines
+from flask_coverage.feedback.diff import added_lines, parse_diff
 from flask_coverage.feedback.patch import rounded
 from flask_coverage.ingest import upload_report
 from tests.fake_provider import RecordingProvider
@@ -234,6 +234,14 @@ def test_the_added_lines_of_a_unified_diff() -> None:
         "moved.py": [4],
         "sp ace/é.py": [1],
         "only_removed.py": [],
+    }
+
+
+def test_the_removed_lines_by_their_old_numbers_and_paths() -> None:
+    assert parse_diff(DIFF_WITH_CONTEXT.splitlines()).removed == {
+        "pkg/mod.py": [2],
+        "gone.py": [1, 2],
+        "only_removed.py": [2],
     }
 
 
