@@ -25,8 +25,9 @@ from markupsafe import Markup
 from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..feedback.base import find_pull_with_base
-from ..feedback.patch import find_diff, patch_coverage, rounded
+from ..feedback.patch import find_diff, patch_coverage
 from ..feedback.settings import Settings, commit_settings
+from ..feedback.statuses import ratio
 from ..http_errors import handle_errors
 from ..identifiers import pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
@@ -298,11 +299,11 @@ def _pull_comparison(view: View, settings: Settings) -> Optional[dict[str, Any]]
     if row is None or row[0].base_sha is None:
         return None
     pull, head, base = row
-    precision, rounding = settings.get("coverage", "precision", default=2), settings.get("coverage", "round")
+    numbers = settings.numbers()
 
     def shown(totals: Totals) -> str:
-        value = rounded(totals.hits, totals.lines, precision, rounding or "down")
-        return "no coverable lines" if value is None else f"{value}%"
+        value = ratio(totals)
+        return "no coverable lines" if value is None else f"{numbers.show(value)}%"
 
     patch = patch_coverage(view.repository, pull.base_sha, head)
     missed = (

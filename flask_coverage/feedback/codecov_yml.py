@@ -674,7 +674,7 @@ DEFAULTS: dict[str, Any] = {
         "precision": 2,
         "round": "down",
         "range": [60.0, 80.0],
-        "status": {"project": {"default": {}}, "patch": {"default": {}}, "changes": False},
+        "status": {"project": True, "patch": True, "changes": False},
     },
     "comment": {
         "layout": ["header", "diff", "flags", "files"],

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, localcontext
 from typing import Optional
 
 import sqlalchemy as sa
@@ -107,17 +106,3 @@ def patch_coverage(repository: Repository, base_sha: str, head: Commit) -> Optio
     """The patch coverage of ``head`` over ``base_sha``, or ``None`` when no diff can be had."""
     found = find_diff(repository, base_sha, head.sha)
     return None if found is None else patch_of(head, found.added)
-
-
-_ROUNDING = {"down": ROUND_FLOOR, "up": ROUND_CEILING, "nearest": ROUND_HALF_UP}
-
-
-def rounded(hits: int, lines: int, precision: int = 2, rounding: str = "down") -> Optional[Decimal]:
-    """``hits / lines * 100`` with ``precision`` decimals, rounded as ``coverage.round`` says;
-    ``None`` without lines."""
-    if not lines:
-        return None
-    with localcontext() as context:
-        context.prec = 128  # precision may be up to 99 decimals
-        value = Decimal(hits) * 100 / Decimal(lines)
-        return value.quantize(Decimal(1).scaleb(-precision), rounding=_ROUNDING[rounding])

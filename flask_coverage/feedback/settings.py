@@ -23,6 +23,7 @@ from ..providers import ProviderError, provider_for
 from ..state import dialect_insert, execute, get_session
 from . import git
 from .codecov_yml import DEFAULTS, MAX_YAML_BYTES, YamlError, merged, parse
+from .statuses import Numbers
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,10 @@ class Settings:
     value: dict[str, Any]
     source: str
     error: Optional[str] = None
+
+    def numbers(self) -> Numbers:
+        """How percentages are shown (``coverage.precision``, ``coverage.round``)."""
+        return Numbers(self.get("coverage", "precision", default=2), self.get("coverage", "round", default="down"))
 
     def get(self, *keys: str, default: Any = None) -> Any:
         """The value at a key path (``get("coverage", "precision")``), or ``default``."""

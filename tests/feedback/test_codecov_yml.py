@@ -307,7 +307,7 @@ def test_merged_over_the_defaults_key_by_key() -> None:
     assert result["coverage"]["precision"] == 1
     assert result["coverage"]["round"] == "down"  # kept from the defaults
     assert result["coverage"]["status"]["project"] == {"default": {"target": 90.0}}
-    assert result["coverage"]["status"]["patch"] == {"default": {}}
+    assert result["coverage"]["status"]["patch"] is True
     assert DEFAULTS["coverage"]["precision"] == 2  # the defaults are not changed
 
 

@@ -16,8 +16,9 @@ from flask import Flask
 
 from flask_coverage import operations
 from flask_coverage.feedback.diff import added_lines, parse_diff
-from flask_coverage.feedback.patch import rounded
+from flask_coverage.feedback.statuses import Numbers, ratio
 from flask_coverage.ingest import upload_report
+from flask_coverage.lines import Totals
 from tests.fake_provider import RecordingProvider
 from tests.git_history import History, lcov
 
@@ -175,12 +176,13 @@ def test_the_pull_file_view_marks_the_added_lines(mirrored: History, testapp: we
     ],
 )
 def test_rounding_as_the_yaml_says(hits: int, lines: int, precision: int, rounding: str, expected: Any) -> None:
-    assert rounded(hits, lines, precision, rounding) == expected
+    value = ratio(Totals.from_counts(hits, lines - hits, 0))
+    assert (value if value is None else Decimal(Numbers(precision, rounding).show(value))) == expected
 
 
 def test_a_precision_of_99_digits_is_honoured() -> None:
-    value = rounded(1, 3, 99, "down")
-    assert value is not None and str(value) == "33." + "3" * 99
+    value = ratio(Totals.from_counts(1, 2, 0))
+    assert value is not None and Numbers(99, "down").show(value) == "33." + "3" * 99
 
 
 DIFF_WITH_CONTEXT = """\

@@ -1,0 +1,198 @@
+"""The statuses' rules on plain data: Codecov's states and descriptions for project, patch and
+changes, targets, thresholds, titles, paths, flags, branches, informational, only_pulls,
+if_not_found and removed_code_behavior."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pytest
+
+from flask_coverage.feedback.codecov_yml import DEFAULTS, merged, parse
+from flask_coverage.feedback.diff import Diff
+from flask_coverage.feedback.statuses import Facts, Numbers, Side, Status, compute
+from flask_coverage.lines import HIT, MISS, PARTIAL, LineCoverage
+
+BASE_SHA, HEAD_SHA = "b" * 40, "h" * 40
+STATES = {"h": HIT, "m": MISS, "p": PARTIAL}
+
+
+def side(**files: str) -> Side:
+    """``app="hhm."``: line 1 hit, 2 hit, 3 missed, 4 untracked (a file's name with ``__`` for ``/``)."""
+    return {
+        name.replace("__", "/") + ".py": LineCoverage(
+            (number, 1 if state == "h" else 0, STATES[state]) for number, state in enumerate(states, 1) if state != "."
+        )
+        for name, states in files.items()
+    }
+
+
+def facts(
+    yaml: str,
+    head: Side,
+    base: Optional[Side],
+    added: Optional[dict[str, list[int]]] = None,
+    removed: Optional[dict[str, list[int]]] = None,
+    pullid: Optional[int] = 7,
+    branch: Optional[str] = "feature",
+    flagged: Optional[dict[tuple[str, ...], tuple[Side, Optional[Side]]]] = None,
+) -> Facts:
+    validated = parse(yaml)
+    settings = merged(DEFAULTS, validated.value if validated else None)
+    diff = Diff(added or {}, removed or {}) if added is not None or removed is not None else Diff({}, {})
+
+    def sides(flags: tuple[str, ...]) -> tuple[Side, Optional[Side]]:
+        return (flagged or {}).get(flags, (head, base))
+
+    numbers = Numbers(settings["coverage"]["precision"], settings["coverage"]["round"])
+    return Facts(sides, HEAD_SHA, BASE_SHA, diff, pullid, branch, settings, numbers)
+
+
+def statuses(*args: Any, **kwargs: Any) -> list[tuple[str, str, str]]:
+    return [(s.context, s.state, s.description) for s in compute(facts(*args, **kwargs))]
+
+
+def test_the_defaults_are_project_and_patch() -> None:
+    found = statuses("", side(app="hhhm"), side(app="hhmm"), added={"app.py": [3]})
+    assert found == [
+        ("codecov/project", "success", "75.00% (+25.00%) compared to bbbbbbb"),
+        ("codecov/patch", "success", "100.00% of diff hit (target 50.00%)"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ("{}", ("success", "75.00% (+25.00%) compared to bbbbbbb")),
+        ("{target: 80}", ("failure", "75.00% (target 80.00%)")),
+        ("{target: '80%', threshold: 5}", ("success", "75.00% (target 80.00%)")),
+        ("{target: 76, threshold: 0.5}", ("failure", "75.00% (target 76.00%)")),
+        ("{target: 80, informational: true}", ("success", "75.00% (target 80.00%)")),
+    ],
+)
+def test_project_targets_and_thresholds(options: str, expected: tuple[str, str]) -> None:
+    yaml = f"coverage: {{status: {{project: {{default: {options}}}, patch: false}}}}"
+    assert statuses(yaml, side(app="hhhm"), side(app="hhmm")) == [("codecov/project", *expected)]
+
+
+def test_project_drop_within_the_threshold_and_below_it() -> None:
+    head, base = side(app="hhmm"), side(app="hhhm")  # 50 % after 75 %
+    yaml = "coverage: {status: {project: {default: {threshold: 25}}, patch: false}}"
+    assert statuses(yaml, head, base) == [("codecov/project", "success", "50.00% (-25.00%) compared to bbbbbbb")]
+    yaml = "coverage: {status: {project: {default: {threshold: 24.99}}, patch: false}}"
+    assert statuses(yaml, head, base)[0][1] == "failure"
+
+
+def test_removed_code_adjusts_the_base() -> None:
+    # A hit line removed: 66.67 % after 75 %, but the base without that line had 66.67 % too.
+    head, base = side(app="hhm"), side(app="hhhm")
+    yaml = "coverage: {status: {patch: false}}"
+    assert statuses(yaml, head, base, removed={"app.py": [1]}) == [
+        (
+            "codecov/project",
+            "success",
+            "66.66% (-8.34%) compared to bbbbbbb, passed because coverage increased by +0.00% "
+            "when compared to adjusted base (66.66%)",
+        )
+    ]
+    off = "coverage: {status: {project: {default: {removed_code_behavior: off}}, patch: false}}"
+    assert statuses(off, head, base, removed={"app.py": [1]})[0][1] == "failure"
+    assert statuses(yaml, head, base, removed={})[0][1] == "failure"  # nothing removed: nothing to adjust
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ("{}", ("codecov/project", "success", "No report found to compare against")),
+        ("{if_not_found: failure}", ("codecov/project", "failure", "No report found to compare against")),
+        ("{target: 60}", ("codecov/project", "success", "75.00% (target 60.00%)")),
+    ],
+)
+def test_project_without_a_base(options: str, expected: tuple[str, str, str]) -> None:
+    yaml = f"coverage: {{status: {{project: {{default: {options}}}, patch: false}}}}"
+    assert statuses(yaml, side(app="hhhm"), None) == [expected]
+
+
+def test_project_without_coverage_on_head() -> None:
+    yaml = "coverage: {status: {project: {default: {if_not_found: error}}, patch: false}}"
+    assert statuses(yaml, {}, side(app="h")) == [("codecov/project", "error", "No coverage information found on head")]
+
+
+@pytest.mark.parametrize(
+    ("options", "added", "expected"),
+    [
+        ("{target: 80}", [1, 3], ("failure", "50.00% of diff hit (target 80.00%)")),
+        ("{target: 80, threshold: 30}", [1, 3], ("success", "50.00% of diff hit (within 30.00% threshold of 80.00%)")),
+        ("{target: 40}", [1, 3], ("success", "50.00% of diff hit (target 40.00%)")),
+        ("{}", [1, 3], ("success", "50.00% of diff hit (target 50.00%)")),  # auto: the base's project coverage
+        ("{}", [3, 4], ("failure", "0.00% of diff hit (target 50.00%)")),  # a partial is not covered
+        ("{}", [5, 6], ("success", "Coverage not affected when comparing bbbbbbb...hhhhhhh")),
+        ("{target: 100, informational: true}", [3], ("success", "0.00% of diff hit (target 100.00%)")),
+    ],
+)
+def test_patch(options: str, added: list[int], expected: tuple[str, str]) -> None:
+    yaml = f"coverage: {{status: {{project: false, patch: {{default: {options}}}}}}}"
+    head, base = side(app="hmmp.."), side(app="hhmm")
+    assert statuses(yaml, head, base, added={"app.py": added}) == [("codecov/patch", *expected)]
+
+
+def test_patch_auto_without_a_base() -> None:
+    yaml = "coverage: {status: {project: false, patch: {default: {if_not_found: failure}}}}"
+    assert statuses(yaml, side(app="h"), None, added={"app.py": [1]}) == [
+        ("codecov/patch", "failure", "No report found to compare against")
+    ]
+
+
+def test_changes() -> None:
+    yaml = "coverage: {status: {project: false, patch: false, changes: true}}"
+    base = side(app="hh", lib="hh", docs="hh", gone="h")
+    head = side(app="hm", lib="hm", docs="hh", new="m")  # app.py in the diff; lib.py changed outside it
+    assert statuses(yaml, head, base, added={"app.py": [2]}) == [
+        ("codecov/changes", "failure", "1 files have indirect coverage changes not visible in diff")
+    ]
+    assert statuses(yaml, side(app="hm"), side(app="hh"), added={"app.py": [2]}) == [
+        ("codecov/changes", "success", "No indirect coverage changes found")
+    ]
+    assert statuses(yaml, head, None) == [
+        ("codecov/changes", "success", "Unable to determine changes, no report found at pull request base")
+    ]
+
+
+def test_titles_paths_and_flags() -> None:
+    yaml = (
+        "coverage:\n  status:\n    patch: false\n    project:\n      default: true\n"
+        "      backend: {paths: [src/], target: 90}\n      ui: {flags: [ui]}\n      disabled: false\n"
+        "flags:\n  ui:\n    paths: [web/]\n"
+    )
+    head = side(src__a="hhhh", web__b="mm")
+    ui_only = (side(web__b="hm", src__a="mmmm"), side(web__b="mm"))
+    assert statuses(yaml, head, head, flagged={("ui",): ui_only}) == [
+        ("codecov/project", "success", "66.66% (+0.00%) compared to bbbbbbb"),
+        ("codecov/project/backend", "success", "100.00% (target 90.00%)"),
+        # The ui flag's coverage, and only the ui flag's paths (web/).
+        ("codecov/project/ui", "success", "50.00% (+50.00%) compared to bbbbbbb"),
+    ]
+
+
+def test_only_pulls_and_branches() -> None:
+    yaml = (
+        "coverage:\n  status:\n    patch: false\n    project:\n      default: {only_pulls: true}\n"
+        "      release: {branches: ['release/*']}\n      notdev: {branches: ['!dev']}\n"
+    )
+    head = side(app="h")
+    assert [s[0] for s in statuses(yaml, head, head, pullid=None, branch="release/1.0")] == [
+        "codecov/project/release",
+        "codecov/project/notdev",
+    ]
+    assert [s[0] for s in statuses(yaml, head, head, pullid=7, branch="dev")] == ["codecov/project"]
+
+
+def test_rounded_as_the_yaml_says() -> None:
+    yaml = "coverage: {precision: 1, round: up, status: {patch: false}}"
+    assert statuses(yaml, side(app="hhm"), side(app="hm")) == [
+        ("codecov/project", "success", "66.7% (+16.7%) compared to bbbbbbb")
+    ]
+
+
+def test_a_status_is_a_value() -> None:
+    assert Status("codecov/patch", "success", "x") == Status("codecov/patch", "success", "x")
