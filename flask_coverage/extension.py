@@ -36,6 +36,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_BIND_KEY": None,
     "COVERAGE_SOURCE_GIT_ROOT": None,
     "COVERAGE_PROVIDERS": {},
+    "COVERAGE_FEEDBACK_DELAY": 2,
+    "COVERAGE_FEEDBACK_SENDER": True,
     "COVERAGE_SOURCE_TIMEOUT": 5,
     "COVERAGE_SOURCE_MAX_BYTES": 1024 * 1024,
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
@@ -90,6 +92,9 @@ class CoverageService:
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
         source, docs/web.md), ``COVERAGE_PROVIDERS`` (the git hosts' APIs and credentials by service,
         docs/pull-requests.md; it replaces ``COVERAGE_SOURCE_API``, which is refused),
+        ``COVERAGE_FEEDBACK_DELAY`` (seconds after a commit's last upload its statuses and comment are
+        sent) and ``COVERAGE_FEEDBACK_SENDER`` (whether each worker process sends them in a thread of its
+        own; else ``flask coverage notify``),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.

@@ -50,6 +50,7 @@ from flask import current_app
 from sqlalchemy.exc import OperationalError
 
 from .errors import AlreadyExists, NotFound, ReportError
+from .feedback import outbox, sender
 from .identifiers import check_flags, check_name, check_sha, normalize_branch, normalize_pullid
 from .lines import LineCoverage
 from .models import (
@@ -272,7 +273,12 @@ def upload_reports(
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
-    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha))
+    feedback = outbox.wanted(repository)
+    commit_id = _with_retries(
+        lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha, feedback=feedback)
+    )
+    if feedback:
+        sender.wake(current_app._get_current_object())  # type: ignore[attr-defined]
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
@@ -402,6 +408,8 @@ def _store(
     upload_key: str,
     meta: UploadMeta,
     parent_sha: Optional[str] = None,
+    *,
+    feedback: bool = False,
 ) -> int:
     insert = dialect_insert
     commits, stored, uploads = _COMMITS, _FILES, _UPLOADS
@@ -487,6 +495,8 @@ def _store(
                 set_={"head_commit_id": commit_id, "updatestamp": now, **changes},
             )
         )
+    if feedback:
+        outbox.enqueue_safely(int(commit_id))  # committed with the coverage; never fails the upload
     return int(commit_id)
 
 

@@ -288,6 +288,46 @@ class CommitYaml(Base):
     read_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
 
 
+class Outbox(Base):
+    """Feedback owed for a commit (statuses, the pull's comment), written in the upload's transaction
+    and sent after it by a sender (flask_coverage.feedback.outbox): one row per commit, so uploads in
+    a burst give one sending. ``due_at`` ``None`` waits for codecov-cli's ``upload-complete``
+    (``manual_trigger``); ``lease_until`` marks a row a sender holds; ``generation`` grows with every
+    upload, so a sending of an older one does not drop the row."""
+
+    __tablename__ = "coverage_outbox"
+
+    commit_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    due_at: Mapped[Optional[dt.datetime]] = mapped_column(index=True)
+    lease_until: Mapped[Optional[dt.datetime]]
+    generation: Mapped[int] = mapped_column(default=0)
+    attempts: Mapped[int] = mapped_column(default=0)
+    triggered: Mapped[bool] = mapped_column(default=False)
+    # The service's address as the upload reached it, for the links sent (without COVERAGE_PUBLIC_URL).
+    base_url: Mapped[Optional[str]] = mapped_column(sa.String(500))
+    last_error: Mapped[Optional[str]] = mapped_column(sa.Text)
+
+
+class FeedbackSent(Base):
+    """What was sent for a commit per context (``codecov/project``, ..., ``comment``): the payload's
+    digest (an unchanged payload is not sent again), its state and description, when, and the last error."""
+
+    __tablename__ = "coverage_feedback"
+
+    commit_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    context: Mapped[str] = mapped_column(sa.String(255), primary_key=True)
+    digest: Mapped[Optional[str]] = mapped_column(sa.String(64))
+    state: Mapped[Optional[str]] = mapped_column(sa.String(20))
+    description: Mapped[Optional[str]] = mapped_column(sa.Text)
+    sent_at: Mapped[Optional[dt.datetime]]
+    error: Mapped[Optional[str]] = mapped_column(sa.Text)
+    error_at: Mapped[Optional[dt.datetime]]
+
+
 class CoverageDay(Base):
     """The coverage of a branch's commits (those with lines) first seen on one UTC day.
 
@@ -341,6 +381,8 @@ class Pull(Base):
     updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
     # The base the CI named with codecov-cli's pr-base-picking; wins over every other (feedback/base.py).
     user_base_sha: Mapped[Optional[str]] = mapped_column(sa.String(64))
+    # The id of the pull's comment on the provider, edited in place (feedback/notify.py).
+    comment_id: Mapped[Optional[str]] = mapped_column(sa.String(64))
 
     head: Mapped[Commit] = relationship()
 

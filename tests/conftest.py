@@ -155,6 +155,8 @@ def no_disk_waits(engine: sa.Engine) -> None:
 def create_test_app(database_url: str, **config: Any) -> Flask:
     """A minimal host app with the service mounted and its tables created."""
     app = Flask("coverage_test_app")
+    # No feedback sender threads in tests unless one asks (tests/feedback/test_delivery.py).
+    config.setdefault("COVERAGE_FEEDBACK_SENDER", False)
     app.config.update(TESTING=True, SECRET_KEY="test", SQLALCHEMY_DATABASE_URI=database_url, **config)
     CoverageService(app)
     with app.app_context():

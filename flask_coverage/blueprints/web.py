@@ -25,6 +25,7 @@ from markupsafe import Markup
 from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..feedback.base import find_pull_with_base
+from ..feedback.outbox import report_of
 from ..feedback.patch import find_diff, patch_coverage
 from ..feedback.settings import Settings, commit_settings
 from ..feedback.statuses import ratio
@@ -279,6 +280,7 @@ def _target_page(view: View) -> Any:
         if target.sha is None
         else [],
         settings=settings,
+        feedback=report_of(commit.id) if settings is not None and commit is not None else None,
         Target=Target,
         format_percent=format_percent,
     )

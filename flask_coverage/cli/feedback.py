@@ -1,14 +1,17 @@
-"""Pull-request feedback: ``set-yaml`` (docs/pull-requests.md)."""
+"""Pull-request feedback: ``set-yaml``, ``notify`` (docs/pull-requests.md)."""
 
 from __future__ import annotations
 
+import threading
 from typing import IO, Optional
 
 import click
+from flask import current_app
 
 from .. import operations
 from ..errors import InvalidInput
 from ..feedback.codecov_yml import MAX_YAML_BYTES
+from ..feedback.sender import loop, run_once
 from .base import SERVICES_HELP, coverage_cli, reports_errors, split_names
 
 
@@ -37,3 +40,22 @@ def set_yaml_command(path: str, file: Optional[IO[bytes]], clear: bool) -> None:
     for note in notes:
         click.echo(f"Note: {note}")
     click.echo(f"Stored the YAML of {path.strip('/')}." if text else f"Removed the YAML of {path.strip('/')}.")
+
+
+@coverage_cli.command("notify")
+@click.option("--loop", "forever", is_flag=True, help="Keep sending as feedback falls due (a worker process).")
+@reports_errors
+def notify_command(forever: bool) -> None:
+    """Send the commit statuses and pull-request comments the outbox holds that are due, then exit
+    (--loop: keep going, as a worker of its own when COVERAGE_FEEDBACK_SENDER is False)."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    if forever:
+        loop(app, threading.Event(), idle=None)
+        return
+    total = 0
+    while True:
+        handled, _ = run_once(app)
+        if not handled:
+            break
+        total += handled
+    click.echo(f"Sent the feedback of {total} commit(s).")

@@ -109,6 +109,32 @@ class CommitYamlSchema(Schema):
     yaml = fields.Dict(required=True, metadata={"description": "The settings, merged over the defaults."})
 
 
+class FeedbackPendingSchema(Schema):
+    """Feedback still owed for a commit."""
+
+    due_at = UtcDateTime(required=True, allow_none=True, metadata={"description": "Null: waits for upload-complete."})
+    attempts = fields.Integer(required=True)
+    last_error = fields.String(required=True, allow_none=True)
+
+
+class FeedbackSentSchema(Schema):
+    """What was sent for one context (a status, or ``comment``)."""
+
+    context = fields.String(required=True)
+    state = fields.String(required=True, allow_none=True)
+    description = fields.String(required=True, allow_none=True)
+    sent_at = UtcDateTime(required=True, allow_none=True)
+    error = fields.String(required=True, allow_none=True, metadata={"description": "The last error, if any."})
+    error_at = UtcDateTime(required=True, allow_none=True)
+
+
+class CommitFeedbackSchema(Schema):
+    """A commit's statuses and comment as sent to the provider (docs/pull-requests.md)."""
+
+    pending = fields.Nested(FeedbackPendingSchema, required=True, allow_none=True)
+    sent = fields.List(fields.Nested(FeedbackSentSchema), required=True)
+
+
 class PaginatedCommitListSchema(PaginatedSchema):
     """A page of the commits of a repository."""
 

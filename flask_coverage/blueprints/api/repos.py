@@ -12,6 +12,7 @@ from typing import Any, Optional, Union
 from flask import Response, current_app, jsonify
 from sqlalchemy import Row
 
+from ...feedback.outbox import report_of
 from ...feedback.settings import commit_settings
 from ...lines import Totals
 from ...models import Branch, Commit, OwnerRow, Repository
@@ -37,6 +38,7 @@ from ...schemas.repos import (
     BranchPathSchema,
     BranchSchema,
     CommitDetailSchema,
+    CommitFeedbackSchema,
     CommitListQuerySchema,
     CommitSchema,
     CommitYamlSchema,
@@ -183,6 +185,22 @@ def commits_yaml_retrieve(commit: Commit, args: dict[str, Any]) -> dict[str, Any
     """The codecov.yml of a commit."""
     settings = commit_settings(commit.repository, commit)
     return {"source": settings.source, "error": settings.error, "yaml": settings.value}
+
+
+@repo_get(
+    "/commits/<sha>/feedback/",
+    tag="Commits",
+    description="What was sent to the provider for a commit: each status (and the pull's comment) with its "
+    "state, description, when it was sent and the last error; and the feedback still owed (due when, attempts, "
+    "last error).",
+    path=CommitPathSchema,
+    lookup=readable_commit,
+    response=CommitFeedbackSchema,
+)
+def commits_feedback_retrieve(commit: Commit, args: dict[str, Any]) -> dict[str, Any]:
+    """The feedback of a commit."""
+    report = report_of(commit.id)
+    return {"pending": report.pending, "sent": report.sent}
 
 
 @repo_get(

@@ -25,9 +25,11 @@ import re
 import uuid
 from typing import Any, Optional
 
-from flask import Response, jsonify, request
+from flask import Response, current_app, jsonify, request
 
 from ...feedback.base import set_user_base
+from ...feedback.outbox import trigger
+from ...feedback.sender import wake
 from ...identifiers import MAX_NAME_LENGTH, check_name, check_sha, normalize_pullid, parse_service
 from ...inflate import inflate
 from ...ingest import CommitTarget, FileFix, UploadMeta, record_commit, upload_reports
@@ -219,15 +221,22 @@ def cli_empty_upload(service: str, slug: str, sha: str) -> Response:
 
 @_cli_route("/commits/<sha>/upload-complete")
 def cli_upload_complete(service: str, slug: str, sha: str) -> Response:
-    """``send-notifications``: every upload is merged when its ``PUT`` is answered, so all are done."""
+    """``send-notifications``: every upload is merged when its ``PUT`` is answered, so all are done;
+    the commit's feedback is sent now (what ``codecov.notify.manual_trigger`` waits for)."""
     repository = _repository(service, slug)
     sha = check_sha(sha)
     _call_body()
     commit = resolve_commit(repository, sha=sha)
     count = 0
+    notified = False
     if commit is not None:
         count = upload_count(commit)
-    result = f"{count} upload(s) of this commit merged; this server sends no notifications."
+        notified = trigger(commit.id)
+        if notified:
+            wake(current_app._get_current_object())  # type: ignore[attr-defined]
+    result = f"{count} upload(s) of this commit merged; " + (
+        "its statuses and comment are being sent." if notified else "no feedback is owed (no provider, or sent)."
+    )
     body = {"result": result, "uploads_total": count, "uploads_success": count, "uploads_processing": 0}
     return _json(200, {**body, "uploads_error": 0})
 

@@ -1,0 +1,290 @@
+"""Sending a commit's feedback: its statuses and its pull's comment (docs/pull-requests.md, "Delivery").
+
+:func:`deliver` computes what the commit's YAML asks (:mod:`.statuses`, :mod:`.comment`) from the
+stored coverage, the pull's real base (:mod:`.base`) and the diff (:mod:`.patch`), and sends through the
+repository's provider what changed since the last sending (a payload's digest per context is kept in
+``coverage_feedback``, with when it was sent and the last error).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from functools import cache
+from typing import Any, Optional
+from urllib.parse import quote
+
+import sqlalchemy as sa
+from flask import current_app
+
+from ..lines import LineCoverage, Totals
+from ..models import Commit, CommitFlag, FeedbackSent, FileCoverage, FlagFileCoverage, Pull, Repository, utcnow
+from ..providers import CommentGone, Provider, ProviderError, provider_for
+from ..queries.files import upload_count
+from ..queries.targets import resolve_commit
+from ..state import dialect_insert, execute, get_session
+from ..urls import repository_path
+from . import outbox
+from .base import find_pull_with_base
+from .comment import CommentFacts, FileRow, FlagRow, render, wanted
+from .diff import Diff
+from .patch import find_diff, patch_of
+from .settings import commit_settings
+from .statuses import Facts, Side, compute
+
+log = logging.getLogger(__name__)
+
+#: The context under which the comment's sending is recorded.
+COMMENT = "comment"
+#: ``Pull.comment_id`` of a pull whose comment a user deleted under ``behavior: once``: never posted again.
+DELETED = "deleted"
+
+
+def _side(commit: Commit, flags: tuple[str, ...]) -> Side:
+    """The commit's coverage (of the uploads carrying one of ``flags``, if any), path → lines."""
+    if flags:
+        query = sa.select(FlagFileCoverage.path, FlagFileCoverage.data).where(
+            FlagFileCoverage.commit_id == commit.id, FlagFileCoverage.flag.in_(flags)
+        )
+    else:
+        query = sa.select(FileCoverage.path, FileCoverage.data).where(FileCoverage.commit_id == commit.id)
+    side: Side = {}
+    for path, data in execute(query):
+        lines = LineCoverage.decode(data)
+        side[path] = side[path].merge(lines) if path in side else lines
+    return side
+
+
+def _record(commit_id: int, context: str, **values: Any) -> None:
+    statement = dialect_insert(FeedbackSent.__table__).values(commit_id=commit_id, context=context, **values)
+    execute(statement.on_conflict_do_update(index_elements=["commit_id", "context"], set_=values))
+
+
+def _sent_digests(commit_id: int) -> dict[str, Optional[str]]:
+    query = sa.select(FeedbackSent.context, FeedbackSent.digest).where(FeedbackSent.commit_id == commit_id)
+    return dict(execute(query).all())
+
+
+def _digest(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def _base_url(claim: outbox.Claim) -> str:
+    public = current_app.config.get("COVERAGE_PUBLIC_URL") or claim.base_url or "/"
+    return public.rstrip("/")
+
+
+def _page_url(base_url: str, repository: Repository, target: str) -> Optional[str]:
+    if current_app.config["COVERAGE_WEB_URL_PREFIX"] is None:
+        return None
+    return f"{base_url}{repository_path(repository, 'COVERAGE_WEB_URL_PREFIX')}/{target}"
+
+
+def deliver(claim: outbox.Claim) -> None:
+    """Send what the claimed commit owes, then finish its row; a provider's error that a retry can
+    help leaves it to be retried, any other is recorded and the row finished."""
+    commit = get_session().get(Commit, claim.commit_id)
+    if commit is None:
+        outbox.finish(claim)
+        return
+    repository = commit.repository
+    try:
+        provider = provider_for(repository)
+    except Exception as error:  # a provider's settings that cannot make a client: shown, not retried
+        _record(commit.id, "provider", error=str(error)[:2000], error_at=utcnow())
+        outbox.finish(claim)
+        return
+    if provider is None:
+        outbox.finish(claim)
+        return
+    settings = commit_settings(repository, commit)
+    notify = settings.get("codecov", "notify", default={}) or {}
+    if notify.get("manual_trigger") and not claim.triggered:
+        outbox.park(claim)
+        return
+    if notify.get("after_n_builds") and upload_count(commit) < notify["after_n_builds"]:
+        outbox.finish(claim)  # the next upload owes it again
+        return
+    try:
+        _send(provider, repository, commit, settings, claim)
+    except ProviderError as error:
+        log.warning("feedback for %s not sent: %s", commit.sha[:12], error)
+        get_session().rollback()
+        if error.retryable or error.status is None or error.status >= 500:
+            outbox.retry(claim, str(error), error.retry_after)
+        else:
+            outbox.finish(claim)  # 401, 403, 404, 422: a retry would get the same; the error is shown
+        return
+    outbox.finish(claim)
+
+
+def _send(provider: Provider, repository: Repository, commit: Commit, settings: Any, claim: outbox.Claim) -> None:
+    pull_row = find_pull_with_base(repository, commit.pullid) if commit.pullid is not None else None
+    pull: Optional[Pull] = pull_row[0] if pull_row is not None else None
+    base_sha = pull.base_sha if pull is not None else commit.parent_sha
+    base = pull_row[2] if pull_row is not None else resolve_commit(repository, sha=base_sha) if base_sha else None
+    diff = find_diff(repository, base_sha, commit.sha) if base_sha else None
+
+    @cache
+    def sides(flags: tuple[str, ...]) -> tuple[Side, Optional[Side]]:
+        return _side(commit, flags), _side(base, flags) if base is not None else None
+
+    numbers = settings.numbers()
+    base_url = _base_url(claim)
+    target = f"pull/{pull.pullid}" if pull is not None else f"commit/{commit.sha}"
+    target_url = _page_url(base_url, repository, target)
+    facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers)
+    sent = _sent_digests(commit.id)
+    for status in compute(facts):
+        digest = _digest(status.state, status.description, target_url)
+        if sent.get(status.context) == digest:
+            continue
+        try:
+            provider.set_status(
+                repository,
+                commit.sha,
+                context=status.context,
+                state=status.state,  # type: ignore[arg-type]
+                description=status.description,
+                target_url=target_url,
+            )
+        except ProviderError as error:
+            _record(commit.id, status.context, error=str(error)[:2000], error_at=utcnow())
+            get_session().commit()
+            raise
+        _record(
+            commit.id,
+            status.context,
+            digest=digest,
+            state=status.state,
+            description=status.description,
+            sent_at=utcnow(),
+            error=None,
+        )
+        get_session().commit()
+    comment = settings.get("comment")
+    if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
+        _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", sent)
+
+
+def _comment(
+    provider: Provider,
+    repository: Repository,
+    commit: Commit,
+    pull: Pull,
+    base: Optional[Commit],
+    diff: Optional[Diff],
+    sides: Any,
+    settings: Any,
+    pull_url: str,
+    sent: dict[str, Optional[str]],
+) -> None:
+    options = settings.get("comment")
+    behavior = options.get("behavior", "default")
+    if behavior == "once" and pull.comment_id == DELETED:
+        return
+    patch = patch_of(commit, diff.added) if diff is not None else None
+    files = sorted(
+        (FileRow(file.path, file.totals) for file in (patch.files.values() if patch else ()) if file.missed),
+        key=lambda row: (-(row.patch.misses + row.patch.partials), row.path),
+    )
+    facts = CommentFacts(
+        pull_url=pull_url,
+        file_url=lambda path: f"{pull_url}/blob/{quote(path)}",
+        pullid=pull.pullid,
+        head_sha=commit.sha,
+        base_sha=pull.base_sha,
+        head=Totals.of(commit),
+        base=Totals.of(base) if base is not None else None,
+        head_files=commit.files,
+        base_files=base.files if base is not None else None,
+        patch=patch.totals if patch is not None else None,
+        files=files,
+        flags=_flag_rows(commit, base, diff, sides),
+        indirect=0,
+        numbers=settings.numbers(),
+    )
+    has_comment = pull.comment_id is not None and pull.comment_id != DELETED
+    after = options.get("after_n_builds")
+    if not wanted(options.get("require_changes", []), facts, has_comment, upload_count(commit), after):
+        return
+    body = render(facts, options.get("layout", []), options.get("hide_project_coverage", False))
+    digest = _digest(body)
+    if sent.get(COMMENT) == digest and behavior != "spammy":
+        return
+    comment_id = None if behavior == "spammy" else pull.comment_id if has_comment else None
+    try:
+        if behavior == "new" and comment_id is not None:
+            provider.delete_comment(repository, pull.pullid, comment_id)
+            comment_id = None
+        try:
+            new_id = provider.upsert_comment(repository, pull.pullid, body, comment_id)
+        except CommentGone:
+            if behavior == "once":
+                execute(sa.update(Pull).where(Pull.id == pull.id).values(comment_id=DELETED))
+                _record(
+                    commit.id,
+                    COMMENT,
+                    error="The comment was deleted on the provider (behavior: once).",
+                    error_at=utcnow(),
+                )
+                get_session().commit()
+                return
+            new_id = provider.upsert_comment(repository, pull.pullid, body, None)
+    except ProviderError as error:
+        _record(commit.id, COMMENT, error=str(error)[:2000], error_at=utcnow())
+        get_session().commit()
+        raise
+    execute(sa.update(Pull).where(Pull.id == pull.id).values(comment_id=new_id))
+    _record(
+        commit.id, COMMENT, digest=digest, state="sent", description=f"comment {new_id}", sent_at=utcnow(), error=None
+    )
+    get_session().commit()
+
+
+def _flag_rows(commit: Commit, base: Optional[Commit], diff: Optional[Diff], sides: Any) -> list[FlagRow]:
+    def totals_of(of: Optional[Commit]) -> dict[str, Totals]:
+        if of is None:
+            return {}
+        rows = execute(sa.select(CommitFlag).where(CommitFlag.commit_id == of.id).order_by(CommitFlag.flag)).scalars()
+        return {row.flag: Totals.of(row) for row in rows}
+
+    head, before = totals_of(commit), totals_of(base)
+    out = []
+    for name, totals in head.items():
+        patch = None
+        if diff is not None:
+            flagged, _ = sides((name,))
+            patch = sum(
+                (
+                    Totals.of(_counted(flagged.get(path), lines))
+                    for path, lines in diff.added.items()
+                    if path in flagged
+                ),
+                Totals(),
+            )
+        out.append(FlagRow(name, totals, before.get(name), patch))
+    return out
+
+
+def _counted(lines: Optional[LineCoverage], numbers: list[int]) -> Totals:
+    if lines is None:
+        return Totals()
+    wanted_lines = set(numbers)
+    return LineCoverage(entry for entry in lines if entry[0] in wanted_lines).totals()
+
+
+def send_due(limit: int = 10) -> int:
+    """Claim and send what is due (at most ``limit`` commits); how many were handled. Never raises
+    for one commit's failure: it is logged and the row retried."""
+    handled = 0
+    for claim in outbox.claim(limit):
+        try:
+            deliver(claim)
+        except Exception as error:
+            log.exception("feedback for commit %s failed", claim.commit_id)
+            get_session().rollback()
+            outbox.retry(claim, f"{type(error).__name__}: {error}")
+        handled += 1
+    return handled

@@ -1,0 +1,177 @@
+"""The durable outbox of feedback (docs/pull-requests.md, "Delivery").
+
+An upload writes its commit's row in its own transaction (:func:`enqueue`), so the feedback owed is
+committed with the coverage or not at all; the upload then only wakes the sender. A sender
+(:mod:`.sender`: a thread per worker process, or ``flask coverage notify``) claims due rows with a
+lease (:func:`claim`; ``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so several workers share the outbox),
+sends, and finishes them (:func:`finish`) or sets them to be retried later (:func:`retry`, with
+backoff). A worker killed mid-send leaves a row whose lease runs out: another sender takes it.
+
+One row per commit: uploads in a burst re-arm the same row (``due_at`` ``COVERAGE_FEEDBACK_DELAY``
+seconds after the last), so eight parallel uploads are sent once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from typing import Optional
+
+import sqlalchemy as sa
+from flask import current_app, has_request_context, request
+from sqlalchemy.exc import SQLAlchemyError
+
+from ..models import FeedbackSent, Outbox, Repository, utcnow
+from ..state import dialect_insert, execute, get_engine, get_session
+
+#: How long a sender holds a claimed row before another may take it.
+LEASE_SECONDS = 120
+#: Retry waits: doubling from the first, at most the last.
+BACKOFF_FIRST_SECONDS = 5
+BACKOFF_MAX_SECONDS = 3600
+#: After this many failed attempts a row is given up (its error stays shown).
+MAX_ATTEMPTS = 12
+
+_OUTBOX = Outbox.__table__
+log = logging.getLogger(__name__)
+
+
+def wanted(repository: Repository) -> bool:
+    """Whether uploads to ``repository`` owe feedback: a provider is configured for its service."""
+    providers = current_app.config.get("COVERAGE_PROVIDERS") or {}
+    return repository.owner.service.value in providers
+
+
+def enqueue(commit_id: int) -> None:
+    """Owe the commit its feedback, in the caller's transaction (an upload's): a new row, or the
+    commit's row re-armed (due after the delay again, one generation on, waiting for a new
+    ``upload-complete``)."""
+    now = utcnow()
+    due = now + dt.timedelta(seconds=current_app.config["COVERAGE_FEEDBACK_DELAY"])
+    base_url = request.url_root if has_request_context() else None
+    statement = dialect_insert(_OUTBOX).values(commit_id=commit_id, due_at=due, base_url=base_url, generation=0)
+    execute(
+        statement.on_conflict_do_update(
+            index_elements=["commit_id"],
+            set_={
+                "due_at": due,
+                "generation": _OUTBOX.c.generation + 1,
+                "triggered": False,
+                "attempts": 0,
+                "base_url": sa.func.coalesce(statement.excluded.base_url, _OUTBOX.c.base_url),
+            },
+        )
+    )
+
+
+def enqueue_safely(commit_id: int) -> None:
+    """:func:`enqueue` in a savepoint: if it fails (an outbox table not migrated yet), the upload goes
+    on without feedback, and the error is logged."""
+    try:
+        with get_session().begin_nested():
+            enqueue(commit_id)
+    except SQLAlchemyError:
+        log.exception("the feedback of commit %s could not be queued; the upload is kept", commit_id)
+
+
+def trigger(commit_id: int) -> bool:
+    """codecov-cli's ``upload-complete``: the commit's row is due now; ``False`` if it has none."""
+    query = sa.update(Outbox).where(Outbox.commit_id == commit_id).values(triggered=True, due_at=utcnow())
+    done = execute(query).rowcount
+    get_session().commit()
+    return bool(done)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A row a sender holds: its commit and the generation it saw."""
+
+    commit_id: int
+    generation: int
+    triggered: bool
+    base_url: Optional[str]
+    attempts: int
+
+
+def claim(limit: int = 10) -> list[Claim]:
+    """Due rows nobody holds (or whose holder's lease ran out), leased to this sender, committed."""
+    now = utcnow()
+    free = sa.or_(_OUTBOX.c.lease_until.is_(None), _OUTBOX.c.lease_until < now)
+    query = (
+        sa.select(
+            _OUTBOX.c.commit_id, _OUTBOX.c.generation, _OUTBOX.c.triggered, _OUTBOX.c.base_url, _OUTBOX.c.attempts
+        )
+        .where(_OUTBOX.c.due_at <= now, free)
+        .order_by(_OUTBOX.c.due_at)
+        .limit(limit)
+    )
+    if get_engine().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True)
+    lease = now + dt.timedelta(seconds=LEASE_SECONDS)
+    claimed = []
+    for row in execute(query).all():
+        # Taken only if still free: of two senders that read the same row, one updates it.
+        taken = execute(sa.update(Outbox).where(Outbox.commit_id == row.commit_id, free).values(lease_until=lease))
+        if taken.rowcount == 1:
+            claimed.append(Claim(*row))
+    get_session().commit()
+    return claimed
+
+
+def _same(claim: Claim) -> sa.ColumnElement[bool]:
+    return sa.and_(Outbox.commit_id == claim.commit_id, Outbox.generation == claim.generation)
+
+
+def finish(claim: Claim) -> None:
+    """The row was sent: dropped, unless an upload re-armed it meanwhile (then only released)."""
+    execute(sa.delete(Outbox).where(_same(claim)))
+    execute(sa.update(Outbox).where(Outbox.commit_id == claim.commit_id).values(lease_until=None))
+    get_session().commit()
+
+
+def park(claim: Claim) -> None:
+    """The row waits for ``upload-complete`` (``manual_trigger``): released, not due."""
+    execute(sa.update(Outbox).where(_same(claim)).values(due_at=None, lease_until=None))
+    get_session().commit()
+
+
+def retry(claim: Claim, error: str, after: Optional[float] = None) -> None:
+    """Sending failed: due again after ``after`` seconds (a provider's ``Retry-After``) or the
+    backoff of its attempts; given up after :data:`MAX_ATTEMPTS`."""
+    if claim.attempts + 1 >= MAX_ATTEMPTS:
+        execute(sa.delete(Outbox).where(_same(claim)))
+        get_session().commit()
+        return
+    wait = max(after or 0, min(BACKOFF_MAX_SECONDS, BACKOFF_FIRST_SECONDS * 2**claim.attempts))
+    values = {
+        "due_at": utcnow() + dt.timedelta(seconds=wait),
+        "lease_until": None,
+        "attempts": claim.attempts + 1,
+        "last_error": error[:2000],
+    }
+    execute(sa.update(Outbox).where(_same(claim)).values(**values))
+    execute(sa.update(Outbox).where(Outbox.commit_id == claim.commit_id).values(lease_until=None))
+    get_session().commit()
+
+
+def next_due() -> Optional[dt.datetime]:
+    """When the next row falls due (``None``: no row is waiting on time)."""
+    return execute(sa.select(sa.func.min(Outbox.due_at))).scalar()
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a commit's feedback came to: the row still owed (``None`` when none is), and per context
+    what was sent, when, and the last error."""
+
+    pending: Optional[Outbox]
+    sent: list[FeedbackSent]
+
+
+def report_of(commit_id: int) -> Report:
+    pending = execute(sa.select(Outbox).where(Outbox.commit_id == commit_id)).scalar()
+    sent = execute(
+        sa.select(FeedbackSent).where(FeedbackSent.commit_id == commit_id).order_by(FeedbackSent.context)
+    ).scalars()
+    return Report(pending, list(sent))

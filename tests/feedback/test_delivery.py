@@ -1,0 +1,267 @@
+"""Delivery: the outbox written with the upload, statuses and one comment sent after it through the
+provider, coalesced, not resent unchanged, retried with backoff, leases, manual_trigger, what was sent
+shown on the pages and in the API; no upload fails because feedback failed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+import webtest
+from flask import Flask
+
+from flask_coverage import operations
+from flask_coverage.feedback import outbox, sender
+from flask_coverage.feedback.notify import send_due
+from flask_coverage.ingest import upload_report
+from flask_coverage.models import Outbox, Pull, utcnow
+from flask_coverage.providers import ProviderError, PullInfo
+from flask_coverage.queries.repositories import find_repository
+from flask_coverage.state import execute, get_engine, get_session
+from tests.fake_provider import RecordingProvider
+from tests.git_history import History, lcov
+
+BASE_REPORT = lcov({"app.py": {n: 1 for n in range(1, 11)}, "other.py": {1: 1}})
+FIRST_REPORT = lcov({"app.py": {1: 1, 3: 1, 4: 0, 5: 1, 11: 1, 12: 1}, "other.py": {1: 1}})
+SECOND_REPORT = lcov(
+    {"app.py": {1: 1, 3: 1, 4: 0, 5: 1, 11: "partial", 12: 1}, "new.py": {1: 1, 2: 0}, "other.py": {1: 1}}
+)
+
+
+@pytest.fixture
+def provider(app: Flask, mirrored: History) -> RecordingProvider:
+    fake = RecordingProvider(
+        pulls={7: PullInfo(7, "open", "A change", "main", mirrored.main, "feature", mirrored.second)}
+    )
+    app.config.update(
+        COVERAGE_PROVIDERS={"github": fake},
+        COVERAGE_FEEDBACK_SENDER=False,
+        COVERAGE_FEEDBACK_DELAY=0,
+        COVERAGE_PUBLIC_URL="https://coverage.example.com",
+    )
+    return fake
+
+
+def upload(sha: str, report: bytes, **args: Any) -> None:
+    upload_report("github/acme/widgets", report, commit=sha, **args)
+
+
+def send_all() -> int:
+    total = 0
+    while handled := send_due():
+        total += handled
+    return total
+
+
+def test_statuses_and_one_comment_created_then_edited(mirrored: History, provider: RecordingProvider) -> None:
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    send_all()
+    provider.calls.clear()
+    upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base)
+    assert send_all() == 1
+    url = "https://coverage.example.com/gh/acme/widgets/pull/7"
+    assert provider.statuses[(mirrored.first, "codecov/project")] == {
+        "state": "failure",
+        "description": "85.71% (-14.29%) compared to " + mirrored.base[:7],
+        "target_url": url,
+    }
+    assert provider.statuses[(mirrored.first, "codecov/patch")]["description"] == "75.00% of diff hit (target 100.00%)"
+    assert [args[2] for args in provider.called("upsert_comment")] == [None]  # posted
+    ((comment_id, (number, body)),) = provider.comments.items()
+    assert number == 7 and body.startswith(f"## [Coverage report]({url}) for #7")
+    assert "Patch coverage is `75.00%` with `1 line` in your changes missing coverage" in body
+
+    upload(mirrored.second, SECOND_REPORT, branch="feature", pullid=7, parent=mirrored.first)
+    send_all()
+    assert [args[2] for args in provider.called("upsert_comment")] == [None, comment_id]  # then edited
+    assert len(provider.comments) == 1
+    assert provider.statuses[(mirrored.second, "codecov/patch")]["description"].startswith("50.00% of diff hit")
+    assert (
+        find_repository("github", "acme", "widgets")
+        and get_session().execute(sa.select(Pull.comment_id)).scalar() == comment_id
+    )
+
+
+def test_a_burst_of_uploads_is_sent_once_and_unchanged_payloads_not_again(
+    mirrored: History, provider: RecordingProvider
+) -> None:
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    for job in range(8):  # eight jobs of one CI run, one commit
+        upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base, run_id=f"job{job}")
+    provider.calls.clear()
+    assert send_all() == 2  # the base's row and the pull's
+    contexts = [args[1] for args in provider.called("set_status") if args[0] == mirrored.first]
+    assert sorted(contexts) == ["codecov/patch", "codecov/project"]
+    assert len(provider.called("upsert_comment")) == 1
+    # The same coverage again (a retried job): owed again, but nothing changed, so nothing is sent.
+    upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base, run_id="job9")
+    provider.calls.clear()
+    assert send_all() == 1
+    assert not provider.called("set_status")
+    assert not provider.called("upsert_comment")
+
+
+def test_provider_errors_are_retried_with_backoff_and_shown(
+    mirrored: History, provider: RecordingProvider, testapp: webtest.TestApp
+) -> None:
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    provider.failure = ProviderError("GitHub answered 502", status=502, retry_after=30)
+    send_all()
+    row = execute(sa.select(Outbox)).scalar_one()
+    assert (row.attempts, row.last_error) == (1, "GitHub answered 502")
+    assert row.due_at > utcnow() + dt.timedelta(seconds=25)  # Retry-After honoured
+    page = testapp.get(f"/gh/acme/widgets/commit/{mirrored.base}")
+    assert "1 failed attempts · last error: GitHub answered 502" in " ".join(
+        page.html.find(id="coverage-feedback").get_text(" ").split()
+    )
+    api = testapp.get(f"/api/v2/github/acme/repos/widgets/commits/{mirrored.base}/feedback/").json
+    assert api["pending"]["attempts"] == 1 and api["pending"]["last_error"] == "GitHub answered 502"
+    assert api["sent"][0]["context"] == "codecov/project" and api["sent"][0]["error"] == "GitHub answered 502"
+    # The provider is back; the row falls due.
+    provider.failure = None
+    execute(sa.update(Outbox).values(due_at=utcnow()))
+    get_session().commit()
+    assert send_all() == 1
+    assert provider.statuses[(mirrored.base, "codecov/project")]["state"] == "success"
+    api = testapp.get(f"/api/v2/github/acme/repos/widgets/commits/{mirrored.base}/feedback/").json
+    assert api["pending"] is None
+    assert {row["context"]: (row["state"], row["error"]) for row in api["sent"]} == {
+        "codecov/patch": ("success", None),
+        "codecov/project": ("success", None),
+    }
+
+
+def test_a_refusal_is_not_retried_but_shown(mirrored: History, provider: RecordingProvider) -> None:
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    provider.failure = ProviderError("GitHub answered 403: resource not accessible", status=403)
+    send_all()
+    assert execute(sa.select(Outbox)).first() is None
+    api = outbox.report_of(execute(sa.text("SELECT id FROM coverage_commit")).scalar())
+    assert api.sent[0].error == "GitHub answered 403: resource not accessible"
+
+
+def test_an_abandoned_lease_is_taken_by_another_sender(mirrored: History, provider: RecordingProvider) -> None:
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    (claim,) = outbox.claim()  # a worker takes the row, then is killed
+    assert outbox.claim() == []  # nobody else takes it while the lease runs
+    execute(sa.update(Outbox).values(lease_until=utcnow() - dt.timedelta(seconds=1)))
+    get_session().commit()
+    assert send_all() == 1
+    assert (mirrored.base, "codecov/project") in provider.statuses
+    assert execute(sa.select(Outbox)).first() is None
+
+
+def test_an_upload_during_a_sending_keeps_the_row(mirrored: History, provider: RecordingProvider) -> None:
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    (claim,) = outbox.claim()
+    upload(mirrored.base, BASE_REPORT, branch="main", run_id="another")  # re-armed while being sent
+    outbox.finish(claim)
+    row = execute(sa.select(Outbox)).scalar_one()
+    assert (row.generation, row.lease_until) == (1, None)
+
+
+def test_manual_trigger_waits_for_upload_complete(
+    mirrored: History, provider: RecordingProvider, testapp: webtest.TestApp
+) -> None:
+    operations.set_repository_yaml("github", "acme", "widgets", "codecov:\n  notify:\n    manual_trigger: true\n")
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    send_all()
+    assert not provider.called("set_status")
+    assert execute(sa.select(Outbox.due_at)).scalar() is None  # parked
+    token = find_repository("github", "acme", "widgets").upload_token
+    answer = testapp.post_json(
+        f"/upload/github/acme::::widgets/commits/{mirrored.base}/upload-complete",
+        {},
+        headers={"Authorization": f"token {token}"},
+    ).json
+    assert answer["result"] == "1 upload(s) of this commit merged; its statuses and comment are being sent."
+    send_all()
+    assert (mirrored.base, "codecov/project") in provider.statuses
+
+
+def test_after_n_builds(mirrored: History, provider: RecordingProvider) -> None:
+    operations.set_repository_yaml("github", "acme", "widgets", "codecov:\n  notify:\n    after_n_builds: 2\n")
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    send_all()
+    assert not provider.called("set_status")
+    upload(mirrored.base, BASE_REPORT, branch="main", run_id="second")
+    send_all()
+    assert (mirrored.base, "codecov/project") in provider.statuses
+
+
+@pytest.mark.parametrize(
+    ("behavior", "expected"),
+    [
+        ("default", ["upsert_comment:1", "upsert_comment:None"]),  # the edit finds it gone: a new one
+        ("once", ["upsert_comment:1"]),  # deleted by a user: left deleted
+        ("new", ["delete_comment:1", "upsert_comment:None"]),
+        ("spammy", ["upsert_comment:None"]),
+    ],
+)
+def test_comment_behaviors(mirrored: History, provider: RecordingProvider, behavior: str, expected: list[str]) -> None:
+    operations.set_repository_yaml("github", "acme", "widgets", f"comment:\n  behavior: {behavior}\n")
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base)
+    send_all()
+    provider.comments.clear()  # a user deletes the comment
+    provider.calls.clear()
+    upload(mirrored.second, SECOND_REPORT, branch="feature", pullid=7, parent=mirrored.first)
+    send_all()
+    calls = [
+        f"{name}:{args[-1] if name == 'delete_comment' else args[2]}"
+        for name, args in provider.calls
+        if "comment" in name
+    ]
+    assert calls == expected
+
+
+def test_require_changes_and_comment_false(mirrored: History, provider: RecordingProvider) -> None:
+    operations.set_repository_yaml("github", "acme", "widgets", "comment: false\n")
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base)
+    send_all()
+    assert not provider.called("upsert_comment") and provider.called("set_status")
+
+
+def test_no_upload_fails_because_feedback_failed(
+    app: Flask, mirrored: History, provider: RecordingProvider, testapp: webtest.TestApp
+) -> None:
+    token = find_repository("github", "acme", "widgets").upload_token
+    execute(sa.text("DROP TABLE coverage_outbox"))  # a database not migrated yet
+    get_session().commit()
+    try:
+        answer = testapp.post(f"/upload/v2?token={token}&commit={mirrored.base}&branch=main", BASE_REPORT)
+        assert answer.status_code == 200
+        assert testapp.get(f"/api/v2/github/acme/repos/widgets/commits/{mirrored.base}/").json["totals"]["lines"] == 11
+    finally:
+        get_session().remove()
+        Outbox.__table__.create(get_engine())
+
+
+def test_the_background_sender_sends_after_the_upload(
+    app: Flask, mirrored: History, provider: RecordingProvider, testapp: webtest.TestApp
+) -> None:
+    app.config["COVERAGE_FEEDBACK_SENDER"] = True
+    token = find_repository("github", "acme", "widgets").upload_token
+    try:
+        testapp.post(f"/upload/v2?token={token}&commit={mirrored.base}&branch=main", BASE_REPORT)
+        deadline = time.monotonic() + 10
+        while (mirrored.base, "codecov/patch") not in provider.statuses and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert provider.statuses[(mirrored.base, "codecov/project")]["state"] == "success"
+        assert any(thread.name == "coverage-feedback" for thread in threading.enumerate())
+    finally:
+        sender.stop(app)
+    assert not any(thread.name == "coverage-feedback" for thread in threading.enumerate())
+
+
+def test_notify_command_sends_what_is_due(mirrored: History, provider: RecordingProvider, runner: Any) -> None:
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    result = runner.invoke(args=["coverage", "notify"])
+    assert result.exit_code == 0, result.output
+    assert result.output == "Sent the feedback of 1 commit(s).\n"
+    assert (mirrored.base, "codecov/project") in provider.statuses
