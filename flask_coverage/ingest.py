@@ -197,6 +197,7 @@ def upload_report(
     )
 
 
+@sender.uploading()  # this process's feedback sender lets the upload go first
 def upload_reports(
     repository: Union[Repository, str],
     reports: Iterable[tuple[str, ReportSource]],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 from functools import cache
 from typing import Any, Optional
 from urllib.parse import quote
@@ -110,7 +111,6 @@ def deliver(claim: outbox.Claim) -> None:
         _send(provider, repository, commit, settings, claim)
     except ProviderError as error:
         log.warning("feedback for %s not sent: %s", commit.sha[:12], error)
-        get_session().rollback()
         if error.retryable or error.status is None or error.status >= 500:
             outbox.retry(claim, str(error), error.retry_after)
         else:
@@ -153,6 +153,7 @@ def _send(provider: Provider, repository: Repository, commit: Commit, settings: 
             _record(commit.id, status.context, error=str(error)[:2000], error_at=utcnow())
             get_session().commit()
             raise
+        # Committed with the row's finish (one commit a sending: SQLite's commits wait on the disk).
         _record(
             commit.id,
             status.context,
@@ -162,7 +163,6 @@ def _send(provider: Provider, repository: Repository, commit: Commit, settings: 
             sent_at=utcnow(),
             error=None,
         )
-        get_session().commit()
     comment = settings.get("comment")
     if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
         _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", sent)
@@ -240,7 +240,6 @@ def _comment(
     _record(
         commit.id, COMMENT, digest=digest, state="sent", description=f"comment {new_id}", sent_at=utcnow(), error=None
     )
-    get_session().commit()
 
 
 def _flag_rows(commit: Commit, base: Optional[Commit], diff: Optional[Diff], sides: Any) -> list[FlagRow]:
@@ -275,11 +274,14 @@ def _counted(lines: Optional[LineCoverage], numbers: list[int]) -> Totals:
     return LineCoverage(entry for entry in lines if entry[0] in wanted_lines).totals()
 
 
-def send_due(limit: int = 10) -> int:
+def send_due(limit: int = 10, before_each: Optional[Callable[[], None]] = None) -> int:
     """Claim and send what is due (at most ``limit`` commits); how many were handled. Never raises
-    for one commit's failure: it is logged and the row retried."""
+    for one commit's failure: it is logged and the row retried. ``before_each`` is called before
+    each commit is sent (the sender thread waits there for the uploads under way)."""
     handled = 0
     for claim in outbox.claim(limit):
+        if before_each is not None:
+            before_each()
         try:
             deliver(claim)
         except Exception as error:

@@ -7,9 +7,11 @@ its own, for deployments that turn the thread off (``COVERAGE_FEEDBACK_SENDER = 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from typing import Optional
 
 from flask import Flask
@@ -26,7 +28,11 @@ IDLE_SECONDS = 30.0
 #: The longest sleep between two looks at the outbox (rows another worker wrote, leases run out).
 POLL_SECONDS = 5.0
 
+#: The longest a sender waits, before each commit it sends, for this process's uploads to end.
+YIELD_SECONDS = 1.0
+
 _lock = threading.Lock()
+_uploads = 0  # uploads of this process under way: the sender lets them have the CPU first
 _threads: dict[int, tuple[threading.Thread, threading.Event]] = {}
 _stopping: set[int] = set()
 
@@ -46,6 +52,26 @@ def wake(app: Flask) -> None:
         thread.start()
 
 
+@contextlib.contextmanager
+def uploading() -> Iterator[None]:
+    """Around an upload's work: this process's sender waits for it (at most :data:`YIELD_SECONDS`)
+    before it computes the next commit's feedback, so an upload answers as fast as without feedback."""
+    global _uploads
+    with _lock:
+        _uploads += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _uploads -= 1
+
+
+def _yield_to_uploads() -> None:
+    deadline = time.monotonic() + YIELD_SECONDS
+    while _uploads and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def stop(app: Flask, timeout: float = 10.0) -> None:
     """End this process's sender of ``app`` (after the commit it is sending), e.g. before the app goes."""
     with _lock:
@@ -63,7 +89,7 @@ def run_once(app: Flask) -> tuple[int, Optional[float]]:
     """Send what is due; ``(commits handled, seconds until the next row falls due or None)``."""
     with app.app_context():
         try:
-            handled = send_due()
+            handled = send_due(before_each=_yield_to_uploads)
             due = next_due()
         except Exception:
             log.exception("the feedback sender failed; it tries again")
