@@ -143,8 +143,10 @@ def test_repository_by_slug(widgets) -> None:
     assert repository_by_slug(" github/Acme/widgets ").id == widgets.id
     with pytest.raises(NotFound, match="no repository acme/gadgets on github"):
         repository_by_slug("github/acme/gadgets")
-    with pytest.raises(InvalidInput, match="unknown service 'gh'"):
-        repository_by_slug("gh/acme/widgets")
+    # The operator names a service as the web URLs do (README, "Operator CLI"): ``gh`` is github.
+    assert repository_by_slug("gh/acme/widgets").id == widgets.id
+    with pytest.raises(InvalidInput, match="unknown service 'GH'"):
+        repository_by_slug("GH/acme/widgets")
     for slug in ["", "acme/widgets", "github//widgets", "github/acme/widgets/extra"]:
         with pytest.raises(InvalidInput, match="SERVICE/OWNER/REPO"):
             repository_by_slug(slug)
