@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .auth import generate_token, hash_token
 from .errors import AlreadyExists, InvalidInput, NotFound
-from .identifiers import check_name, is_storable, parse_service
+from .identifiers import check_branch, check_name, is_storable, parse_service
 from .models import (
     AccessToken,
     Branch,
@@ -139,7 +139,7 @@ def add_repo(
     """Create a repository with a fresh upload token (UUID) and graph token (10 alphanumerics)."""
     owner_row = require_owner(service, owner)
     name = check_name(name, "repository name")
-    branch = check_name(branch, "branch", single_word=False)
+    branch = check_branch(branch)
     language = language and check_name(language, "language", max_length=50, single_word=False)
     duplicate = f"repository {owner_row.username}/{name} already exists"
     if find_repository(owner_row.service, owner_row.username, name, deleted=True) is not None:

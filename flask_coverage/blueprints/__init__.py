@@ -1,14 +1,20 @@
 """The blueprints of the service, one module per URL family, and what their pages share: the
-navigation of the default layout (``coverage_navigation()`` in templates)."""
+navigation of the default layout (``coverage_navigation()`` in templates) and the ``nosniff`` header
+of every answer."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, current_app, url_for
+from flask import Flask, Response, current_app, request, url_for
 from werkzeug.routing import BaseConverter
 
 from ..state import call_hook
+
+#: The names of the service's blueprints (what :func:`no_sniffing` answers for).
+BLUEPRINT_NAMES = frozenset(
+    f"coverage_{name}" for name in ("api", "legacy", "upload", "account", "graphs", "web", "health")
+)
 
 
 class RootConverter(BaseConverter):
@@ -24,10 +30,23 @@ class RootConverter(BaseConverter):
         return ""
 
 
+def no_sniffing(response: Response) -> Response:
+    """Every answer of every blueprint of the service says ``X-Content-Type-Options: nosniff``.
+
+    Bodies hold text that uploaders chose (branch names, paths); no browser may read them as anything
+    but their declared type. The one place the header is set: an ``after_request`` of the app, so error
+    answers, outages and static files have it too.
+    """
+    if request.blueprint in BLUEPRINT_NAMES:
+        response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
 def register_blueprints(app: Flask) -> None:
     """Mount every blueprint of the service at the URL prefixes configured on ``app``."""
     from . import account, api, graphs, health, legacy, upload, web
 
+    app.after_request(no_sniffing)
     config = app.config
     app.url_map.converters["coverage_root"] = RootConverter
     app.add_template_global(navigation, "coverage_navigation")
