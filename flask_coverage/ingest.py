@@ -263,10 +263,9 @@ def upload_reports(
             files[new] = lines if new not in files else files[new].merge(lines)
     for path, (not_code, eof) in (fixes or {}).items():
         if path in files:
-            kept = [e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof)]
-            files[path] = LineCoverage(kept)
-            if not kept:
-                del files[path]
+            files[path] = LineCoverage(e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof))
+    # A file without a tracked line is no coverage (Codecov leaves it out too).
+    files = {path: lines for path, lines in files.items() if len(lines)}
     if not files:
         raise ReportError("the upload has no files with coverage")
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]

@@ -22,8 +22,8 @@ from typing import Any, Iterable, Iterator, NoReturn
 
 from ..errors import ReportError
 from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, ParsedFile, bad_line_number, quote
-from ._format import ParseContext, ReportFormat, ReportHead
+from ._common import EMPTY_NAME, LINE_BELOW_ONE, MAX_LINE_NUMBER, ParsedFile, bad_line_number, quote
+from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._input import not_utf8
 
 __all__ = ["FORMAT", "parse_coveragepy"]
@@ -52,8 +52,12 @@ def parse_coveragepy(chunks: Iterable[bytes], context: ParseContext) -> Iterator
         if key == "files":
             stream.expect("{", "coverage.py JSON report: files is not an object")
             for name in stream.members():
+                if not name.strip():
+                    context.skips.add(EMPTY_NAME)
+                    stream.skip()
+                    continue
                 path = resolver.resolve(name)
-                yield ParsedFile(path, _file_lines(stream, name))
+                yield ParsedFile(path, _file_lines(stream, name, context.skips))
         else:
             value = stream.value()
             if key == "meta" and not isinstance(value, dict):
@@ -72,7 +76,7 @@ def _detect(head: ReportHead) -> bool:
 FORMAT = ReportFormat("coveragepy", "coverage.py JSON", _detect, parse_coveragepy, ("coverage.json",))
 
 
-def _file_lines(stream: _JsonStream, name: str) -> LineCoverage:
+def _file_lines(stream: _JsonStream, name: str, skips: Skips) -> LineCoverage:
     """Read the entry of the file ``name`` from ``stream``: its lines, with executed lines that start
     a missing branch PARTIAL."""
     if stream.peek() != "{":
@@ -87,21 +91,32 @@ def _file_lines(stream: _JsonStream, name: str) -> LineCoverage:
             add = builder.add
             for run in stream.numbers(f"coverage.py JSON report: {key} of {quote(name)} is not a list"):
                 if not (type(run[0]) is int and min(run) >= 1 and max(run) <= MAX_LINE_NUMBER):
-                    for number in run:
-                        if type(number) is not int or not 1 <= number <= MAX_LINE_NUMBER:
-                            _bad_line(number, name)
+                    run = _usable_lines(run, name, skips)
                 for number in run:
                     add(number, hits, state)
         elif key == "missing_branches":
             for arc in stream.items(f"coverage.py JSON report: {key} of {quote(name)} is not a list"):
                 if not isinstance(arc, list) or len(arc) != 2:
                     raise ReportError(f"coverage.py JSON report: bad branch {quote(repr(arc))} in {quote(name)}")
-                if type(arc[0]) is not int or not 1 <= arc[0] <= MAX_LINE_NUMBER:
+                if type(arc[0]) is not int or arc[0] > MAX_LINE_NUMBER:
                     _bad_line(arc[0], name)
-                partial.add(arc[0])
+                partial.add(arc[0])  # one from line 0 or below names no tracked line: harmless
         else:
             stream.skip()
     return builder.build(partial)
+
+
+def _usable_lines(run: list[Any], name: str, skips: Skips) -> list[int]:
+    # Line 0 and below are skipped and counted, as Codecov skips them; anything else odd is refused.
+    usable = []
+    for number in run:
+        if type(number) is int and number < 1:
+            skips.add(LINE_BELOW_ONE)
+        elif type(number) is not int or number > MAX_LINE_NUMBER:
+            _bad_line(number, name)
+        else:
+            usable.append(number)
+    return usable
 
 
 def _bad_line(number: object, name: str) -> NoReturn:
