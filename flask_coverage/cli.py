@@ -17,6 +17,7 @@ from . import demo, ingest, operations
 from .errors import CoverageError, InvalidInput
 from .lines import Totals
 from .models import ServiceEnum
+from .parsers import Skips
 from .queries.repositories import list_tokens, require_owner
 from .state import get_session
 
@@ -215,6 +216,7 @@ def upload_command(
 ) -> None:
     """Merge a coverage report (Cobertura XML, coverage.py JSON or LCOV; - for stdin) into a commit."""
     meta = ingest.UploadMeta.create(flags=flags)
+    skips = Skips()
     try:
         source: BinaryIO = sys.stdin.buffer if report == "-" else open(report, "rb")  # noqa: SIM115
     except OSError as error:
@@ -237,6 +239,7 @@ def upload_command(
             format=report_format,
             progress=progress,
             meta=meta,
+            skips=skips,
         )
     repository = commit.repository
     totals = Totals.of(commit)
@@ -245,6 +248,8 @@ def upload_command(
         f" at {commit.sha}: {commit.files} files, {commit.lines} lines, {totals.coverage}% covered"
         f" (version {commit.version})."
     )
+    if skips:
+        click.echo(f"The report's odd lines were read as Codecov reads them: {skips.summary()}.")
 
 
 @coverage_cli.command("demo")

@@ -64,7 +64,7 @@ from .models import (
     UploadFlag,
     utcnow,
 )
-from .parsers import ParsedFile, merge_by_path, parse_report, place_by_network
+from .parsers import ParsedFile, Skips, merge_by_path, parse_report, place_by_network
 from .queries.repositories import repository_by_slug
 from .queries.trend import refresh_days
 from .state import dialect_insert, execute, get_session
@@ -179,6 +179,7 @@ def upload_report(
     run_id: Optional[str] = None,
     meta: Optional[UploadMeta] = None,
     parent: Optional[str] = None,
+    skips: Optional[Skips] = None,
 ) -> Commit:
     """Merge one coverage report into a commit of ``repository``; see :func:`upload_reports`."""
     return upload_reports(
@@ -193,6 +194,7 @@ def upload_report(
         run_id=run_id,
         meta=meta,
         parent=parent,
+        skips=skips,
     )
 
 
@@ -211,6 +213,7 @@ def upload_reports(
     network: Sequence[str] = (),
     fixes: Optional[Mapping[str, FileFix]] = None,
     parent: Optional[str] = None,
+    skips: Optional[Skips] = None,
 ) -> Commit:
     """Merge coverage reports into the commit ``commit`` of ``repository``, in one transaction.
 
@@ -236,7 +239,8 @@ def upload_reports(
     parent its uploads name (docs/api.md, pulls and compare).
 
     ``commit`` may be a :class:`CommitTarget` already checked, which holds the branch, pull request
-    and parent (then they are not given again).
+    and parent (then they are not given again). What the parsers skipped or clamped (docs/parsing.md)
+    is counted in ``skips``, when given, and stored with the upload record.
 
     Returns the commit, committed. Raises :class:`~flask_coverage.errors.InvalidInput` for a bad
     sha, parent sha, branch or pull request number, :class:`~flask_coverage.errors.ReportError` (or its
@@ -253,7 +257,10 @@ def upload_reports(
     repository_id = repository.id
     max_bytes = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
     digests: list[str] = []
-    parsed = _parse_all(reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests)
+    skips = Skips() if skips is None else skips
+    parsed = _parse_all(
+        reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests, skips=skips
+    )
     files = merge_by_path(parsed)
     meta = meta or UploadMeta()
     if network:
@@ -271,7 +278,7 @@ def upload_reports(
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
-    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha))
+    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha, skips))
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
@@ -337,6 +344,7 @@ def _parse_all(
     max_bytes: Optional[int],
     progress: Optional[ProgressCallback],
     digests: list[str],
+    skips: Skips,
 ) -> Iterator[ParsedFile]:
     for name, source in reports:  # each report's SHA-256 goes to digests once it was read
         digest = hashlib.sha256()
@@ -345,7 +353,7 @@ def _parse_all(
         else:
             source = _HashingReader(source, digest, progress)  # type: ignore[assignment]
         try:
-            for parsed in parse_report(source, format=format, root=root, max_bytes=max_bytes):
+            for parsed in parse_report(source, format=format, root=root, max_bytes=max_bytes, skips=skips, name=name):
                 _check_storable(parsed.path)
                 yield parsed
             digests.append(digest.hexdigest())
@@ -400,7 +408,8 @@ def _store(
     files: dict[str, LineCoverage],
     upload_key: str,
     meta: UploadMeta,
-    parent_sha: Optional[str] = None,
+    parent_sha: Optional[str],
+    skips: Skips,
 ) -> int:
     insert = dialect_insert
     commits, stored, uploads = _COMMITS, _FILES, _UPLOADS
@@ -430,6 +439,7 @@ def _store(
         if execute(used).first():
             raise UploadConflict("this upload URL was already used for a different upload")
     about = {key: getattr(meta, key) for key in ("external_id", *META_FIELDS)}
+    about.update(skipped=skips.total, skip_reasons=skips.counts or None)
     row = sa.insert(uploads).values(commit_id=commit_id, key=upload_key, created_at=utcnow(), **about)
     upload_id = cast(Any, execute(row)).inserted_primary_key[0]
     if meta.flags:

@@ -34,6 +34,7 @@ from ...inflate import GZIP_MAGIC, check_size, gunzip
 from ...ingest import META_FIELDS, CommitTarget, UploadMeta, upload_reports
 from ...lines import Totals
 from ...models import Commit, Repository
+from ...parsers import Skips
 from ...queries.repositories import find_repository_by_upload_token
 from ...upload_urls import sign_upload
 from ...urls import commit_url
@@ -90,7 +91,7 @@ def upload_v2() -> Response:
     limit = check_length()
     repository = repository_for_token(upload_token())
     target, meta = _v2_arguments()
-    return v2_answer(repository, merge_v2_body(repository, limit, commit=target, run_id=_run_id(), meta=meta))
+    return v2_answer(repository, *merge_v2_body(repository, limit, commit=target, run_id=_run_id(), meta=meta))
 
 
 @bp.route("/upload/v4", methods=["POST"])
@@ -153,10 +154,13 @@ def meta_claims(meta: UploadMeta) -> dict[str, Any]:
     return {"flags": list(meta.flags), **{key: getattr(meta, key) for key in META_FIELDS}}
 
 
-def merge_v2_body(repository: Repository, limit: Optional[int], **arguments: Any) -> Commit:
-    """Merge the reports of a v2 request body (plain or gzip, maybe the uploaders' envelope)."""
+def merge_v2_body(repository: Repository, limit: Optional[int], **arguments: Any) -> tuple[Commit, Skips]:
+    """Merge the reports of a v2 request body (plain or gzip, maybe the uploaders' envelope); the
+    commit, and what the parsers skipped or clamped."""
     body = _decompressed(read_body(limit), limit)
-    return upload_reports(repository, split_envelope(body), network=envelope_network(body), **arguments)
+    skips = Skips()
+    commit = upload_reports(repository, split_envelope(body), network=envelope_network(body), skips=skips, **arguments)
+    return commit, skips
 
 
 def check_length() -> Optional[int]:
@@ -175,15 +179,18 @@ def _v2_arguments() -> tuple[CommitTarget, UploadMeta]:
     return CommitTarget.check(args["commit"], args.get("branch"), pr, args.get("parent")), upload_meta(args)
 
 
-def v2_answer(repository: Repository, commit: Commit) -> Response:
-    summary = upload_summary(repository, commit)
+def v2_answer(repository: Repository, commit: Commit, skips: Skips) -> Response:
+    summary = upload_summary(repository, commit, skips)
     # Line 1 empty and line 2 the URL: every Codecov bash uploader then reports success and prints
-    # the URL; the last ones also look for '"uploaded": true', which line 3 carries.
-    return _text(200, f"\n{summary['url']}\n{json.dumps(summary)}\n")
+    # the URL; the last ones also look for '"uploaded": true', which line 3 carries. What was
+    # skipped, if anything, is said for people on a last line.
+    said = f"{skips.summary()}\n" if skips else ""
+    return _text(200, f"\n{summary['url']}\n{json.dumps(summary)}\n{said}")
 
 
-def upload_summary(repository: Repository, commit: Commit) -> dict[str, Any]:
-    """What an upload answers about the commit it went into: its URL, version, files and totals."""
+def upload_summary(repository: Repository, commit: Commit, skips: Skips) -> dict[str, Any]:
+    """What an upload answers about the commit it went into: its URL, version, files and totals,
+    and how many lines (or files) of its reports were skipped or clamped, per reason."""
     return {
         "uploaded": True,
         "url": commit_url(repository, commit.sha),
@@ -192,6 +199,8 @@ def upload_summary(repository: Repository, commit: Commit) -> dict[str, Any]:
         "files": commit.files,
         "lines": commit.lines,
         "coverage": Totals.of(commit).coverage,
+        "skipped": skips.total,
+        "skip_reasons": skips.counts,
     }
 
 

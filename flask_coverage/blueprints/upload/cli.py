@@ -31,6 +31,7 @@ from ...identifiers import MAX_NAME_LENGTH, check_name, check_sha, parse_service
 from ...inflate import inflate
 from ...ingest import CommitTarget, FileFix, UploadMeta, record_commit, upload_reports
 from ...models import Commit, Repository, utcnow
+from ...parsers import Skips
 from ...queries.files import upload_count
 from ...queries.targets import resolve_commit
 from ...upload_urls import InvalidUploadUrl, load_upload
@@ -240,10 +241,11 @@ def upload_put() -> Response:
     meta = UploadMeta.create(**claims["meta"], external_id=claims["id"])
     arguments: dict[str, Any] = {"commit": claimed_target(claims), "meta": meta}
     if claims["kind"] == "v2":
-        return v2_answer(repository, merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
+        return v2_answer(repository, *merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
     reports, network, fixes = _cli_payload(read_body(limit), limit)
-    commit = upload_reports(repository, reports, network=network, fixes=fixes, **arguments)
-    return _json(200, upload_summary(repository, commit))
+    skips = Skips()
+    commit = upload_reports(repository, reports, network=network, fixes=fixes, skips=skips, **arguments)
+    return _json(200, upload_summary(repository, commit, skips))
 
 
 def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, bytearray]], list[str], dict[str, FileFix]]:
