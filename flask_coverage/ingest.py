@@ -65,6 +65,7 @@ from .models import (
     utcnow,
 )
 from .parsers import ParsedFile, Skips, merge_by_path, parse_report, place_by_network
+from .parsers.upload import FileFix
 from .queries.repositories import repository_by_slug
 from .queries.trend import refresh_days
 from .state import dialect_insert, execute, get_session
@@ -86,8 +87,6 @@ ReportSource = Union[bytes, bytearray, memoryview, BinaryIO]
 #: Called with the number of report bytes read since the previous call.
 ProgressCallback = Callable[[int], None]
 
-#: Lines an uploader marks as not code in one file, and its last line (``eof``), if known.
-FileFix = tuple[frozenset[int], Optional[int]]
 
 #: The fields of :class:`UploadMeta` besides ``flags`` and ``external_id``, as stored on the upload.
 META_FIELDS = ("name", "build", "job", "build_url", "provider")
