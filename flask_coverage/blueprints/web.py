@@ -29,8 +29,8 @@ from ..identifiers import pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
 from ..outage import plain_text_response
-from ..queries.compare import compare_files
-from ..queries.files import FileTotals, file_lines, file_totals, flags_query
+from ..queries.compare import changed_files
+from ..queries.files import FILE_SORT_KEYS, FileTotals, file_lines, flags_query, sorted_files
 from ..queries.lists import branch_tips, owner_repositories, pull_tips, recent_commits
 from ..queries.repositories import find_repository, get_owner
 from ..queries.targets import find_flag, find_pull, find_target
@@ -52,7 +52,10 @@ FILES_PER_PAGE = 100
 RECENT_COMMITS = 10
 #: Missed ranges linked at the top of a file view; more are reached with "next miss".
 LISTED_MISS_RANGES = 50
-SORT_KEYS = ("path", "lines", "hits", "partials", "misses", "coverage")
+#: A commit of more files than this is listed by path alone (any other order reads every file), and a pull
+#: request's page names no changed files (the v2 API's compare does, a page at a time): each page costs
+#: a page, not the commit.
+SORTED_FILES = 10_000
 STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 
 #: Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
@@ -192,18 +195,21 @@ def legend_of(repository: Repository) -> Legend:
     return Legend(steps, low, high)
 
 
-def _sorted_files(files: list[FileTotals]) -> tuple[list[FileTotals], str, str]:
-    sort = request.args.get("sort", "coverage")
+def _files_page(commit: Commit) -> dict[str, Any]:
+    """The page of the commit's files the request asks for (``sort``, ``order``, ``page``), read by SQL:
+    the page's rows alone. A commit of more than :data:`SORTED_FILES` files is listed by path."""
+    sortable = commit.files <= SORTED_FILES
+    sort = request.args.get("sort", "coverage" if sortable else "path")
     order = request.args.get("order", "asc")
-    if sort not in SORT_KEYS or order not in ("asc", "desc"):
-        raise InvalidInput(f"sort must be one of {', '.join(SORT_KEYS)}, and order asc or desc.")
-    if sort == "coverage":
-        files = sorted(files, key=lambda f: (f.hits * 10000 // f.lines if f.lines else -1, f.path))
-    elif sort != "path":
-        files = sorted(files, key=lambda f: (getattr(f, sort), f.path))
-    if order == "desc":
-        files.reverse()
-    return files, sort, order
+    if sort not in FILE_SORT_KEYS or order not in ("asc", "desc"):
+        raise InvalidInput(f"sort must be one of {', '.join(FILE_SORT_KEYS)}, and order asc or desc.")
+    if not sortable:
+        sort = "path"
+    pages = max(1, -(-commit.files // FILES_PER_PAGE))
+    number = _page_number(pages)
+    query = sorted_files(commit, sort, order == "desc").limit(FILES_PER_PAGE).offset((number - 1) * FILES_PER_PAGE)
+    files = [FileTotals(*row) for row in execute(query)]
+    return {"files": files, "file_count": commit.files, "sort": sort, "order": order, "page": number, "pages": pages}
 
 
 def _page_number(pages: int) -> int:
@@ -239,10 +245,10 @@ def _target_page(view: View) -> Any:
     flags = _commit_flags(repository, commit)
     if flag is not None and flag not in dict(flags):
         raise NotFound(NOT_FOUND_MESSAGE)
-    files: list[FileTotals] = file_totals(commit) if commit is not None else []
-    files, sort, order = _sorted_files(files)
-    pages = max(1, -(-len(files) // FILES_PER_PAGE))
-    number = _page_number(pages)
+    if commit is not None:
+        files = _files_page(commit)
+    else:
+        files = {"files": [], "file_count": 0, "sort": "coverage", "order": "asc", "page": _page_number(1), "pages": 1}
     is_default = target == Target()
     trend = flag is None and commit is not None and target.pullid is None and target.sha is None
     return render_template(
@@ -259,12 +265,8 @@ def _target_page(view: View) -> Any:
         flags=flags,
         flag=flag,
         legend=legend_of(repository),
-        files=files[(number - 1) * FILES_PER_PAGE : number * FILES_PER_PAGE],
-        file_count=len(files),
-        sort=sort,
-        order=order,
-        page=number,
-        pages=pages,
+        sortable=commit is None or commit.files <= SORTED_FILES,
+        **files,
         branches=branch_tips(repository) if is_default else [],
         pulls=pull_tips(repository) if is_default else [],
         commits=recent_commits(repository, branch=target.branch, pullid=target.pullid, limit=RECENT_COMMITS)
@@ -281,18 +283,26 @@ CHANGED_FILES_SHOWN = 10
 
 def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
     """A pull request's coverage compared with its base (``None`` while the base has no coverage):
-    the base commit, the change of coverage, the files whose coverage changed most and the base's tree."""
+    the base commit, the change of coverage, the files whose coverage changed most (from the totals
+    columns; none named when the head has more than :data:`SORTED_FILES` files: the page links to the
+    API's compare instead) and the base's tree."""
     row = find_pull(view.repository, view.target.pullid or 0)
     if row is None or row[2] is None:
         return None
     _, head, base = row
-    changed = [file for file in compare_files(base, head) if file.base is None or file.base != file.head]
-    changed.sort(key=lambda file: -abs(file.head.coverage - (file.base.coverage if file.base else 0)))
+    changed = changed_files(base, head) if head.files <= SORTED_FILES else None
     return {
         "base": base,
         "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
-        "files": changed[:CHANGED_FILES_SHOWN],
-        "changed": len(changed),
+        "files": (changed or [])[:CHANGED_FILES_SHOWN],
+        "changed": None if changed is None else len(changed),
+        "compare_url": url_for(
+            "coverage_api.repos_compare_retrieve",
+            service=view.repository.owner.service.value,
+            owner_username=view.repository.owner.username,
+            repo=view.repository.name,
+            pullid=view.target.pullid,
+        ),
         "base_graph": view._replace(target=Target(sha=base.sha)).graph_url("tree"),
         "head_graph": view.graph_url("tree"),
     }
