@@ -16,7 +16,8 @@ can always be looked up and shown. See docs/parsing.md ("Paths").
 reads one, a unique prefix of at least 7; **branches** by what git takes as a branch name
 (``git check-ref-format --branch``: no ``..`` segment, among others); **pull requests** by a number from 1 to 2**31 - 1;
 **flags** by 1 to 45 letters, digits, ``_``, ``.`` or ``-``; **services** by a
-:class:`~flask_coverage.models.ServiceEnum` value.
+:class:`~flask_coverage.models.ServiceEnum` value (the operator may write the prefix of the web URLs,
+``gh``, ...).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Iterable
 from typing import Optional, Union
 
 from .errors import InvalidInput
-from .models import ServiceEnum
+from .models import SERVICE_BY_SHORT, ServiceEnum
 
 #: Owner, repository and branch names are at most this long.
 MAX_NAME_LENGTH = 255
@@ -81,13 +82,20 @@ def check_name(value: Optional[str], what: str, *, max_length: int = MAX_NAME_LE
     return value
 
 
-def parse_service(value: Union[str, ServiceEnum]) -> ServiceEnum:
-    """The :class:`~flask_coverage.models.ServiceEnum` member named ``value``, or :class:`InvalidInput`."""
+def parse_service(value: Union[str, ServiceEnum], *, short: bool = False) -> ServiceEnum:
+    """The :class:`~flask_coverage.models.ServiceEnum` member named ``value`` (``github``), or
+    :class:`InvalidInput`. With ``short``, as the operator names it (the CLI, an upload's
+    ``SERVICE/OWNER/REPO``), the prefix of the web URLs (``gh``) names it too; the v2 API's paths take the
+    values only, as Codecov's do."""
     try:
         return ServiceEnum(value)
     except ValueError:
+        service = SERVICE_BY_SHORT.get(value) if short and isinstance(value, str) else None
+        if service is not None:
+            return service
         choices = ", ".join(member.value for member in ServiceEnum)
-        raise InvalidInput(f"unknown service {str(value)!r}: expected one of {choices}") from None
+        shorts = f" (or {', '.join(SERVICE_BY_SHORT)})" if short else ""
+        raise InvalidInput(f"unknown service {str(value)!r}: expected one of {choices}{shorts}") from None
 
 
 #: The shortest sha prefix that names a commit (what ``git log --oneline`` shows).

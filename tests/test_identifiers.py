@@ -11,7 +11,15 @@ from markupsafe import escape
 
 from flask_coverage import operations
 from flask_coverage.errors import InvalidInput
-from flask_coverage.identifiers import check_name, is_branch_name, is_storable, normalize_branch, refused_character
+from flask_coverage.identifiers import (
+    check_name,
+    is_branch_name,
+    is_storable,
+    normalize_branch,
+    parse_service,
+    refused_character,
+)
+from flask_coverage.models import ServiceEnum
 from flask_coverage.queries.repositories import find_repository, get_owner
 
 REFUSED = {
@@ -80,6 +88,16 @@ def test_every_stored_path_is_reachable_through_the_file_view(testapp, widgets, 
     for path in paths:
         page = testapp.get(f"/gh/acme/widgets/commit/{sha}/blob/{quote(path)}")
         assert page.status_int == 200 and str(escape(path)) in page.text, path
+
+
+def test_the_operator_names_a_service_by_its_value_or_its_web_prefix() -> None:
+    assert parse_service("github", short=True) is parse_service("gh", short=True) is ServiceEnum.github
+    assert parse_service("bbs", short=True) is ServiceEnum.bitbucket_server
+    with pytest.raises(InvalidInput, match=r"unknown service 'GH': expected one of github, .* \(or gh, gl, bb"):
+        parse_service("GH", short=True)
+    # The v2 API's paths take the values only (tests/blueprints/test_api_users.py).
+    with pytest.raises(InvalidInput, match=r"unknown service 'gh': expected one of github, .*bitbucket_server$"):
+        parse_service("gh")
 
 
 _REF_PIECES = ["a", "b", "/", ".", "..", "-", "@", "{", "@{", ".lock", "lock", " ", "~", "^", ":", "?", "*", "[", "\\"]
