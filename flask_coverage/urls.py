@@ -47,18 +47,16 @@ def commit_url(repository: Repository, sha: str) -> str:
     return absolute_url(commit_web_path(repository, sha))
 
 
-def file_links(
-    repository: Repository, commit: Commit, token: Optional[str], flag: Optional[str]
-) -> tuple[Optional[str], str]:
+def file_links(repository: Repository, commit: Commit, flag: Optional[str]) -> tuple[Optional[str], str]:
     """``(link prefix, link suffix)`` of a graph's file blocks (``None``: no links): the ``file_url``
-    hook's URL as it is (the token is never sent elsewhere), else this service's file views, with the
-    graph ``token`` accepted and the ``flag`` shown: ``../blob/`` (from ``{target}/graphs/``, the same
-    target's: a few bytes per block) when the web pages share the graphs' prefix, else the commit's."""
+    hook's URL as it is, else this service's file views with the ``flag`` shown (never a graph token:
+    it opens images only, and a private file view needs a signed-in reader): ``../blob/`` (from
+    ``{target}/graphs/``, the same target's: a few bytes per block) when the web pages share the
+    graphs' prefix, else the commit's."""
     if get_state().service.file_url_callback is not None:
         return call_hook("file_url", repository, commit), ""
     config = current_app.config
-    query = {key: value for key, value in (("token", token), ("flag", flag)) if value is not None}
-    suffix = f"?{urlencode(query, quote_via=quote)}" if query else ""
+    suffix = f"?{urlencode({'flag': flag}, quote_via=quote)}" if flag is not None else ""
     if config["COVERAGE_WEB_URL_PREFIX"] == config["COVERAGE_GRAPH_URL_PREFIX"]:
         return "../blob/", suffix
     if config["COVERAGE_WEB_URL_PREFIX"] is None:

@@ -11,8 +11,9 @@
 Pages are server-rendered HTML that works without JavaScript (the file view's keyboard keys are a
 small script file); templates ``coverage/*.html`` extend ``coverage/base.html``, which the host
 overrides. Visibility is the APIs': public repositories for everyone, private ones for activated
-members (the ``current_user_loader`` hook) or with ``?token=<graph token>``; anything else is the
-one 404 page, so a private repository's existence does not leak.
+members (the ``current_user_loader`` hook); anything else is the one 404 page, so a private
+repository's existence does not leak. The graph token opens a private repository's images only (the
+graphs the pages show carry it), never its pages or source, as on Codecov.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ..queries.files import FILE_SORT_KEYS, FileTotals, file_lines, flags_query,
 from ..queries.lists import branch_tips, owner_repositories, pull_tips, recent_commits
 from ..queries.repositories import find_repository, get_owner
 from ..queries.targets import find_flag, find_pull, find_target
-from ..request_args import color_range, etag, graph_token, requested_flag
+from ..request_args import color_range, etag, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
@@ -59,10 +60,7 @@ SORTED_FILES = 10_000
 STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 
 #: Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
-NOT_FOUND_MESSAGE = (
-    "There is no coverage here. Private repositories are shown to their members when signed in, "
-    "or with ?token=<graph token>."
-)
+NOT_FOUND_MESSAGE = "There is no coverage here. Private repositories are shown to their members when signed in."
 #: Headers of every page: the graphs are <object>s, the file view's keys a script file.
 PAGE_HEADERS = {
     "Content-Security-Policy": (
@@ -93,17 +91,15 @@ class View(NamedTuple):
     repository: Repository
     target: Target
     commit: Optional[Commit]
-    #: The ``token`` of the request, carried on to the next pages (``None`` for members).
-    token: Optional[str]
 
     def url(self, endpoint: str, target: Optional[Target] = None, **args: Any) -> str:
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
-        return url_for(endpoint, **names, **(target or self.target).args, token=self.token, **args)
+        return url_for(endpoint, **names, **(target or self.target).args, **args)
 
     def graph_url(self, kind: str, **args: Any) -> str:
         """The graph of this page's target; a private repository's carries its graph token."""
-        token = self.token or (self.repository.image_token if self.repository.private else None)
+        token = self.repository.image_token if self.repository.private else None
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
         return url_for("coverage_graphs.graph", kind=kind, **names, **self.target.args, token=token, **args)
@@ -132,16 +128,6 @@ def _current_user() -> Optional[Owner]:
     return call_hook("current_user")
 
 
-def _visible(repository: Repository) -> tuple[bool, Optional[str]]:
-    """``(may read, token to carry on)``: public, a member (no token needed), or the graph token."""
-    if not repository.private:
-        return True, None
-    token = graph_token()
-    if token and call_hook("verify_graph_token", repository, token):
-        return True, token
-    return can_read_repository(_current_user(), repository), None
-
-
 def _view(prov: str, owner: str, repo: str, target: Target) -> View:
     """The page's repository and commit, or the one 404."""
     service = SERVICE_BY_SHORT[prov]
@@ -153,10 +139,9 @@ def _view(prov: str, owner: str, repo: str, target: Target) -> View:
         repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
     if found is None and (target != Target() or repository is None):
         raise NotFound(NOT_FOUND_MESSAGE)
-    allowed, token = _visible(repository)
-    if not allowed:
+    if not can_read_repository(_current_user(), repository):
         raise NotFound(NOT_FOUND_MESSAGE)
-    return View(repository, target, commit, token)
+    return View(repository, target, commit)
 
 
 def _target(branch: Optional[str], pullid: Optional[str], sha: Optional[str]) -> Target:
@@ -392,7 +377,7 @@ def file_view(
         raise NotFound(NOT_FOUND_MESSAGE)
     source = load_source(view.repository, commit.sha, path)
     user = _current_user()
-    tag = etag(commit.id, commit.sha, commit.version, path, flag, view.token, getattr(user, "id", None), source)
+    tag = etag(commit.id, commit.sha, commit.version, path, flag, getattr(user, "id", None), source)
     if request.if_none_match.contains(tag):
         response = make_response("", 304)
         response.set_etag(tag)
