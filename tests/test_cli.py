@@ -13,9 +13,11 @@ import sqlalchemy as sa
 import webtest
 
 from flask_coverage.cli import coverage_cli
+from flask_coverage.feedback.notify import send_due
 from flask_coverage.models import AccessToken, Commit, Membership, Owner, Repository, metadata
 from flask_coverage.operations import add_member, add_org, add_user, create_token
 from flask_coverage.queries.repositories import get_owner
+from tests.fake_provider import RecordingProvider
 
 URL = "/api/v2/github/acme/users/"
 
@@ -261,6 +263,13 @@ def test_delete_repo_removes_its_coverage_and_frees_the_name(app, runner, db, ac
     upload(testapp, repo_row(db, name="kept").upload_token, pr="4", flags="unit")
     for name in ("vault", "kept"):  # the pull's page reads the commit's codecov.yml (coverage_commit_yaml)
         testapp.get(f"/gh/acme/{name}/pull/4")
+    # Feedback sent (coverage_feedback) and owed again (coverage_outbox) for both.
+    app.config.update(COVERAGE_PROVIDERS={"github": RecordingProvider()}, COVERAGE_FEEDBACK_DELAY=0)
+    for name in ("vault", "kept"):
+        upload(testapp, repo_row(db, name=name).upload_token, pr="4", flags="sent")
+    send_due()
+    for name in ("vault", "kept"):
+        upload(testapp, repo_row(db, name=name).upload_token, pr="4", flags="other")
     kept = snapshot(db)
     assert run_ok(runner, "delete-repo", "gh/acme/vault", "--yes").output == "Deleted acme/vault and its coverage.\n"
     # Both repositories had the same uploads: every table of repository data lost exactly half its rows.
@@ -303,7 +312,7 @@ def test_every_command_lists_the_services_in_its_help(runner) -> None:
         " or its prefix in the web URLs (gh, gl, bb, ghe, gle, bbs)"
     )
     assert services in " ".join(runner.invoke(args=["coverage", "--help"]).output.split())
-    naming = set(coverage_cli.commands) - {"init-db", "demo", "upload"}
+    naming = set(coverage_cli.commands) - {"init-db", "demo", "upload", "notify"}
     assert {"add-repo", "show-repo", "set-member", "list-owners", "list-repos", "delete-org"} <= naming
     for command in naming:
         assert services in " ".join(runner.invoke(args=["coverage", command, "--help"]).output.split()), command

@@ -17,7 +17,7 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 import sqlalchemy as sa
-from flask import current_app
+from flask import current_app, url_for
 
 from ..lines import LineCoverage, Totals
 from ..models import Commit, CommitFlag, FeedbackSent, FileCoverage, FlagFileCoverage, Pull, Repository, utcnow
@@ -25,7 +25,6 @@ from ..providers import CommentGone, Provider, ProviderError, provider_for
 from ..queries.files import upload_count
 from ..queries.targets import resolve_commit
 from ..state import dialect_insert, execute, get_session
-from ..urls import repository_path
 from . import outbox
 from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, render, wanted
@@ -71,15 +70,24 @@ def _digest(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
-def _base_url(claim: outbox.Claim) -> str:
-    public = current_app.config.get("COVERAGE_PUBLIC_URL") or claim.base_url or "/"
-    return public.rstrip("/")
-
-
-def _page_url(base_url: str, repository: Repository, target: str) -> Optional[str]:
-    if current_app.config["COVERAGE_WEB_URL_PREFIX"] is None:
+def _page_url(claim: outbox.Claim, repository: Repository, pullid: Optional[int], sha: str) -> Optional[str]:
+    """The absolute URL of the pull's page (or the commit's), below ``COVERAGE_PUBLIC_URL`` or else
+    the address the upload came to; ``None`` without web pages or without an address."""
+    base_url = current_app.config.get("COVERAGE_PUBLIC_URL") or claim.base_url
+    if current_app.config["COVERAGE_WEB_URL_PREFIX"] is None or not base_url:
         return None
-    return f"{base_url}{repository_path(repository, 'COVERAGE_WEB_URL_PREFIX')}/{target}"
+    owner = repository.owner
+    target = {"pullid": pullid} if pullid is not None else {"sha": sha}
+    # A request context of that address only to build the URL with the app's own routes and prefixes.
+    with current_app.test_request_context(base_url=base_url):
+        return url_for(
+            "coverage_web.repository_page",
+            prov=owner.service.short,
+            owner=owner.username,
+            repo=repository.name,
+            _external=True,
+            **target,
+        )
 
 
 def deliver(claim: outbox.Claim) -> None:
@@ -131,9 +139,7 @@ def _send(provider: Provider, repository: Repository, commit: Commit, settings: 
         return _side(commit, flags), _side(base, flags) if base is not None else None
 
     numbers = settings.numbers()
-    base_url = _base_url(claim)
-    target = f"pull/{pull.pullid}" if pull is not None else f"commit/{commit.sha}"
-    target_url = _page_url(base_url, repository, target)
+    target_url = _page_url(claim, repository, pull.pullid if pull is not None else None, commit.sha)
     facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers)
     sent = _sent_digests(commit.id)
     for status in compute(facts):

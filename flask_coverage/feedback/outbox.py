@@ -49,7 +49,7 @@ def enqueue(commit_id: int) -> None:
     ``upload-complete``)."""
     now = utcnow()
     due = now + dt.timedelta(seconds=current_app.config["COVERAGE_FEEDBACK_DELAY"])
-    base_url = request.url_root if has_request_context() else None
+    base_url = request.url_root if has_request_context() else None  # COVERAGE_PUBLIC_URL wins when sending
     statement = dialect_insert(_OUTBOX).values(commit_id=commit_id, due_at=due, base_url=base_url, generation=0)
     execute(
         statement.on_conflict_do_update(
