@@ -93,7 +93,7 @@ class CoverageService:
         ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``,
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
         source, docs/web.md), ``COVERAGE_PROVIDERS`` (the git hosts' APIs and credentials by service,
-        docs/pull-requests.md; it replaces ``COVERAGE_SOURCE_API``, which is refused),
+        docs/pull-requests.md; it replaces the old source API key, which is refused),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.

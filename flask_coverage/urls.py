@@ -1,5 +1,5 @@
 """The URLs the service writes into its answers, built in one place, while a request is served:
-a repository's, a commit's (its tree graph), graph blocks' file links, an API list's neighbour pages.
+a repository's, a commit's (its page, or its tree graph), graph blocks' file links, an API list's neighbour pages.
 
 An absolute URL (:func:`absolute_url`) starts with ``COVERAGE_PUBLIC_URL`` when it is set, so a forged
 ``Host`` header never reaches an answer; without it, with the request's own host (which Flask's
@@ -25,11 +25,13 @@ def repository_path(repository: Repository, prefix_key: str) -> str:
 
 
 def commit_web_path(repository: Repository, sha: str) -> str:
-    """The app-relative URL where a commit's coverage is shown: its tree graph.
-
-    ``{COVERAGE_GRAPH_URL_PREFIX}/{gh|gl|...}/{owner}/{repo}/commit/{sha}/graphs/tree.svg``; every
-    block of that graph links to the file view of the same commit.
-    """
+    """The app-relative URL where a commit's coverage is shown, which uploaders print as "results will be
+    available at": its page (``{COVERAGE_WEB_URL_PREFIX}/{gh|gl|...}/{owner}/{repo}/commit/{sha}``), or
+    its tree graph when the web pages are not mounted
+    (``{COVERAGE_GRAPH_URL_PREFIX}/{gh|gl|...}/{owner}/{repo}/commit/{sha}/graphs/tree.svg``, each block
+    of which links to the file view)."""
+    if current_app.config["COVERAGE_WEB_URL_PREFIX"] is not None:
+        return f"{repository_path(repository, 'COVERAGE_WEB_URL_PREFIX')}/commit/{sha}"
     return f"{repository_path(repository, 'COVERAGE_GRAPH_URL_PREFIX')}/commit/{sha}/graphs/tree.svg"
 
 

@@ -1,5 +1,6 @@
 """The service's web pages: ``{COVERAGE_WEB_URL_PREFIX}/...`` at Codecov's web paths (docs/web.md).
 
+- ``/``: the entry page, the repositories the visitor may see by owner (a host app's own ``/`` wins).
 - ``/{prov}/{owner}``: the owner's repositories the visitor may see.
 - ``/{prov}/{owner}/{repo}``: the tip of the default branch (graphs with their legend, totals, the
   files table) with the repository's branches, pull requests and recent commits.
@@ -7,6 +8,8 @@
   the commits of the branch or pull request.
 - ``.../blob/{path}`` below each of them: the file view, every line of the file with its state and
   hits, and its source when the ``source_loader`` hook finds it (:mod:`flask_coverage.sources`).
+  Codecov's file links, ``/{prov}/{owner}/{repo}/blob/{ref}/{path}``, redirect to the branch's or the
+  commit's file view.
 
 Pages are server-rendered HTML that works without JavaScript (the file view's keyboard keys are a
 small script file); templates ``coverage/*.html`` extend ``coverage/base.html``, which the host
@@ -20,21 +23,21 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
-from flask import Blueprint, Response, make_response, render_template, request, url_for
+from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from markupsafe import Markup
 
 from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..http_errors import handle_errors
-from ..identifiers import pull_number
+from ..identifiers import normalize_sha, pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
 from ..outage import plain_text_response
 from ..queries.compare import changed_files
 from ..queries.files import FILE_SORT_KEYS, FileTotals, file_lines, flags_query, sorted_files
-from ..queries.lists import branch_tips, owner_repositories, pull_tips, recent_commits
+from ..queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
 from ..queries.repositories import find_repository, get_owner
-from ..queries.targets import find_flag, find_pull, find_target
+from ..queries.targets import find_branch, find_flag, find_pull, find_target
 from ..request_args import color_range, etag, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
@@ -47,6 +50,10 @@ bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 _PROV = "<any({}):prov>".format(", ".join(SERVICE_BY_SHORT))
 _REPO = f"/{_PROV}/<owner>/<repo>"
 
+#: Repositories listed on the entry page at most (the owners' pages list all of theirs).
+ENTRY_REPOSITORIES = 500
+#: The most ``/``-separated parts of a branch name that a Codecov file link is tried with.
+MAX_BRANCH_DEPTH = 8
 #: Files per page of a files table.
 FILES_PER_PAGE = 100
 #: Commits listed on a page.
@@ -204,6 +211,24 @@ def _page_number(pages: int) -> int:
     return int(value)
 
 
+@bp.get("/<coverage_root:root>")
+def entry_page(root: str) -> Any:
+    """The repositories the visitor may see, by owner, with the coverage of their default branch."""
+    user = _current_user()
+    rows = readable_repositories(user, limit=ENTRY_REPOSITORIES + 1)
+    owners: dict[int, tuple[Owner, list[tuple[Repository, Optional[Commit]]]]] = {}
+    for repository, tip in rows[:ENTRY_REPOSITORIES]:
+        owners.setdefault(repository.owner_id, (repository.owner, []))[1].append((repository, tip))
+    return render_template(
+        "coverage/index.html",
+        owners=list(owners.values()),
+        more=len(rows) > ENTRY_REPOSITORIES,
+        user=user,
+        totals_of=totals_of,
+        coverage_text=_coverage_text,
+    )
+
+
 @bp.get(f"/{_PROV}/<owner>")
 def owner_page(prov: str, owner: str) -> Any:
     """The repositories of an owner that the visitor may see, with the coverage of their default branch."""
@@ -353,6 +378,21 @@ def lines_html(tracked: dict[int, tuple[int, int]], source: Optional[tuple[Marku
     return Markup("\n".join(rows))  # noqa: S704
 
 
+def _blob_ref(view: View, path: str) -> Optional[str]:
+    """Codecov's file link ``.../blob/{ref}/{path}`` as the file view of that branch (the longest branch
+    name that starts the path: names may hold ``/``) or commit (a sha of 7 to 64 hex digits), or ``None``."""
+    parts = path.split("/")
+    for cut in range(min(len(parts) - 1, MAX_BRANCH_DEPTH), 0, -1):
+        ref, rest = "/".join(parts[:cut]), "/".join(parts[cut:])
+        if find_branch(view.repository, ref) is not None:
+            return view.url("coverage_web.file_view", target=Target(branch=ref), path=rest, flag=requested_flag())
+    sha = normalize_sha(parts[0], prefix=True)
+    if sha is not None and len(parts) > 1:
+        rest = "/".join(parts[1:])
+        return view.url("coverage_web.file_view", target=Target(sha=sha), path=rest, flag=requested_flag())
+    return None
+
+
 @bp.get(_REPO + "/blob/<path:path>")
 @bp.get(_REPO + "/branch/<path:branch>/blob/<path:path>")
 @bp.get(_REPO + "/pull/<pullid>/blob/<path:path>")
@@ -373,6 +413,10 @@ def file_view(
     commit = view.commit
     coverage = commit if flag is None or commit is None else find_flag(commit, flag)
     lines = file_lines(coverage, path) if coverage is not None else None
+    if lines is None and view.target == Target():
+        codecov_link = _blob_ref(view, path)
+        if codecov_link is not None:
+            return redirect(codecov_link)
     if commit is None or lines is None:
         raise NotFound(NOT_FOUND_MESSAGE)
     source = load_source(view.repository, commit.sha, path)
