@@ -346,7 +346,7 @@ def test_init_db_without_the_right_to_create_pg_trgm_says_so_and_search_still_wo
         with app.app_context():
             add_org("github", "acme")
             add_user("github", "alice", name="Alice Liddell")
-            add_member("github", "acme", "alice")
+            add_member("github", "acme", "alice", activated=True)  # a deactivated membership reads nothing
             token = create_token("github", "alice", name="ci")[1]
             engine = app.extensions["sqlalchemy"].engine
             assert "ix_coverage_owner_search" not in {
