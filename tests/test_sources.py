@@ -73,7 +73,7 @@ def make_repository(app: Flask, service: str, sha: str) -> None:
         f"SF:{path}\n" + "".join(f"DA:{line},{hits}\n" for line, hits in lines.items()) + "end_of_record\n"
         for path, lines in {**LINES, **{path: {1: 1} for path in OTHER_FILES}}.items()
     )
-    report = report.replace("DA:4,1\n", "DA:4,1\nBRDA:4,0,0,-\n")  # line 4 partial
+    report = report.replace("DA:4,1\n", "DA:4,1\nBRDA:4,0,0,1\nBRDA:4,0,1,-\n")  # line 4 partial
     with app.app_context():
         operations.add_org(service, "acme")
         upload_report(operations.add_repo(service, "acme", "widgets"), report.encode(), commit=sha, branch="main")

@@ -14,8 +14,9 @@
 Pages are server-rendered HTML that works without JavaScript (the file view's keyboard keys are a
 small script file); templates ``coverage/*.html`` extend ``coverage/base.html``, which the host
 overrides. Visibility is the APIs': public repositories for everyone, private ones for activated
-members (the ``current_user_loader`` hook) or with ``?token=<graph token>``; anything else is the
-one 404 page, so a private repository's existence does not leak.
+members (the ``current_user_loader`` hook); anything else is the one 404 page, so a private
+repository's existence does not leak. The graph token opens a private repository's images only (the
+graphs the pages show carry it), never its pages or source, as on Codecov.
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ from ..identifiers import normalize_sha, pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
 from ..outage import plain_text_response
-from ..queries.compare import compare_files
-from ..queries.files import FileTotals, file_lines, file_totals, flags_query
+from ..queries.compare import changed_files
+from ..queries.files import FILE_SORT_KEYS, FileTotals, file_lines, flags_query, sorted_files
 from ..queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
 from ..queries.repositories import find_repository, get_owner
 from ..queries.targets import find_branch, find_flag, find_pull, find_target
-from ..request_args import color_range, etag, graph_token, requested_flag
+from ..request_args import color_range, etag, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
@@ -59,14 +60,14 @@ FILES_PER_PAGE = 100
 RECENT_COMMITS = 10
 #: Missed ranges linked at the top of a file view; more are reached with "next miss".
 LISTED_MISS_RANGES = 50
-SORT_KEYS = ("path", "lines", "hits", "partials", "misses", "coverage")
+#: A commit of more files than this is listed by path alone (any other order reads every file), and a pull
+#: request's page names no changed files (the v2 API's compare does, a page at a time): each page costs
+#: a page, not the commit.
+SORTED_FILES = 10_000
 STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 
 #: Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
-NOT_FOUND_MESSAGE = (
-    "There is no coverage here. Private repositories are shown to their members when signed in, "
-    "or with ?token=<graph token>."
-)
+NOT_FOUND_MESSAGE = "There is no coverage here. Private repositories are shown to their members when signed in."
 #: Headers of every page: the graphs are <object>s, the file view's keys a script file.
 PAGE_HEADERS = {
     "Content-Security-Policy": (
@@ -97,17 +98,15 @@ class View(NamedTuple):
     repository: Repository
     target: Target
     commit: Optional[Commit]
-    #: The ``token`` of the request, carried on to the next pages (``None`` for members).
-    token: Optional[str]
 
     def url(self, endpoint: str, target: Optional[Target] = None, **args: Any) -> str:
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
-        return url_for(endpoint, **names, **(target or self.target).args, token=self.token, **args)
+        return url_for(endpoint, **names, **(target or self.target).args, **args)
 
     def graph_url(self, kind: str, **args: Any) -> str:
         """The graph of this page's target; a private repository's carries its graph token."""
-        token = self.token or (self.repository.image_token if self.repository.private else None)
+        token = self.repository.image_token if self.repository.private else None
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
         return url_for("coverage_graphs.graph", kind=kind, **names, **self.target.args, token=token, **args)
@@ -136,16 +135,6 @@ def _current_user() -> Optional[Owner]:
     return call_hook("current_user")
 
 
-def _visible(repository: Repository) -> tuple[bool, Optional[str]]:
-    """``(may read, token to carry on)``: public, a member (no token needed), or the graph token."""
-    if not repository.private:
-        return True, None
-    token = graph_token()
-    if token and call_hook("verify_graph_token", repository, token):
-        return True, token
-    return can_read_repository(_current_user(), repository), None
-
-
 def _view(prov: str, owner: str, repo: str, target: Target) -> View:
     """The page's repository and commit, or the one 404."""
     service = SERVICE_BY_SHORT[prov]
@@ -157,10 +146,9 @@ def _view(prov: str, owner: str, repo: str, target: Target) -> View:
         repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
     if found is None and (target != Target() or repository is None):
         raise NotFound(NOT_FOUND_MESSAGE)
-    allowed, token = _visible(repository)
-    if not allowed:
+    if not can_read_repository(_current_user(), repository):
         raise NotFound(NOT_FOUND_MESSAGE)
-    return View(repository, target, commit, token)
+    return View(repository, target, commit)
 
 
 def _target(branch: Optional[str], pullid: Optional[str], sha: Optional[str]) -> Target:
@@ -199,18 +187,21 @@ def legend_of(repository: Repository) -> Legend:
     return Legend(steps, low, high)
 
 
-def _sorted_files(files: list[FileTotals]) -> tuple[list[FileTotals], str, str]:
-    sort = request.args.get("sort", "coverage")
+def _files_page(commit: Commit) -> dict[str, Any]:
+    """The page of the commit's files the request asks for (``sort``, ``order``, ``page``), read by SQL:
+    the page's rows alone. A commit of more than :data:`SORTED_FILES` files is listed by path."""
+    sortable = commit.files <= SORTED_FILES
+    sort = request.args.get("sort", "coverage" if sortable else "path")
     order = request.args.get("order", "asc")
-    if sort not in SORT_KEYS or order not in ("asc", "desc"):
-        raise InvalidInput(f"sort must be one of {', '.join(SORT_KEYS)}, and order asc or desc.")
-    if sort == "coverage":
-        files = sorted(files, key=lambda f: (f.hits * 10000 // f.lines if f.lines else -1, f.path))
-    elif sort != "path":
-        files = sorted(files, key=lambda f: (getattr(f, sort), f.path))
-    if order == "desc":
-        files.reverse()
-    return files, sort, order
+    if sort not in FILE_SORT_KEYS or order not in ("asc", "desc"):
+        raise InvalidInput(f"sort must be one of {', '.join(FILE_SORT_KEYS)}, and order asc or desc.")
+    if not sortable:
+        sort = "path"
+    pages = max(1, -(-commit.files // FILES_PER_PAGE))
+    number = _page_number(pages)
+    query = sorted_files(commit, sort, order == "desc").limit(FILES_PER_PAGE).offset((number - 1) * FILES_PER_PAGE)
+    files = [FileTotals(*row) for row in execute(query)]
+    return {"files": files, "file_count": commit.files, "sort": sort, "order": order, "page": number, "pages": pages}
 
 
 def _page_number(pages: int) -> int:
@@ -264,10 +255,10 @@ def _target_page(view: View) -> Any:
     flags = _commit_flags(repository, commit)
     if flag is not None and flag not in dict(flags):
         raise NotFound(NOT_FOUND_MESSAGE)
-    files: list[FileTotals] = file_totals(commit) if commit is not None else []
-    files, sort, order = _sorted_files(files)
-    pages = max(1, -(-len(files) // FILES_PER_PAGE))
-    number = _page_number(pages)
+    if commit is not None:
+        files = _files_page(commit)
+    else:
+        files = {"files": [], "file_count": 0, "sort": "coverage", "order": "asc", "page": _page_number(1), "pages": 1}
     is_default = target == Target()
     trend = flag is None and commit is not None and target.pullid is None and target.sha is None
     return render_template(
@@ -284,12 +275,8 @@ def _target_page(view: View) -> Any:
         flags=flags,
         flag=flag,
         legend=legend_of(repository),
-        files=files[(number - 1) * FILES_PER_PAGE : number * FILES_PER_PAGE],
-        file_count=len(files),
-        sort=sort,
-        order=order,
-        page=number,
-        pages=pages,
+        sortable=commit is None or commit.files <= SORTED_FILES,
+        **files,
         branches=branch_tips(repository) if is_default else [],
         pulls=pull_tips(repository) if is_default else [],
         commits=recent_commits(repository, branch=target.branch, pullid=target.pullid, limit=RECENT_COMMITS)
@@ -306,18 +293,26 @@ CHANGED_FILES_SHOWN = 10
 
 def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
     """A pull request's coverage compared with its base (``None`` while the base has no coverage):
-    the base commit, the change of coverage, the files whose coverage changed most and the base's tree."""
+    the base commit, the change of coverage, the files whose coverage changed most (from the totals
+    columns; none named when the head has more than :data:`SORTED_FILES` files: the page links to the
+    API's compare instead) and the base's tree."""
     row = find_pull(view.repository, view.target.pullid or 0)
     if row is None or row[2] is None:
         return None
     _, head, base = row
-    changed = [file for file in compare_files(base, head) if file.base is None or file.base != file.head]
-    changed.sort(key=lambda file: -abs(file.head.coverage - (file.base.coverage if file.base else 0)))
+    changed = changed_files(base, head) if head.files <= SORTED_FILES else None
     return {
         "base": base,
         "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
-        "files": changed[:CHANGED_FILES_SHOWN],
-        "changed": len(changed),
+        "files": (changed or [])[:CHANGED_FILES_SHOWN],
+        "changed": None if changed is None else len(changed),
+        "compare_url": url_for(
+            "coverage_api.repos_compare_retrieve",
+            service=view.repository.owner.service.value,
+            owner_username=view.repository.owner.username,
+            repo=view.repository.name,
+            pullid=view.target.pullid,
+        ),
         "base_graph": view._replace(target=Target(sha=base.sha)).graph_url("tree"),
         "head_graph": view.graph_url("tree"),
     }
@@ -426,7 +421,7 @@ def file_view(
         raise NotFound(NOT_FOUND_MESSAGE)
     source = load_source(view.repository, commit.sha, path)
     user = _current_user()
-    tag = etag(commit.id, commit.sha, commit.version, path, flag, view.token, getattr(user, "id", None), source)
+    tag = etag(commit.id, commit.sha, commit.version, path, flag, getattr(user, "id", None), source)
     if request.if_none_match.contains(tag):
         response = make_response("", 304)
         response.set_etag(tag)

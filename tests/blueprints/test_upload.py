@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 
 from werkzeug.test import EnvironBuilder
 
-from flask_coverage.blueprints.upload import split_envelope
 from flask_coverage.lines import HIT
+from flask_coverage.parsers.upload import read_envelope
 from flask_coverage.queries.files import file_lines, file_totals
 from flask_coverage.queries.targets import resolve_commit
 
@@ -150,6 +150,10 @@ def test_every_report_of_the_envelope_is_merged(testapp, widgets) -> None:
     assert list(file_lines(commit, "src/a.py")) == [(1, 1, HIT), (2, 0, 1)]
 
 
+def split_envelope(body: bytes) -> list:
+    return read_envelope(body).reports
+
+
 def test_split_envelope() -> None:
     plain = b"SF:a.py\nend_of_record\n"
     assert [(name, bytes(part)) for name, part in split_envelope(plain)] == [("", plain)]
@@ -191,8 +195,8 @@ UNCHANGED_ERRORS = [
     ({}, b"<svg/>", {}, 400, "unknown report format"),
     ({}, b'<!DOCTYPE coverage [<!ENTITY x "y">]><coverage/>', {}, 400, "entities"),
     ({}, b'<!DOCTYPE coverage [<!ENTITY x SYSTEM "file:///etc/passwd">]><coverage>&x;</coverage>', {}, 400, "entit"),
-    ({}, b"SF:a.py\nDA:1,-1\nend_of_record\n", {}, 400, "hit count"),
-    ({}, b"SF:a.py\nDA:1,lots\nend_of_record\n", {}, 400, "hit count"),
+    ({}, b"SF:a.py\nDA:1,1e40\nend_of_record\n", {}, 400, "hit count"),
+    ({}, b"SF:a.py\nDA:1,lots\nend_of_record\n", {}, 400, "no files with coverage"),
     ({}, b'{"meta": {}, "files": {"\\udfff": {"executed_lines": [1], "missing_lines": []}}}', {}, 400, "U\\+DFFF"),
     ({}, b"SF:src/c1\xc2\x85ctl.py\nDA:1,1\nend_of_record\n", {}, 400, "must not contain control, format"),
     ({}, b"SF:\xe2\x80\xaegnp.py\nDA:1,1\nend_of_record\n", {}, 400, r"it holds U\+202E"),

@@ -160,29 +160,35 @@ def test_a_repository_without_coverage(web: webtest.TestApp) -> None:
     web.get("/gh/acme/empty/branch/main", status=404)
 
 
-def test_private_pages_for_members_or_with_the_token(web: webtest.TestApp, site: dict[str, Any]) -> None:
+def test_private_pages_for_members_only_the_graph_token_opens_images(
+    web: webtest.TestApp, site: dict[str, Any]
+) -> None:
     token = site["token"]
     for url, headers in [
         ("/gh/acme/secret", {}),
         ("/gh/acme/secret", {"X-User": "eve"}),
         ("/gh/acme/secret?token=wrong", {}),
-        (f"/gh/acme/secret/pull/7?token={token}x", {}),
+        # The graph token opens the images, never the pages or the source (issue 26, F8).
+        (f"/gh/acme/secret?token={token}", {}),
+        (f"/gh/acme/secret/pull/7?token={token}", {}),
+        (f"/gh/acme/secret/branch/main?token={token}", {"X-User": "eve"}),
+        (f"/gh/acme/secret/commit/{MAIN}?token={token}", {}),
+        (f"/gh/acme/secret/blob/pkg/mod001.py?token={token}", {}),
         (f"/gh/acme/secret/blob/pkg/mod001.py?token={'t' * 300}", {}),
     ]:
         # The same page as for a repository that does not exist, for the same visitor (the layout says who).
         reference = web.get("/gh/acme/nothing", headers=headers, status=404)
         response = web.get(url, headers=headers, status=404)
         assert response.body == reference.body, url
+    assert web.get(f"/gh/acme/secret/graphs/tree.svg?token={token}").content_type == "image/svg+xml"
     member = web.get("/gh/acme/secret", headers={"X-User": "bob"})
     # A member's links carry no token; the graphs carry the graph token.
-    assert "token=" not in member.html.select_one("#coverage-files tbody a")["href"]
+    links = [a["href"] for a in member.html.select("#coverage-files tbody a, #coverage-branches a, th a")]
+    assert links and all("token=" not in link for link in links)
     assert all(obj["data"].endswith(f"?token={token}") for obj in member.html.select(".coverage-graph object"))
-    with_token = web.get(f"/gh/acme/secret?token={token}")
-    links = [a["href"] for a in with_token.html.select("#coverage-files tbody a, #coverage-branches a, th a")]
-    assert links and all(f"token={token}" in link for link in links)
     for link in links[:3]:
-        web.get(link.split("#")[0])
-    assert with_token.headers["Cache-Control"] == "private, no-cache"
+        web.get(link.split("#")[0], headers={"X-User": "bob"})
+    assert member.headers["Cache-Control"] == "private, no-cache"
 
 
 def test_the_pages_can_be_left_out(make_app: Callable[..., Flask], make_database_url: Callable[[], str]) -> None:
