@@ -66,6 +66,7 @@ from .models import (
 )
 from .parsers import ParsedFile, Skips, merge_by_path, parse_report, place_by_network
 from .parsers.upload import FileFix
+from .queries.files import known_paths
 from .queries.repositories import repository_by_slug
 from .queries.trend import refresh_days
 from .state import dialect_insert, execute, get_session
@@ -230,8 +231,9 @@ def upload_reports(
 
     ``meta`` (flags, name, build, job, CI URL) is stored with the upload record and is part of its
     key too. ``network`` is the uploader's list of the repository's files, which places report
-    paths (:func:`~flask_coverage.parsers.place_by_network`); ``fixes`` maps a path to the lines
-    that are not code in it and its last line (:data:`FileFix`): those lines, and any past the
+    paths (:func:`~flask_coverage.parsers.place_by_network`); without one, the paths are placed on
+    the files the repository already knows (the commit's, its default branch's tip's). ``fixes``
+    maps a path to the lines that are not code in it and its last line (:data:`FileFix`): those lines, and any past the
     last one, leave that file's coverage. With ``meta.external_id``, a different upload under an
     id already used raises :class:`UploadConflict` (and changes nothing). ``parent``, the sha of the
     commit's parent (as uploaders send it), is stored on the commit: a pull request's base is the
@@ -262,11 +264,11 @@ def upload_reports(
     )
     files = merge_by_path(parsed)
     meta = meta or UploadMeta()
-    if network:
-        for old, new in place_by_network(files, network).items():
-            _check_storable(new)
-            lines = files.pop(old)
-            files[new] = lines if new not in files else files[new].merge(lines)
+    # Placement comes before the merge, so two uploaders' spellings of a file end up as one path.
+    for old, new in place_by_network(files, network or known_paths(repository, sha)).items():
+        _check_storable(new)
+        lines = files.pop(old)
+        files[new] = lines if new not in files else files[new].merge(lines)
     for path, (not_code, eof) in (fixes or {}).items():
         if path in files:
             files[path] = LineCoverage(e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof))
