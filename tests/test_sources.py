@@ -176,7 +176,10 @@ def test_a_mirror_linked_from_outside_the_root_is_not_read(
     os.rename(target, outside)
     os.symlink(outside, target)
     page = webtest.TestApp(app).get(f"/gh/acme/widgets/commit/{bare_repository[1]}/blob/pkg/mod.py")
-    assert "no git mirror" in no_source_reason(page)
+    assert no_source_reason(page).endswith(
+        "There is no git mirror of this repository: it would be a bare clone at"
+        " COVERAGE_SOURCE_GIT_ROOT/github/acme/widgets.git."
+    )
 
 
 def test_paths_that_leave_the_repository(mirror_app: tuple[Flask, str], bare_repository: tuple[str, str]) -> None:

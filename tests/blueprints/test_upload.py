@@ -37,10 +37,11 @@ def test_upload_answers_with_the_commit_url(testapp, widgets) -> None:
     assert response.content_type == "text/plain"
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     blank, url, summary, end = response.text.split("\n")
-    graph_url = f"http://localhost/gh/acme/widgets/commit/{SHA}/graphs/tree.svg"
-    assert (blank, url, end) == ("", graph_url, "")
+    page_url = f"http://localhost/gh/acme/widgets/commit/{SHA}"  # the commit's page
+    assert (blank, url, end) == ("", page_url, "")
+    assert testapp.get(url).html.select_one("h1").text == f"Commit {SHA[:12]}"
     summary = json.loads(summary)
-    assert summary["uploaded"] is True and summary["url"] == graph_url
+    assert summary["uploaded"] is True and summary["url"] == page_url
     assert (summary["commit"], summary["version"], summary["files"]) == (SHA, 1, 10)
     assert '"uploaded": true' in response.text  # what the last bash uploaders look for
     commit = resolve_commit(widgets)
@@ -53,11 +54,15 @@ def test_the_answer_follows_the_configured_url_prefixes(make_app, make_database_
 
     from flask_coverage import operations
 
-    app = make_app(make_database_url(), COVERAGE_UPLOAD_URL_PREFIX="/cov", COVERAGE_GRAPH_URL_PREFIX="/graphs")
+    app = make_app(make_database_url(), COVERAGE_UPLOAD_URL_PREFIX="/cov", COVERAGE_WEB_URL_PREFIX="/web")
     with app.app_context():
         operations.add_org("gitlab", "acme")
         token = operations.add_repo("gitlab", "acme", "widgets").upload_token
     testapp = webtest.TestApp(app, extra_environ={"HTTP_HOST": "cov.example.org", "SCRIPT_NAME": "/app"})
+    response = post(testapp, "/app/cov" + upload_url(token=token), make_lcov({"a.py": {1: 1}}))
+    assert response.text.split("\n")[1] == f"http://cov.example.org/app/web/gl/acme/widgets/commit/{SHA}"
+    # Without the web pages: the commit's tree graph.
+    app.config.update(COVERAGE_WEB_URL_PREFIX=None, COVERAGE_GRAPH_URL_PREFIX="/graphs")
     response = post(testapp, "/app/cov" + upload_url(token=token), make_lcov({"a.py": {1: 1}}))
     assert (
         response.text.split("\n")[1]

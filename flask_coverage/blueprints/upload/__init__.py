@@ -39,7 +39,7 @@ from ...parsers import Skips
 from ...parsers.upload import read_envelope
 from ...queries.repositories import find_repository_by_upload_token
 from ...upload_urls import sign_upload
-from ...urls import commit_url
+from ...urls import absolute_url, commit_url
 
 bp = Blueprint("coverage_upload", __name__)
 
@@ -133,7 +133,8 @@ def put_url(repository: Repository, claims: dict[str, Any]) -> str:
     and, for v2, ``run``.
     """
     signature = sign_upload(repository, claims)
-    return url_for("coverage_upload.upload_put", signature=signature, _external=True)
+    # url_for's path starts with the app's mount point, which absolute_url adds itself.
+    return absolute_url(url_for("coverage_upload.upload_put", signature=signature)[len(request.script_root) :])
 
 
 def target_claims(target: CommitTarget) -> dict[str, Any]:
