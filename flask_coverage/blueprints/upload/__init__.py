@@ -299,5 +299,5 @@ def split_envelope(body: bytes | bytearray) -> list[tuple[str, memoryview]]:
     return reports
 
 
-# The codecov-cli protocol's views join bp.
-from . import cli  # noqa: E402, F401
+# The codecov-cli protocol's views and the providers' webhooks join bp.
+from . import cli, webhooks  # noqa: E402, F401
