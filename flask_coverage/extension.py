@@ -10,6 +10,7 @@ from flask_sqlalchemy import SQLAlchemy
 
 from . import auth
 from .logging import install_log_filter
+from .providers import check_providers
 from .sources import default_source_loader
 from .state import CoverageState
 from .svg.params import DEFAULT_COLOR_RANGE
@@ -89,7 +90,7 @@ class CoverageService:
         ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``,
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
         source, docs/web.md), ``COVERAGE_PROVIDERS`` (the git hosts' APIs and credentials by service,
-        docs/pull-requests.md; it replaces ``COVERAGE_SOURCE_API``, which is refused),
+        docs/pull-requests.md; the key it replaces is refused, CHANGES.md),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.
@@ -109,6 +110,7 @@ class CoverageService:
             )
         for key, value in DEFAULT_CONFIG.items():
             app.config.setdefault(key, self._options.get(key, value))
+        check_providers(app.config["COVERAGE_PROVIDERS"])
         # One cache per app: the extension object may serve several apps.
         cache = Cache(with_jinja2_ext=False)
         cache.init_app(app, config=dict(app.config["COVERAGE_CACHE_CONFIG"]))

@@ -199,7 +199,6 @@ def test_provider_for(make_app: Callable[..., Flask], make_database_url: Callabl
             "github_enterprise": github_settings,
             "gitlab": {"token": "t"},
             "bitbucket": plugged,
-            "bitbucket_server": {"token": "t"},
         },
     )
     with app.app_context():
@@ -210,8 +209,23 @@ def test_provider_for(make_app: Callable[..., Flask], make_database_url: Callabl
         assert isinstance(provider_for(repository(ServiceEnum.gitlab)), GitLab)
         assert provider_for(repository(ServiceEnum.bitbucket)) is plugged
         assert provider_for(repository(ServiceEnum.github)) is None
-        with pytest.raises(ValueError, match="bitbucket_server is not supported"):
-            provider_for(repository(ServiceEnum.bitbucket_server))
+
+
+@pytest.mark.parametrize(
+    ("providers", "message"),
+    [
+        ({"bitbucket_server": {"token": "t"}}, "bitbucket_server is not supported"),
+        ({"gitlab": {"url": "https://gitlab.example.com/api/v4"}}, r"COVERAGE_PROVIDERS\['gitlab'\] needs a 'token'"),
+        ({"github": "ghp_token"}, "must be a dict of settings or a Provider"),
+        ({"github": {"token": "t", "url": "ftp://github.example.com"}}, "the github URL must be an http"),
+        ({"bitbucket": {"username": "me"}}, "needs a 'token', or a 'username' and an 'app_password'"),
+    ],
+)
+def test_bad_settings_fail_at_start_up(
+    make_app: Callable[..., Flask], make_database_url: Callable[[], str], providers: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_app(make_database_url(), COVERAGE_PROVIDERS=providers)
 
 
 def test_the_old_key_is_refused_with_the_new_ones_name(
