@@ -4,19 +4,23 @@ Answers are one line of text: 200 when a pull was updated, 202 when the event wa
 there was nothing to update (another event, an unknown repository, a pull without uploads), 401 with
 no signature, 403 with a wrong one, 404 for a service without a configured secret, 400 for a body
 that is not a pull event's JSON, 413 past :data:`MAX_WEBHOOK_BYTES`. Nothing is stored before the
-signature is checked.
+signature is checked; a refused signature is logged (without the header's value).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 
 from flask import Response, current_app, request
 
+from ...errors import CoverageError
 from ...identifiers import parse_service
 from ...inflate import check_size
 from ...providers.webhooks import pull_event, update_pull, verify, webhook_secret
 from . import _text, bp, fail
+
+log = logging.getLogger(__name__)
 
 #: The largest webhook body read (GitHub caps its payloads at 25 MB; a pull's event is a few KiB).
 MAX_WEBHOOK_BYTES = 5 * 1024 * 1024
@@ -35,7 +39,11 @@ def webhook(service: str) -> Response:
     check_size(request.content_length or 0, MAX_WEBHOOK_BYTES, "the webhook")
     body = request.stream.read(MAX_WEBHOOK_BYTES + 1)
     check_size(len(body), MAX_WEBHOOK_BYTES, "the webhook")
-    verify(provider, request.headers, body, secret)
+    try:
+        verify(provider, request.headers, body, secret)
+    except CoverageError as error:
+        log.warning("a %s webhook was refused (%d): %s", provider.value, error.status, error)
+        raise
     try:
         event = pull_event(provider, request.headers, json.loads(body))
     except ValueError as error:
