@@ -8,7 +8,8 @@ What every request gets (docs/pull-requests.md#providers):
   passes, and the read in progress returns at once. The deadline is the client's ``timeout``, or less
   inside :func:`budget` (the file view gives its own ``COVERAGE_SOURCE_TIMEOUT``);
 - a **size bound** on the answer (:data:`MAX_BODY_BYTES`, or the budget's);
-- **bounded retries** with backoff on connection errors, 5xx and 429, honouring ``Retry-After`` and
+- **bounded retries** with backoff on connection errors (for a ``POST``, only those before anything
+  was sent), 5xx and 429, honouring ``Retry-After`` and
   GitHub's ``X-RateLimit-Remaining: 0`` with ``X-RateLimit-Reset``; a wait that would pass the deadline
   or :data:`MAX_WAIT_SECONDS` is not slept: the :class:`ProviderError` carries it (``retry_after``)
   for the caller to try later;
@@ -210,7 +211,9 @@ class Transport:
             except (urllib3.exceptions.HTTPError, OSError) as error:
                 wait = BACKOFF_SECONDS * 2**attempt
                 message = f"{self.name} could not be reached for {label} ({type(error).__name__})"
-                if self._may_retry(attempt, wait, limits):
+                # A POST that may have arrived is not sent again here: a second comment would be noise.
+                unsent = isinstance(error, (urllib3.exceptions.NewConnectionError, ConnectionRefusedError))
+                if (method != "POST" or unsent) and self._may_retry(attempt, wait, limits):
                     log.warning("%s: retrying in %.1fs", message, wait)
                     time.sleep(wait)
                     attempt += 1
@@ -289,6 +292,7 @@ class Transport:
                 preload_content=False,
                 decode_content=False,
             )
+            complete = False
             try:
                 chunks, size = [], 0
                 while True:
@@ -303,12 +307,14 @@ class Transport:
                     chunks.append(chunk)
                 if watchdog.fired:
                     raise _TimedOut
+                complete = True
                 return Response(response.status, response.headers, b"".join(chunks), url)
             finally:
-                if watchdog.fired:
-                    response.close()
-                else:
+                # Only a connection whose answer was read whole goes back to the pool.
+                if complete:
                     response.release_conn()
+                else:
+                    response.close()
         except (urllib3.exceptions.HTTPError, OSError):
             if watchdog.fired or time.monotonic() >= limits.deadline:
                 raise _TimedOut from None
