@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -171,3 +172,28 @@ def test_bitbucket_pull_request_event(service: webtest.TestApp) -> None:
     headers = {"X-Event-Key": "pullrequest:fulfilled", "X-Hub-Signature": signed(body)}
     service.post("/webhooks/bitbucket", body, headers=headers, status=200)
     assert (pull_of(service, "bitbucket")["state"], pull_of(service, "bitbucket")["title"]) == ("merged", "Try")
+
+
+def test_the_migration_of_changes_md_adds_the_pull_columns_to_an_existing_database(service: webtest.TestApp) -> None:
+    """CHANGES.md's statements, run on the table as it was (without the three columns), keep every row
+    and give the pulls the defaults; a webhook then fills them in."""
+    import sqlalchemy as sa
+
+    from flask_coverage.state import get_engine
+
+    changes = (Path(__file__).parents[2] / "CHANGES.md").read_text(encoding="utf-8")
+    migration = changes.split("**An existing database needs the three columns**")[1].split("```sql")[1].split("```")[0]
+    statements = [statement.strip() for statement in migration.split(";") if statement.strip()]
+    assert [s.split()[:3] for s in statements] == [["ALTER", "TABLE", "coverage_pull"]] * 3
+    with service.app.app_context(), get_engine().begin() as connection:
+        for column in ("state", "title", "base_branch"):
+            connection.execute(sa.text(f"ALTER TABLE coverage_pull DROP COLUMN {column}"))
+        before = connection.execute(sa.text("SELECT * FROM coverage_pull ORDER BY id")).all()
+        for statement in statements:
+            connection.execute(sa.text(statement))
+        after = connection.execute(sa.text("SELECT * FROM coverage_pull ORDER BY id")).all()
+    assert [tuple(row[:-3]) for row in after] == [tuple(row) for row in before]
+    assert {tuple(row[-3:]) for row in after} == {("open", None, None)}
+    assert pull_of(service)["state"] == "open"
+    post_github(service, github_event(), 200)
+    assert pull_of(service)["state"] == "merged"
