@@ -26,7 +26,7 @@ from typing import Any, NamedTuple, Optional
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..auth import can_read_private, can_read_repository
+from ..auth import can_read_private
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..feedback.base import find_pull_with_base
 from ..feedback.outbox import report_of
@@ -41,8 +41,8 @@ from ..outage import plain_text_response
 from ..queries.compare import changed_files
 from ..queries.files import FILE_SORT_KEYS, FileTotals, file_lines, flags_query, sorted_files
 from ..queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
-from ..queries.repositories import find_repository, get_owner
-from ..queries.targets import find_branch, find_flag, find_target
+from ..queries.repositories import find_readable_repository, get_owner
+from ..queries.targets import find_branch, find_flag, resolve_commit
 from ..request_args import color_range, etag, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
@@ -141,17 +141,17 @@ def _current_user() -> Optional[Owner]:
 
 
 def _view(prov: str, owner: str, repo: str, target: Target) -> View:
-    """The page's repository and commit, or the one 404."""
-    service = SERVICE_BY_SHORT[prov]
-    found = find_target(service, owner, repo, **target._asdict())
-    if found is not None:
-        repository, commit = found
-    elif target == Target():
-        # A repository without coverage on its default branch still has its page.
-        repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
-    if found is None and (target != Target() or repository is None):
+    """The page's repository and commit, or the one 404.
+
+    The repository is found with the visitor's right to read it in one statement
+    (``find_readable_repository``), so a private repository and a missing one cost the same statements in
+    the same order, for anyone; only a readable one goes on to its commit."""
+    repository = find_readable_repository(_current_user(), SERVICE_BY_SHORT[prov], owner, repo)
+    if repository is None:
         raise NotFound(NOT_FOUND_MESSAGE)
-    if not can_read_repository(_current_user(), repository):
+    commit = resolve_commit(repository, **target._asdict())
+    # A repository without coverage on its default branch still has its page.
+    if commit is None and target != Target():
         raise NotFound(NOT_FOUND_MESSAGE)
     return View(repository, target, commit)
 
@@ -272,10 +272,12 @@ def _target_page(view: View) -> Any:
         if commit is not None and (target.sha is not None or target.pullid is not None)
         else None
     )
+    pull = find_pull_with_base(repository, target.pullid) if target.pullid is not None and commit is not None else None
     return render_template(
         "coverage/repository.html",
         trend_url=view.graph_url("commits") if trend else None,
-        comparison=_pull_comparison(view, settings) if settings is not None and target.pullid is not None else None,
+        comparison=_pull_comparison(view, pull, settings) if pull is not None and settings is not None else None,
+        pull=pull[0] if pull is not None else None,
         view=view,
         repository=repository,
         commit=commit,
@@ -305,14 +307,15 @@ def _target_page(view: View) -> Any:
 CHANGED_FILES_SHOWN = 10
 
 
-def _pull_comparison(view: View, settings: Settings) -> Optional[dict[str, Any]]:
+def _pull_comparison(view: View, row: Any, settings: Settings) -> Optional[dict[str, Any]]:
     """A pull request compared with its base (``None`` while it has no base): the base commit (``None``
-    while it has no coverage here), the change of coverage, the files whose coverage changed most,
-    the patch coverage (``None`` without a diff) and its files with missed lines, the files whose
-    coverage changed outside the diff (indirect changes), the trees. Percentages of the patch are
-    shown with the commit's ``coverage.precision`` and ``coverage.round``."""
-    row = find_pull_with_base(view.repository, view.target.pullid or 0)
-    if row is None or row[0].base_sha is None:
+    while it has no coverage here), the change of coverage, the files whose coverage changed most
+    (from the totals columns; none named when the head has more than :data:`SORTED_FILES` files: the
+    page links to the API's compare instead), the patch coverage (``None`` without a diff) and its
+    files with missed lines, the files whose coverage changed outside the diff (indirect changes), the
+    trees. ``row`` is :func:`~flask_coverage.feedback.base.find_pull_with_base`'s; the patch's
+    percentages are shown with the commit's ``coverage.precision`` and ``coverage.round``."""
+    if row[0].base_sha is None:
         return None
     pull, head, base = row
     numbers = settings.numbers()

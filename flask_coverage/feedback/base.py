@@ -5,7 +5,8 @@ In order, the first that answers:
 
 1. the base the CI named with codecov-cli's ``pr-base-picking`` (``Pull.user_base_sha``);
 2. the git mirror: ``git merge-base`` of the target branch's tip (the provider's pull says which
-   branch and its tip; without a provider, the repository's default branch in the mirror) and the head;
+   branch and its tip; without an answer, the target branch a webhook stored, else the repository's
+   default branch, in the mirror) and the head;
 3. the provider's pull: its base sha (the target branch's tip: no merge base without a mirror);
 4. what the uploads said (``Pull.base_sha`` as :mod:`flask_coverage.ingest` keeps it).
 
@@ -54,7 +55,7 @@ def find_base(repository: Repository, pull: Pull, head_sha: str) -> Optional[str
         except ProviderError as error:
             log.warning("the provider did not answer for pull %s: %s", pull.pullid, error)
     if git_dir is not None and git.has_commit(git_dir, head_sha):
-        tip = info.base_sha if info is not None else git.branch_tip(git_dir, repository.branch)
+        tip = info.base_sha if info is not None else git.branch_tip(git_dir, pull.base_branch or repository.branch)
         found = git.merge_base(git_dir, tip, head_sha) if tip else None
         if found:
             return _outside(git_dir, found, own)
