@@ -284,5 +284,5 @@ def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:
     return gunzip(body, limit)
 
 
-# The codecov-cli protocol's views join bp.
-from . import cli  # noqa: E402, F401
+# The codecov-cli protocol's views and the providers' webhooks join bp.
+from . import cli, webhooks  # noqa: E402, F401
