@@ -283,12 +283,14 @@ def _placed(files: dict[str, LineCoverage], known: Iterable[str]) -> dict[str, L
 
 
 def _fixed(files: dict[str, LineCoverage], fixes: Mapping[str, FileFix]) -> dict[str, LineCoverage]:
-    """``files`` without the lines the uploader says are not code; a file left with no line is dropped
-    (no coverage: Codecov leaves it out too). A ReportError if no file is left."""
+    """``files`` without the lines the uploader says are not code; a file the fixes leave with no line
+    is dropped. A ReportError if no file is left."""
     for path, (not_code, eof) in fixes.items():
         if path in files:
-            files[path] = LineCoverage(e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof))
-    files = {path: lines for path, lines in files.items() if len(lines)}
+            kept = [e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof)]
+            files[path] = LineCoverage(kept)
+            if not kept:
+                del files[path]
     if not files:
         raise ReportError("the upload has no files with coverage")
     return files
