@@ -31,9 +31,10 @@ from ._common import (
     check_line_number,
     quote,
 )
+from ._format import ParseContext, ReportFormat, ReportHead
 from ._paths import MAX_PATH_LENGTH, PathResolver
 
-__all__ = ["MAX_RUN", "parse_cobertura"]
+__all__ = ["FORMAT", "MAX_RUN", "parse_cobertura"]
 
 #: Bytes between two ``>`` (one tag with its attributes, or one text): real ones are far shorter.
 MAX_RUN = 1 << 20
@@ -43,7 +44,7 @@ _ENTITIES_REFUSED = (
 )
 
 
-def parse_cobertura(chunks: Iterable[bytes], root: str | None = None) -> Iterator[ParsedFile]:
+def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per ``<class>`` of a Cobertura report read from ``chunks``.
 
     Several classes of one file (Java inner classes) are yielded separately: merge them per path.
@@ -54,7 +55,7 @@ def parse_cobertura(chunks: Iterable[bytes], root: str | None = None) -> Iterato
     parser.EntityDeclHandler = _refuse_entities
     parser.UnparsedEntityDeclHandler = _refuse_entities
     parser.ExternalEntityRefHandler = _refuse_external
-    reader = _CoberturaReader(parser, root)
+    reader = _CoberturaReader(parser, context)
     since_tag_end = 0  # bytes since the last ">"
     try:
         for chunk in chunks:
@@ -78,6 +79,14 @@ def parse_cobertura(chunks: Iterable[bytes], root: str | None = None) -> Iterato
     yield from reader.done
 
 
+def _detect(head: ReportHead) -> bool:
+    # Clover's root is <coverage> too, but with generated="..." (and clover="..."), never Cobertura's.
+    return head.xml_root == "coverage" and not head.xml_root_has("generated") and not head.xml_root_has("clover")
+
+
+FORMAT = ReportFormat("cobertura", "Cobertura XML", _detect, parse_cobertura, ("cobertura*.xml", "coverage*.xml"))
+
+
 def _refuse_entities(*_args: object) -> NoReturn:
     raise ReportError(_ENTITIES_REFUSED)
 
@@ -94,10 +103,10 @@ class _CoberturaReader:
     and ``<source>``. That halves the Python calls per line.
     """
 
-    def __init__(self, parser: expat.XMLParserType, root: str | None) -> None:
+    def __init__(self, parser: expat.XMLParserType, context: ParseContext) -> None:
         self.done: list[ParsedFile] = []
         self._parser = parser
-        self._root = root
+        self._context = context
         self._sources: list[str] = []
         self._source_text: list[str] = []
         self._resolver: PathResolver | None = None
@@ -181,7 +190,7 @@ class _CoberturaReader:
             raise ReportError("invalid Cobertura report: a <class> has no filename attribute")
         if self._resolver is None:
             # <sources> precede <packages> (the Cobertura DTD's order), so they are all known here.
-            self._resolver = PathResolver(self._root, self._sources)
+            self._resolver = self._context.resolver(self._sources)
         self._path = self._resolver.resolve(filename)
         self._class_lines = self._target = LineCoverageBuilder()
         self._method_lines = LineCoverageBuilder()

@@ -23,10 +23,10 @@ from typing import Any, Iterable, Iterator, NoReturn
 from ..errors import ReportError
 from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
 from ._common import MAX_LINE_NUMBER, ParsedFile, bad_line_number, quote
+from ._format import ParseContext, ReportFormat, ReportHead
 from ._input import not_utf8
-from ._paths import PathResolver
 
-__all__ = ["parse_coveragepy"]
+__all__ = ["FORMAT", "parse_coveragepy"]
 
 _NOT_BLANK = re.compile(r"[^ \t\n\r]")
 # A run of "number," elements of an integer array, and its last element (or an empty array's end).
@@ -39,12 +39,12 @@ _MAX_DEPTH = 1000
 _DECODER = json.JSONDecoder()
 
 
-def parse_coveragepy(chunks: Iterable[bytes], root: str | None = None) -> Iterator[ParsedFile]:
+def parse_coveragepy(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per entry of the ``files`` object of a coverage.py JSON report.
 
     Raises ReportError for invalid JSON, a report without ``meta`` and ``files``, and bad entries.
     """
-    resolver = PathResolver(root)
+    resolver = context.resolver()
     stream = _JsonStream(chunks)
     seen = set()
     stream.expect("{", "a coverage.py JSON report is an object")
@@ -62,6 +62,14 @@ def parse_coveragepy(chunks: Iterable[bytes], root: str | None = None) -> Iterat
     stream.end()
     if "meta" not in seen or "files" not in seen:
         raise ReportError("not a coverage.py JSON report: it needs both meta and files")
+
+
+def _detect(head: ReportHead) -> bool:
+    # coverage.py's "files" is an object keyed by path; other tools' "files" arrays are not this.
+    return head.kind == "json" and head.json_value_start("files") == "{"
+
+
+FORMAT = ReportFormat("coveragepy", "coverage.py JSON", _detect, parse_coveragepy, ("coverage.json",))
 
 
 def _file_lines(stream: _JsonStream, name: str) -> LineCoverage:

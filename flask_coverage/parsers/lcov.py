@@ -9,6 +9,7 @@ gives a line, ``BRDA:line,block,branch,taken`` marks a branch (``-`` or ``0`` = 
 from __future__ import annotations
 
 import codecs
+import re
 from typing import Iterable, Iterator
 
 from ..errors import ReportError
@@ -21,22 +22,24 @@ from ._common import (
     check_line_number,
     quote,
 )
+from ._format import ParseContext, ReportFormat, ReportHead
 from ._input import not_utf8
-from ._paths import PathResolver
 
-__all__ = ["parse_lcov"]
+__all__ = ["FORMAT", "parse_lcov"]
 
 #: Longer lines are refused: real records (paths, C++ function names) are far shorter.
 MAX_RECORD_LENGTH = 1 << 20
 
+_FIRST_RECORD = re.compile(rb"(?:TN|SF|VER):")
 
-def parse_lcov(chunks: Iterable[bytes], root: str | None = None) -> Iterator[ParsedFile]:
+
+def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per ``SF:`` ... ``end_of_record`` block of an LCOV tracefile.
 
     A file listed in several blocks (one per test name) is yielded once per block: merge per path.
     Raises ReportError on anything that is not LCOV, on a record cut short and on bad numbers.
     """
-    resolver = PathResolver(root)
+    resolver = context.resolver()
     decoder = codecs.getincrementaldecoder("utf-8-sig")()  # a byte order mark first is dropped
     offset = 0
     lineno = 0
@@ -112,6 +115,14 @@ def parse_lcov(chunks: Iterable[bytes], root: str | None = None) -> Iterator[Par
         raise ReportError(f"LCOV report is truncated: the record for {quote(path)} has no end_of_record")
     if not lineno or not path:
         raise ReportError("LCOV report has no SF: record")
+
+
+def _detect(head: ReportHead) -> bool:
+    # The first record of a tracefile: a test name, a source file, or lcov 2's version.
+    return head.kind == "text" and _FIRST_RECORD.match(head.text) is not None
+
+
+FORMAT = ReportFormat("lcov", "LCOV", _detect, parse_lcov, ("*.lcov", "lcov.info", "*.info"))
 
 
 def _is_other_record(record: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -40,12 +41,16 @@ def test_blank_input_with_explicit_format():
 
 
 def test_unknown_format():
-    with pytest.raises(ReportError, match="^unknown report format: expected Cobertura XML, coverage.py JSON or LCOV$"):
+    message = (
+        "unknown report format: text starting 'hello, this is not a coverage '; "
+        "the formats read are Cobertura XML, coverage.py JSON, LCOV"
+    )
+    with pytest.raises(ReportError, match=f"^{re.escape(message)}$"):
         parse_all(b"hello, this is not a coverage report\n")
 
 
 def test_unknown_format_argument():
-    with pytest.raises(ReportError, match="unknown report format 'xml': expected auto, cobertura"):
+    with pytest.raises(ReportError, match="unknown report format 'xml': expected auto or one of cobertura, "):
         parse_all(b"SF:a.py\n", format="xml")
 
 
@@ -60,12 +65,12 @@ def test_gzip_is_not_guessed():
 
 
 def test_other_xml():
-    with pytest.raises(ReportError, match=r"XML whose root element is <html>, not <coverage>"):
+    with pytest.raises(ReportError, match=r"^unknown report format: XML whose root element is <html>; the formats"):
         parse_all(b"<!DOCTYPE html><html><body>nope</body></html>")
 
 
 def test_other_json():
-    with pytest.raises(ReportError, match="JSON without coverage.py's meta and files"):
+    with pytest.raises(ReportError, match='^unknown report format: a JSON object whose first key is "totals";'):
         parse_all(b'{"totals": {}}')
 
 
