@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 
 from ..errors import ReportError
 from ..lines import LineCoverage
-from . import cobertura, coveragepy, lcov
+from . import cobertura, coveragepy, go, jacoco, lcov
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._input import ReportInput, ReportSource, strip_bom
@@ -38,6 +38,8 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     cobertura.FORMAT,
     coveragepy.FORMAT,
     lcov.FORMAT,
+    jacoco.FORMAT,
+    go.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 
