@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 
 from ..errors import ReportError
 from ..lines import LineCoverage
-from . import cobertura, coveragepy, go, istanbul, jacoco, lcov
+from . import clover, cobertura, coveragepy, go, istanbul, jacoco, lcov
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._input import ReportInput, ReportSource, strip_bom
@@ -41,6 +41,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     jacoco.FORMAT,
     go.FORMAT,
     istanbul.FORMAT,
+    clover.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 
