@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 
 from ..errors import ReportError
 from ..lines import LineCoverage
-from . import clover, cobertura, coveragepy, go, istanbul, jacoco, lcov
+from . import clover, cobertura, coveragepy, gcov, go, istanbul, jacoco, lcov
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._input import ReportInput, ReportSource, strip_bom
@@ -42,6 +42,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     go.FORMAT,
     istanbul.FORMAT,
     clover.FORMAT,
+    gcov.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 
