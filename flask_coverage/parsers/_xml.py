@@ -1,22 +1,24 @@
 """Streaming XML for the XML formats other than Cobertura: a safe expat parser and its reading loop.
 
-The safety is Cobertura's (``parsers/cobertura.py`` explains it): every ``<!ENTITY>`` declaration and
+The safety is the one ``parsers/cobertura.py`` explains: every ``<!ENTITY>`` declaration and
 every external reference is refused, an external DTD is never read, and a tag or text longer than
-:data:`~flask_coverage.parsers.cobertura.MAX_RUN` is refused before expat buffers it. A reader sets its
+:data:`MAX_RUN` is refused before expat buffers it. A reader sets its
 handlers on ``parser`` and appends finished files to ``done``; :func:`read_xml` yields them as the
 chunks are parsed, so memory follows one file, not the report.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Iterator, NoReturn, Optional
 from xml.parsers import expat
 
 from ..errors import ReportError
 from ._common import ParsedFile, _to_int, quote
-from .cobertura import MAX_RUN, _refuse_entities, _refuse_external
 
-__all__ = ["XmlReader", "int_attribute", "read_xml"]
+__all__ = ["MAX_RUN", "XmlReader", "int_attribute", "read_xml", "refuse_entities", "refuse_external"]
+
+#: Bytes between two ``>`` (one tag with its attributes, or one text): real ones are far shorter.
+MAX_RUN = 1 << 20
 
 
 class XmlReader:
@@ -35,9 +37,9 @@ class XmlReader:
         self._root = root
         self.parser = parser = expat.ParserCreate()
         parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-        parser.EntityDeclHandler = _refuse_entities
-        parser.UnparsedEntityDeclHandler = _refuse_entities
-        parser.ExternalEntityRefHandler = _refuse_external
+        parser.EntityDeclHandler = refuse_entities
+        parser.UnparsedEntityDeclHandler = refuse_entities
+        parser.ExternalEntityRefHandler = refuse_external
         parser.StartElementHandler = self._start_root
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
@@ -82,3 +84,16 @@ def int_attribute(attrs: dict[str, str], key: str) -> Optional[int]:
     """The attribute ``key`` as a short decimal integer (a sign allowed), or None when absent or not one."""
     text = attrs.get(key)
     return None if text is None else _to_int(text)
+
+
+def refuse_entities(*_args: object) -> NoReturn:
+    """Expat's handler of ``<!ENTITY>`` declarations: every one is refused."""
+    raise ReportError(
+        "XML report declares entities (<!ENTITY ...>); they are refused for safety (entity expansion and "
+        "external entities)"
+    )
+
+
+def refuse_external(*_args: object) -> NoReturn:
+    """Expat's handler of external references: every one is refused."""
+    raise ReportError("XML report refers to an external entity; external references are refused")

@@ -18,7 +18,7 @@ against 3.3 s for this whole parser, and its DTD switch is all-or-nothing.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, NoReturn
+from typing import Iterable, Iterator
 from xml.parsers import expat
 
 from ..errors import ReportError
@@ -33,15 +33,10 @@ from ._common import (
 )
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._paths import MAX_PATH_LENGTH, PathResolver
+from ._xml import MAX_RUN, refuse_entities, refuse_external
+from .sonarqube import is_sonarqube
 
 __all__ = ["FORMAT", "MAX_RUN", "parse_cobertura"]
-
-#: Bytes between two ``>`` (one tag with its attributes, or one text): real ones are far shorter.
-MAX_RUN = 1 << 20
-
-_ENTITIES_REFUSED = (
-    "XML report declares entities (<!ENTITY ...>); they are refused for safety (entity expansion and external entities)"
-)
 
 
 def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
@@ -52,9 +47,9 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
     """
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    parser.EntityDeclHandler = _refuse_entities
-    parser.UnparsedEntityDeclHandler = _refuse_entities
-    parser.ExternalEntityRefHandler = _refuse_external
+    parser.EntityDeclHandler = refuse_entities
+    parser.UnparsedEntityDeclHandler = refuse_entities
+    parser.ExternalEntityRefHandler = refuse_external
     reader = _CoberturaReader(parser, context)
     since_tag_end = 0  # bytes since the last ">"
     try:
@@ -81,18 +76,16 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
 
 def _detect(head: ReportHead) -> bool:
     # Clover's root is <coverage> too, but with generated="..." (and clover="..."), never Cobertura's.
-    return head.xml_root == "coverage" and not head.xml_root_has("generated") and not head.xml_root_has("clover")
+    # SonarQube's generic coverage is a <coverage version="1"> too, without Cobertura's rates.
+    return (
+        head.xml_root == "coverage"
+        and not head.xml_root_has("generated")
+        and not head.xml_root_has("clover")
+        and not is_sonarqube(head)
+    )
 
 
 FORMAT = ReportFormat("cobertura", "Cobertura XML", _detect, parse_cobertura, ("cobertura*.xml", "coverage*.xml"))
-
-
-def _refuse_entities(*_args: object) -> NoReturn:
-    raise ReportError(_ENTITIES_REFUSED)
-
-
-def _refuse_external(*_args: object) -> NoReturn:
-    raise ReportError("XML report refers to an external entity; external references are refused")
 
 
 class _CoberturaReader:
