@@ -37,6 +37,7 @@ SAMPLES = {
     "clover": ["tools/js/clover.xml", "tools/php/clover.xml"],
     "gcov": ["tools/c/main.c.gcov", "tools/c/shapes.c.gcov", "tools/c/shapes.h.gcov"],
     "sonarqube": ["tools/c/gcovr-sonarqube.xml"],
+    "simplecov": ["tools/ruby/resultset.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -53,7 +54,12 @@ LOOKALIKES = {
     "Cobertura (coverage.py)": (b'<coverage version="7.6.1" timestamp="1" lines-valid="3" line-rate="1">', "cobertura"),
     "Cobertura (no rates)": (b'<coverage version="1">\n<sources><source>/src</source></sources>', "cobertura"),
     "covr (files array)": (b'{"files": [{"name": "R/a.R", "coverage": [null, 1, 0]}]}', None),
-    "SimpleCov JSON": (b'{"meta": {"simplecov_version": "0.22.0"}, "coverage": {"/app/a.rb": {"lines": [1]}}}', None),
+    "SimpleCov JSON": (
+        b'{"meta": {"simplecov_version": "0.22.0"}, "coverage": {"/app/a.rb": {"lines": [1]}}}',
+        "simplecov",
+    ),
+    "simplecov-json": (b'{"timestamp": 1, "command_name": "RSpec", "files": [{"filename": "/app/a.rb"}]}', "simplecov"),
+    "Codecov JSON": (b'{"coverage": {"a.py": {"1": 1, "2": 0}}}', None),
     "Coveralls": (b'{"service_name": "x", "source_files": [{"name": "a.c", "coverage": [1]}]}', None),
     "gcov text": (b"        -:    0:Source:a.c\n        1:    1:int main() {\n", "gcov"),
     "Go profile without a mode line": (b"example.com/m/a.go:3.14,5.2 1 1\n", "go"),

@@ -1,0 +1,101 @@
+"""SimpleCov's JSON (Ruby): ``coverage/.resultset.json`` and the JSON formatters' ``coverage.json``.
+
+Three shapes are read, each a map from file path to its ``lines``:
+
+- ``.resultset.json``: ``{"<command name>": {"coverage": {path: {"lines": [...]}}, "timestamp": ...}}``
+  (SimpleCov before 0.18 wrote the list itself in place of ``{"lines": ...}``); every command's run is
+  read, and a file of several runs is merged per path;
+- ``simplecov_json_formatter``: ``{"meta": {"simplecov_version": ...}, "coverage": {path: {"lines": [...]}}}``;
+- ``simplecov-json``: ``{"command_name": ..., "files": [{"filename": path, "coverage": [...] or {"lines": [...]}}]}``.
+
+Element *i* of ``lines`` is line *i + 1*: ``null`` is no code (not tracked), a count is HIT or (0) MISS,
+and ``"ignored"`` (``# :nocov:``) is left out, as Codecov reads them. SimpleCov's branch data is not
+read, as Codecov does not: lines are never PARTIAL. Paths are as written (absolute).
+
+Skipped and counted: a file entry without a readable ``lines`` list, an element that is neither null,
+``"ignored"`` nor a count. Streamed one file entry at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Iterator
+
+from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
+from ._common import MAX_LINE_NUMBER, ParsedFile
+from ._format import ParseContext, ReportFormat, ReportHead, Skips
+from ._paths import PathResolver
+from .coveragepy import _JsonStream
+
+__all__ = ["FORMAT", "parse_simplecov"]
+
+_RESULTSET = re.compile(rb'\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"coverage"\s*:\s*\{')
+
+
+def parse_simplecov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
+    """Yield one ParsedFile per file entry of a SimpleCov JSON report read from ``chunks``."""
+    resolver = context.resolver()
+    stream = _JsonStream(chunks)
+    stream.expect("{", "a SimpleCov JSON report is an object")
+    for key in stream.members():
+        if key == "coverage" and stream.peek() == "{":
+            yield from _files(stream, resolver, context.skips)
+        elif key == "files" and stream.peek() == "[":
+            for entry in stream.items(""):
+                if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str):
+                    context.skips.add("file entry without a readable filename or lines")
+                    continue
+                lines = _lines(entry.get("coverage"), context.skips)
+                if lines is not None:
+                    yield ParsedFile(resolver.resolve(entry["filename"]), lines)
+        elif stream.peek() == "{":  # a command's run in .resultset.json
+            stream.expect("{", "")
+            for part in stream.members():
+                if part == "coverage" and stream.peek() == "{":
+                    yield from _files(stream, resolver, context.skips)
+                else:
+                    stream.skip()
+        else:
+            stream.skip()
+    stream.end()
+
+
+def _files(stream: _JsonStream, resolver: PathResolver, skips: Skips) -> Iterator[ParsedFile]:
+    stream.expect("{", "")
+    for name in stream.members():
+        lines = _lines(stream.value(), skips)
+        if lines is not None:
+            yield ParsedFile(resolver.resolve(name), lines)
+
+
+def _lines(coverage: Any, skips: Skips) -> LineCoverage | None:
+    if isinstance(coverage, dict):
+        coverage = coverage.get("lines")
+    if not isinstance(coverage, list) or len(coverage) > MAX_LINE_NUMBER:
+        skips.add("file entry without a readable filename or lines")
+        return None
+    builder = LineCoverageBuilder()
+    odd = 0
+    for number, hits in enumerate(coverage, 1):
+        if type(hits) is int and hits >= 0:
+            builder.add(number, hits, HIT if hits else MISS)
+        elif hits is not None and hits != "ignored":
+            odd += 1
+    if odd:
+        skips.add("line whose count is not a count", odd)
+    return builder.build()
+
+
+def _detect(head: ReportHead) -> bool:
+    if head.kind != "json":
+        return False
+    if b'"simplecov_version"' in head.text and head.json_value_start("coverage") == "{":
+        return True
+    if head.json_value_start("command_name") == '"' and head.json_value_start("files") == "[":
+        return True
+    return _RESULTSET.match(head.text) is not None
+
+
+FORMAT = ReportFormat(
+    "simplecov", "SimpleCov JSON", _detect, parse_simplecov, (".resultset.json", "resultset.json", "coverage.json")
+)
