@@ -76,10 +76,12 @@ def default_auth_error(status: int) -> Any:
 
 # The membership of the bound user in the bound owner, built once for each test below (a check then
 # neither builds nor hashes SQL).
-_MEMBERSHIP = sa.select(Membership.id).where(
-    Membership.org_id == sa.bindparam("owner_id"), Membership.user_id == sa.bindparam("user_id")
+# A membership that is not activated grants nothing (issue 26, F13): every check asks for an activated one.
+_ACTIVATED_MEMBER = sa.select(Membership.id).where(
+    Membership.org_id == sa.bindparam("owner_id"),
+    Membership.user_id == sa.bindparam("user_id"),
+    Membership.activated.is_(True),
 )
-_ACTIVATED_MEMBER = _MEMBERSHIP.where(Membership.activated.is_(True))
 _ACTIVATED_ADMIN = _ACTIVATED_MEMBER.where(Membership.is_admin.is_(True))
 
 
@@ -92,18 +94,14 @@ def _has_membership(user: Optional[Owner], owner: Union[Owner, OwnerRow], query:
     return execute(query, {"owner_id": owner.id, "user_id": user.id}).first() is not None
 
 
-def is_member(user: Optional[Owner], org: Union[Owner, OwnerRow]) -> bool:
-    """Whether ``user`` is ``org`` itself or one of its members, activated or not (the users list)."""
-    return _has_membership(user, org, _MEMBERSHIP)
-
-
 def is_admin(user: Optional[Owner], owner: Union[Owner, OwnerRow]) -> bool:
     """Whether ``user`` is ``owner`` itself or an activated admin member of it (who reads settings)."""
     return _has_membership(user, owner, _ACTIVATED_ADMIN)
 
 
 def can_read_private(user: Optional[Owner], owner: Union[Owner, OwnerRow]) -> bool:
-    """Whether ``user`` may read the private repositories of ``owner``: it is ``owner`` or an activated member."""
+    """Whether ``user`` may read the private repositories and the members of ``owner``: it is ``owner`` or an
+    activated member."""
     return _has_membership(user, owner, _ACTIVATED_MEMBER)
 
 

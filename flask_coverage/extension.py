@@ -35,7 +35,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_UPLOAD_URL_MAX_AGE": 3600,
     "COVERAGE_BIND_KEY": None,
     "COVERAGE_SOURCE_GIT_ROOT": None,
-    "COVERAGE_SOURCE_API": {},
+    "COVERAGE_PROVIDERS": {},
     "COVERAGE_SOURCE_TIMEOUT": 5,
     "COVERAGE_SOURCE_MAX_BYTES": 1024 * 1024,
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
@@ -86,11 +86,13 @@ class CoverageService:
         ``COVERAGE_COLOR_RANGE`` (graph colors), ``COVERAGE_BADGE_LABEL`` (the left part of the badges),
         ``COVERAGE_MAX_UPLOAD_BYTES`` (largest report), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
         signed upload URL of ``/upload/v4`` stays valid), ``COVERAGE_BIND_KEY`` (a key of
-        ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``, ``COVERAGE_SOURCE_API``,
+        ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``,
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
-        source, docs/web.md), ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of
-        rendered graphs and sources) and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored
-        per cache timeout, docs/graphs.md); the README's configuration table says what each means.
+        source, docs/web.md), ``COVERAGE_PROVIDERS`` (the git hosts' APIs and credentials by service,
+        docs/pull-requests.md; it replaces ``COVERAGE_SOURCE_API``, which is refused),
+        ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
+        and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
+        docs/graphs.md); the README's configuration table says what each means.
         When the extension sets up Flask-SQLAlchemy itself, ``SQLALCHEMY_DATABASE_URI`` defaults to
         ``sqlite:///coverage.db`` (in the instance folder) and its engines default to
         ``pool_pre_ping=True`` (``SQLALCHEMY_ENGINE_OPTIONS`` wins over that).
@@ -99,6 +101,11 @@ class CoverageService:
             raise RuntimeError(
                 "A 'CoverageService' instance has already been registered on this Flask app."
                 " Import and use that instance instead."
+            )
+        if app.config.get("COVERAGE_SOURCE_API"):
+            raise ValueError(
+                "COVERAGE_SOURCE_API is replaced by COVERAGE_PROVIDERS (same shape: {service: {'url': ..., "
+                "'token': ...}}, docs/pull-requests.md): rename the key"
             )
         for key, value in DEFAULT_CONFIG.items():
             app.config.setdefault(key, self._options.get(key, value))
@@ -173,7 +180,7 @@ class CoverageService:
 
         ``None`` means the file is not there; raising
         :class:`~flask_coverage.sources.SourceUnavailable` says why (the page shows it). The default
-        reads ``COVERAGE_SOURCE_GIT_ROOT`` or ``COVERAGE_SOURCE_API`` (docs/web.md).
+        reads ``COVERAGE_SOURCE_GIT_ROOT`` or the provider in ``COVERAGE_PROVIDERS`` (docs/web.md).
         """
         self.source_loader_callback = f
         return f

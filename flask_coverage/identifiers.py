@@ -13,9 +13,11 @@ lookup (the APIs, the graphs, the file view) treats them as names that cannot ex
 can always be looked up and shown. See docs/parsing.md ("Paths").
 
 **Commits** are named by a full sha (40 hex digits, or 64 in SHA-256 repositories) or, where a URL
-reads one, a unique prefix of at least 7; **pull requests** by a number from 1 to 2**31 - 1;
+reads one, a unique prefix of at least 7; **branches** by what git takes as a branch name
+(``git check-ref-format --branch``: no ``..`` segment, among others); **pull requests** by a number from 1 to 2**31 - 1;
 **flags** by 1 to 45 letters, digits, ``_``, ``.`` or ``-``; **services** by a
-:class:`~flask_coverage.models.ServiceEnum` value.
+:class:`~flask_coverage.models.ServiceEnum` value (the operator may write the prefix of the web URLs,
+``gh``, ...).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Iterable
 from typing import Optional, Union
 
 from .errors import InvalidInput
-from .models import ServiceEnum
+from .models import SERVICE_BY_SHORT, ServiceEnum
 
 #: Owner, repository and branch names are at most this long.
 MAX_NAME_LENGTH = 255
@@ -80,13 +82,20 @@ def check_name(value: Optional[str], what: str, *, max_length: int = MAX_NAME_LE
     return value
 
 
-def parse_service(value: Union[str, ServiceEnum]) -> ServiceEnum:
-    """The :class:`~flask_coverage.models.ServiceEnum` member named ``value``, or :class:`InvalidInput`."""
+def parse_service(value: Union[str, ServiceEnum], *, short: bool = False) -> ServiceEnum:
+    """The :class:`~flask_coverage.models.ServiceEnum` member named ``value`` (``github``), or
+    :class:`InvalidInput`. With ``short``, as the operator names it (the CLI, an upload's
+    ``SERVICE/OWNER/REPO``), the prefix of the web URLs (``gh``) names it too; the v2 API's paths take the
+    values only, as Codecov's do."""
     try:
         return ServiceEnum(value)
     except ValueError:
+        service = SERVICE_BY_SHORT.get(value) if short and isinstance(value, str) else None
+        if service is not None:
+            return service
         choices = ", ".join(member.value for member in ServiceEnum)
-        raise InvalidInput(f"unknown service {str(value)!r}: expected one of {choices}") from None
+        shorts = f" (or {', '.join(SERVICE_BY_SHORT)})" if short else ""
+        raise InvalidInput(f"unknown service {str(value)!r}: expected one of {choices}{shorts}") from None
 
 
 #: The shortest sha prefix that names a commit (what ``git log --oneline`` shows).
@@ -157,11 +166,45 @@ def normalize_pullid(value: Union[int, str, None]) -> Optional[int]:
     return number
 
 
+#: What git's ``check-ref-format`` refuses anywhere in a ref name: ``..``, ``@{``, ``//``, controls,
+#: space and ``~^:?*[\``; and in a slash-separated component: a leading ``.``, a trailing ``.lock``.
+_NOT_IN_REF = re.compile(r"\.\.|@\{|//|[\x00-\x20\x7f~^:?*\[\\]|(?:^|/)\.|\.lock(?:/|$)")
+#: What a refused branch's message says it must be.
+BRANCH_RULE = (
+    "a git branch name (git check-ref-format --branch): no '..', '@{', '//', spaces, control characters or"
+    " any of ~^:?*[\\, no part starting with '.' or ending with '.lock', not starting with '-' or '/' nor"
+    " ending with '/' or '.'"
+)
+
+
+def is_branch_name(name: str) -> bool:
+    """Whether git takes ``name`` as a branch name: ``git check-ref-format --branch name`` succeeds.
+
+    Such a name has no ``..`` segment, so a link that holds it cannot climb out of its repository's URLs.
+    """
+    return (
+        bool(name)
+        and name != "HEAD"
+        and name[0] not in "-/"
+        and name[-1] not in "/."
+        and _NOT_IN_REF.search(name) is None
+    )
+
+
+def check_branch(value: Optional[str]) -> str:
+    """``value`` stripped, if it is a storable name (:func:`check_name`) and a git branch name; else InvalidInput."""
+    name = check_name(value, "branch", max_length=MAX_NAME_LENGTH, single_word=False)
+    if not is_branch_name(name):
+        raise InvalidInput(f"branch {name[:80]!r} must be {BRANCH_RULE}")
+    return name
+
+
 def normalize_branch(value: Optional[str]) -> Optional[str]:
     """A branch name as uploaders send it, cleaned up: ``None`` for none.
 
     ``refs/heads/`` and ``origin/`` prefixes are dropped and ``HEAD`` (a detached checkout) means
-    no branch, as CI environments report them. Raises InvalidInput for a name that cannot be stored.
+    no branch, as CI environments report them. Raises InvalidInput for a name that cannot be stored
+    or that git would refuse (:func:`check_branch`).
     """
     name = (value or "").strip()
     for prefix in ("refs/heads/", "origin/"):
@@ -169,7 +212,7 @@ def normalize_branch(value: Optional[str]) -> Optional[str]:
             name = name[len(prefix) :]
     if not name or name == "HEAD":
         return None
-    return check_name(name, "branch", max_length=MAX_NAME_LENGTH, single_word=False)
+    return check_branch(name)
 
 
 #: A flag: 1 to 45 letters, digits, ``_``, ``.`` or ``-``.

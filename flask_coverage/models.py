@@ -51,6 +51,11 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
+def utc_iso(value: dt.datetime) -> str:
+    """A time the database holds in UTC without a zone, in ISO 8601 with its zone (``+00:00``)."""
+    return (value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value).isoformat()
+
+
 class Base(DeclarativeBase):
     metadata = metadata
 

@@ -1,4 +1,4 @@
-"""The operator's Python API: create and remove owners' memberships, repositories and access tokens.
+"""The operator's Python API: create, change and delete owners, memberships, repositories and access tokens.
 
 Only writes: what they read by name is looked up in :mod:`flask_coverage.queries.repositories`.
 
@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .auth import generate_token, hash_token
 from .errors import AlreadyExists, InvalidInput, NotFound
-from .identifiers import check_name, is_storable, parse_service
+from .identifiers import check_branch, check_name, is_storable, parse_service
 from .models import (
     AccessToken,
     Branch,
@@ -139,7 +139,7 @@ def add_repo(
     """Create a repository with a fresh upload token (UUID) and graph token (10 alphanumerics)."""
     owner_row = require_owner(service, owner)
     name = check_name(name, "repository name")
-    branch = check_name(branch, "branch", single_word=False)
+    branch = check_branch(branch)
     language = language and check_name(language, "language", max_length=50, single_word=False)
     duplicate = f"repository {owner_row.username}/{name} already exists"
     if find_repository(owner_row.service, owner_row.username, name, deleted=True) is not None:
@@ -217,15 +217,67 @@ def rotate_token(service: Union[str, ServiceEnum], owner: str, name: str, *, kin
     return token
 
 
-def delete_repo(service: Union[str, ServiceEnum], owner: str, name: str) -> None:
-    """Delete a repository with all its coverage: commits, files, flags, branches, pulls, uploads and trend.
+def set_member(
+    service: Union[str, ServiceEnum],
+    org: str,
+    username: str,
+    *,
+    activated: Optional[bool] = None,
+    admin: Optional[bool] = None,
+) -> Membership:
+    """Change the membership of user ``username`` in organization ``org``: ``activated`` (an activated
+    member reads the private repositories) and ``admin``; ``None`` leaves a field as it is."""
+    if activated is None and admin is None:
+        raise InvalidInput("say what to change: activated or admin")
+    org_owner = require_owner(service, org, is_org=True)
+    user = require_owner(service, username, is_org=False)
+    query = sa.select(Membership).where(Membership.org_id == org_owner.id, Membership.user_id == user.id)
+    membership = execute(query).scalar_one_or_none()
+    if membership is None:
+        raise NotFound(f"{user.username!r} is not a member of {org_owner.username!r}")
+    if activated is not None:
+        membership.activated = activated
+    if admin is not None:
+        membership.is_admin = admin
+    get_session().commit()
+    return membership
 
-    Its name is free again at once (a new repository of that name starts empty, with new tokens).
-    """
+
+def set_repo(
+    service: Union[str, ServiceEnum],
+    owner: str,
+    name: str,
+    *,
+    private: Optional[bool] = None,
+    branch: Optional[str] = None,
+    language: Optional[str] = None,
+    active: Optional[bool] = None,
+) -> Repository:
+    """Change a repository's settings; ``None`` leaves one as it is, ``language=""`` clears the language.
+
+    ``private`` takes effect at once on every page, API and graph; ``branch`` is the default branch that
+    the pages, graphs and badges show when no branch is named; an inactive repository is listed as such
+    (``active`` of the v2 API) and still takes uploads."""
+    if private is None and branch is None and language is None and active is None:
+        raise InvalidInput("say what to change: private, branch, language or active")
+    changes: dict[str, object] = {"private": private, "active": active}
+    if branch is not None:
+        changes["branch"] = check_name(branch, "branch", single_word=False)
+    if language is not None:
+        cleared = not language.strip()
+        changes["language"] = None if cleared else check_name(language, "language", max_length=50, single_word=False)
     repository = require_repository(service, owner, name)
-    commits = sa.select(Commit.id).where(Commit.repository_id == repository.id).scalar_subquery()
-    uploads = sa.select(Upload.id).where(Upload.commit_id.in_(commits)).scalar_subquery()
-    session = get_session()
+    for field, value in changes.items():
+        if value is not None or field == "language":
+            setattr(repository, field, value)
+    get_session().commit()
+    return repository
+
+
+def _delete_repositories(ids: sa.Select) -> None:
+    """Delete the repositories whose ids ``ids`` selects, with all their coverage (not committed)."""
+    commits = sa.select(Commit.id).where(Commit.repository_id.in_(ids))
+    uploads = sa.select(Upload.id).where(Upload.commit_id.in_(commits))
     # Leaves first, explicitly: SQLite enforces ON DELETE CASCADE only when told to.
     for statement in (
         sa.delete(UploadFlag).where(UploadFlag.upload_id.in_(uploads)),
@@ -233,11 +285,43 @@ def delete_repo(service: Union[str, ServiceEnum], owner: str, name: str) -> None
         sa.delete(FileCoverage).where(FileCoverage.commit_id.in_(commits)),
         sa.delete(FlagFileCoverage).where(FlagFileCoverage.commit_id.in_(commits)),
         sa.delete(CommitFlag).where(CommitFlag.commit_id.in_(commits)),
-        sa.delete(CoverageDay).where(CoverageDay.repository_id == repository.id),
-        sa.delete(Branch).where(Branch.repository_id == repository.id),
-        sa.delete(Pull).where(Pull.repository_id == repository.id),
-        sa.delete(Commit).where(Commit.repository_id == repository.id),
-        sa.delete(Repository).where(Repository.id == repository.id),
+        sa.delete(CoverageDay).where(CoverageDay.repository_id.in_(ids)),
+        sa.delete(Branch).where(Branch.repository_id.in_(ids)),
+        sa.delete(Pull).where(Pull.repository_id.in_(ids)),
+        sa.delete(Commit).where(Commit.repository_id.in_(ids)),
+        sa.delete(Repository).where(Repository.id.in_(ids)),
     ):
         execute(statement)
-    session.commit()
+
+
+def delete_repo(service: Union[str, ServiceEnum], owner: str, name: str) -> None:
+    """Delete a repository with all its coverage: commits, files, flags, branches, pulls, uploads and trend.
+
+    Its name is free again at once (a new repository of that name starts empty, with new tokens).
+    """
+    repository = require_repository(service, owner, name)
+    _delete_repositories(sa.select(Repository.id).where(Repository.id == repository.id))
+    get_session().commit()
+
+
+def _delete_owner(owner: Owner) -> None:
+    _delete_repositories(sa.select(Repository.id).where(Repository.owner_id == owner.id))
+    for statement in (
+        sa.delete(Membership).where(sa.or_(Membership.org_id == owner.id, Membership.user_id == owner.id)),
+        sa.delete(AccessToken).where(AccessToken.owner_id == owner.id),
+        sa.delete(Owner).where(Owner.id == owner.id),
+    ):
+        execute(statement)
+    get_session().commit()
+
+
+def delete_user(service: Union[str, ServiceEnum], username: str) -> None:
+    """Delete a user with its repositories (and their coverage), memberships and access tokens; its
+    tokens stop working at once and its name is free again."""
+    _delete_owner(require_owner(service, username, is_org=False))
+
+
+def delete_org(service: Union[str, ServiceEnum], username: str) -> None:
+    """Delete an organization with its repositories (and their coverage) and memberships; its members'
+    accounts stay."""
+    _delete_owner(require_owner(service, username, is_org=True))

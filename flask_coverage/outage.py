@@ -59,9 +59,7 @@ def is_database_outage(error: BaseException) -> bool:
 
 def plain_text_response(message: str) -> Response:
     """``message`` as a ``text/plain`` body (the outage answer of the web pages and graphs)."""
-    response = Response(message + "\n", mimetype="text/plain")
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    return response
+    return Response(message + "\n", mimetype="text/plain")
 
 
 def handle_database_outage(bp: Blueprint, respond: Callable[[str], Response]) -> None:

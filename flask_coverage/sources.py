@@ -9,9 +9,9 @@ files never change. A loader says why it has no source by raising :class:`Source
 page shows the reason. Anything else it raises is logged and shown as "the loader failed".
 
 The default hook, :func:`default_source_loader`, reads a bare git mirror under
-``COVERAGE_SOURCE_GIT_ROOT`` (``{root}/{service}/{owner}/{repo}.git``), else the provider's HTTP
-API configured in ``COVERAGE_SOURCE_API`` (GitHub and GitHub Enterprise contents API, GitLab
-repository files API). See docs/web.md.
+``COVERAGE_SOURCE_GIT_ROOT`` (``{root}/{service}/{owner}/{repo}.git``), else asks the provider
+configured in ``COVERAGE_PROVIDERS`` (``providers.provider_for(repository).read_file``: GitHub's,
+GitLab's and Bitbucket's contents APIs). See docs/web.md.
 """
 
 from __future__ import annotations
@@ -20,18 +20,16 @@ import concurrent.futures
 import hashlib
 import logging
 import os
-import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from typing import Any, NamedTuple, Optional, Union
-from urllib.parse import quote
 
 from flask import Flask, current_app
 from markupsafe import Markup, escape
 
-from .models import Repository, ServiceEnum
+from .models import Repository
+from .providers import ProviderError, provider_for
+from .providers.http import budget
 from .state import cache_errors, get_cache, get_state
 
 log = logging.getLogger(__name__)
@@ -46,9 +44,8 @@ FAILURE_CACHE_SECONDS = 60
 #: view of a file must stay fast (docs/web.md).
 HIGHLIGHT_MAX_BYTES = 64 * 1024
 
-_GITHUB = (ServiceEnum.github, ServiceEnum.github_enterprise)
-_GITLAB = (ServiceEnum.gitlab, ServiceEnum.gitlab_enterprise)
-# Few threads: a loader that hangs holds one until it returns; the queue behind them times out.
+# Few threads: a loader that hangs holds one until it returns (the built-in ones return by their
+# deadline, however slowly a provider answers); the queue behind them times out.
 _executor = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="coverage-source")
 
 
@@ -172,15 +169,22 @@ def _styled(css: str) -> str:
 
 def default_source_loader(repository: Repository, sha: str, path: str) -> Optional[bytes]:
     """The default ``source_loader`` hook: the git mirror if ``COVERAGE_SOURCE_GIT_ROOT`` has one of
-    the repository, else the provider's API if ``COVERAGE_SOURCE_API`` names the service."""
+    the repository, else the provider's contents API if ``COVERAGE_PROVIDERS`` names the service:
+    the whole answer within ``COVERAGE_SOURCE_TIMEOUT`` seconds (however slowly it comes) and at most
+    ``COVERAGE_SOURCE_MAX_BYTES``."""
     config = current_app.config
     root = config["COVERAGE_SOURCE_GIT_ROOT"]
     git_dir = mirror_path(root, repository) if root else None
     if git_dir is not None and os.path.isdir(git_dir):
         return read_git_mirror(git_dir, sha, path)
-    provider = (config["COVERAGE_SOURCE_API"] or {}).get(repository.owner.service.value)
-    if provider:
-        return read_provider_api(provider, repository, sha, path)
+    provider = provider_for(repository)
+    if provider is not None:
+        max_bytes = config["COVERAGE_SOURCE_MAX_BYTES"]
+        try:
+            with budget(config["COVERAGE_SOURCE_TIMEOUT"], max_bytes):
+                return provider.read_file(repository, sha, path)
+        except ProviderError as error:
+            raise SourceUnavailable(f"The provider could not send the file: {error}.") from None
     if root:
         raise SourceUnavailable("There is no git mirror of this repository.")
     raise SourceUnavailable("No source loader is configured.")
@@ -236,74 +240,3 @@ def read_git_mirror(git_dir: str, sha: str, path: str) -> Optional[bytes]:
     if blob.returncode != 0:
         raise SourceUnavailable("The git mirror could not read the file.")
     return blob.stdout
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    # A redirect would carry the token to wherever it points: answer it as the status it is.
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-_opener = urllib.request.build_opener(_NoRedirect)
-
-
-def provider_request(provider: dict[str, str], repository: Repository, sha: str, path: str) -> urllib.request.Request:
-    """The request for the raw file: GitHub's contents API or GitLab's repository files API."""
-    base = provider["url"].rstrip("/")
-    owner, service = repository.owner, repository.owner.service
-    headers = {"User-Agent": "flask-coverage"}
-    token = provider.get("token")
-    if service in _GITHUB:
-        names = f"{quote(owner.username, safe='')}/{quote(repository.name, safe='')}"
-        url = f"{base}/repos/{names}/contents/{quote(path)}?ref={sha}"
-        headers["Accept"] = "application/vnd.github.raw"
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-    elif service in _GITLAB:
-        project = quote(f"{owner.username}/{repository.name}", safe="")
-        url = f"{base}/projects/{project}/repository/files/{quote(path, safe='')}/raw?ref={sha}"
-        if token:
-            headers["PRIVATE-TOKEN"] = token
-    else:
-        raise SourceUnavailable(f"Reading source from {service.value} is not supported.")
-    if not base.startswith(("https://", "http://")):
-        raise SourceUnavailable("The provider's API URL is not an http(s) URL.")
-    return urllib.request.Request(url, headers=headers)  # noqa: S310 - checked just above
-
-
-def read_provider_api(provider: dict[str, str], repository: Repository, sha: str, path: str) -> Optional[bytes]:
-    """The bytes of ``path`` at ``sha`` from the provider's API, or ``None`` if it answers 404.
-
-    The whole answer must arrive within ``COVERAGE_SOURCE_TIMEOUT`` seconds and be at most
-    ``COVERAGE_SOURCE_MAX_BYTES``; redirects are not followed.
-    """
-    config = current_app.config
-    timeout, max_bytes = config["COVERAGE_SOURCE_TIMEOUT"], config["COVERAGE_SOURCE_MAX_BYTES"]
-    deadline = time.monotonic() + timeout
-    request = provider_request(provider, repository, sha, path)
-    try:
-        with _opener.open(request, timeout=timeout) as response:  # noqa: S310 - the configured API's URL
-            chunks, size = [], 0
-            while True:
-                chunk = response.read(65536)
-                if not chunk:
-                    break
-                size += len(chunk)
-                if size > max_bytes:
-                    raise SourceUnavailable(f"The file is larger than {max_bytes:,} bytes.")
-                if time.monotonic() > deadline:
-                    raise SourceUnavailable("The provider did not answer in time.")
-                chunks.append(chunk)
-            return b"".join(chunks)
-    except urllib.error.HTTPError as error:
-        error.close()
-        if error.code == 404:
-            return None
-        if error.code in (401, 403):
-            raise SourceUnavailable(f"The provider refused to send the file ({error.code}): check the token.") from None
-        raise SourceUnavailable(f"The provider answered {error.code}.") from None
-    except OSError as error:
-        # socket.timeout is TimeoutError from Python 3.10 on, a plain OSError subclass before.
-        if isinstance(getattr(error, "reason", error), socket.timeout) or isinstance(error, socket.timeout):
-            raise SourceUnavailable("The provider did not answer in time.") from None
-        raise SourceUnavailable("The provider could not be reached.") from None

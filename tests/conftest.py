@@ -29,10 +29,17 @@ import pytest
 import sqlalchemy as sa
 import webtest
 from flask import Flask
+from hypothesis import settings
 
 from flask_coverage import CoverageService
 from flask_coverage.models import metadata
 from flask_coverage.operations import init_db
+
+# Hypothesis draws the same examples on every run (a failure is a failure of the code, never of the
+# draw); HYPOTHESIS_PROFILE=explore draws fresh ones, to look for new failures by hand.
+settings.register_profile("derandomized", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derandomized"))
 
 # The example app runs from a clone (the wheel ships flask_coverage only): its tests import it from the
 # repository root, looked up after the installed packages so that flask_coverage is the installed one.

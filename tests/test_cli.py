@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from typing import Any
@@ -11,7 +12,8 @@ import pytest
 import sqlalchemy as sa
 import webtest
 
-from flask_coverage.models import AccessToken, Membership, Owner, Repository, metadata
+from flask_coverage.cli import coverage_cli
+from flask_coverage.models import AccessToken, Commit, Membership, Owner, Repository, metadata
 from flask_coverage.operations import add_member, add_org, add_user, create_token
 from flask_coverage.queries.repositories import get_owner
 
@@ -82,7 +84,7 @@ def test_add_owner_errors(runner, db, acme, command) -> None:
     assert "already exists" in run_error(runner, db, command, "github", "Alice")
     assert "already exists" in run_error(runner, db, command, "github", "ACME")
     assert "must not be empty" in run_error(runner, db, command, "github", "  ")
-    assert "must not contain" in run_error(runner, db, command, "github", "a/b")
+    assert "expected SERVICE/" in run_error(runner, db, command, "github", "a/b")
     assert "longer than 255" in run_error(runner, db, command, "github", "x" * 256)
 
 
@@ -258,7 +260,7 @@ def test_delete_repo_removes_its_coverage_and_frees_the_name(app, runner, db, ac
     upload(testapp, old_token, pr="4", flags="unit")
     upload(testapp, repo_row(db, name="kept").upload_token, pr="4", flags="unit")
     kept = snapshot(db)
-    assert run_ok(runner, "delete-repo", "github", "acme", "vault").output == "Deleted acme/vault and its coverage.\n"
+    assert run_ok(runner, "delete-repo", "gh/acme/vault", "--yes").output == "Deleted acme/vault and its coverage.\n"
     # Both repositories had the same uploads: every table of repository data lost exactly half its rows.
     after = snapshot(db)
     for table, rows in kept.items():
@@ -294,20 +296,14 @@ def test_list_tokens_shows_names_and_times_never_the_secret(runner, db, acme) ->
 
 
 def test_every_command_lists_the_services_in_its_help(runner) -> None:
-    services = "SERVICE is one of github, gitlab, bitbucket, github_enterprise, gitlab_enterprise, bitbucket_server."
+    services = (
+        "SERVICE is one of github, gitlab, bitbucket, github_enterprise, gitlab_enterprise, bitbucket_server,"
+        " or its prefix in the web URLs (gh, gl, bb, ghe, gle, bbs)"
+    )
     assert services in " ".join(runner.invoke(args=["coverage", "--help"]).output.split())
-    for command in (
-        "add-user",
-        "add-org",
-        "add-member",
-        "add-repo",
-        "create-token",
-        "revoke-token",
-        "list-tokens",
-        "remove-member",
-        "rotate-token",
-        "delete-repo",
-    ):
+    naming = set(coverage_cli.commands) - {"init-db", "demo", "upload"}
+    assert {"add-repo", "show-repo", "set-member", "list-owners", "list-repos", "delete-org"} <= naming
+    for command in naming:
         assert services in " ".join(runner.invoke(args=["coverage", command, "--help"]).output.split()), command
 
 
@@ -366,3 +362,225 @@ def test_init_db_without_the_right_to_create_pg_trgm_says_so_and_search_still_wo
             connection.execute(sa.text(f"DROP OWNED BY {role}"))
             connection.execute(sa.text(f"DROP ROLE {role}"))
         admin.dispose()
+
+
+# --- one way to name things; list, show, set and delete (issue 27) -------------------------------
+
+
+def count(db, model) -> int:
+    db.session.expire_all()
+    return db.session.execute(sa.select(sa.func.count()).select_from(model)).scalar()
+
+
+def test_the_web_path_and_the_separate_words_name_the_same_things(runner, db) -> None:
+    run_ok(runner, "add-org", "gh/acme")
+    run_ok(runner, "add-user", "github", "alice")  # the separate words still work
+    run_ok(runner, "add-user", "gl/alice")
+    run_ok(runner, "add-member", "gh/acme", "alice", "--activated")
+    # The same membership, written as one path.
+    assert "'alice' is already a member of 'acme'" in run_error(runner, db, "add-member", "gh/acme/ALICE")
+    run_ok(runner, "add-repo", "gh/acme/widgets")
+    run_ok(runner, "add-repo", "github", "acme", "tools")
+    run_ok(runner, "add-repo", "/gh/acme/site/")  # copied from a browser's address bar
+    owners = {(row.service.value, row.username) for row in db.session.execute(sa.select(Owner)).scalars()}
+    assert owners == {("github", "acme"), ("github", "alice"), ("gitlab", "alice")}
+    assert sorted(r.name for r in db.session.execute(sa.select(Repository)).scalars()) == ["site", "tools", "widgets"]
+    assert "expected SERVICE/OWNER/REPO (e.g. gh/acme/widgets), not 'gh/acme'" in run_error(
+        runner, db, "add-repo", "gh/acme"
+    )
+    assert "expected SERVICE/ORG USERNAME" in run_error(runner, db, "set-member", "gh/acme", "--admin")
+    assert "unknown service 'hub'" in run_error(runner, db, "add-repo", "hub/acme/x")
+    assert "(or gh, gl, bb, ghe, gle, bbs)" in run_error(runner, db, "add-repo", "hub/acme/x")
+
+
+@pytest.fixture
+def estate(runner, acme) -> None:
+    """acme (alice an activated admin, bob a member) with a public and a private repository; bob owns one."""
+    run_ok(runner, "add-user", "gh/bob", "--name", "Bob")
+    run_ok(runner, "add-member", "gh/acme", "alice", "--activated", "--admin")
+    run_ok(runner, "add-member", "gh/acme", "bob")
+    run_ok(runner, "add-repo", "gh/acme/widgets", "--language", "python")
+    run_ok(runner, "add-repo", "gh/acme/vault", "--private", "--branch", "trunk")
+    run_ok(runner, "add-repo", "gh/bob/dotfiles")
+    run_ok(runner, "create-token", "gh/bob", "--name", "ci")
+
+
+def test_list_owners(runner, db, estate) -> None:
+    lines = run_ok(runner, "list-owners").output.splitlines()
+    assert lines[0].split() == ["service", "username", "kind", "name", "email", "repositories", "memberships"]
+    assert [line.split()[:3] for line in lines[1:]] == [
+        ["github", "acme", "organization"],
+        ["github", "alice", "user"],
+        ["github", "bob", "user"],
+    ]
+    rows = json.loads(run_ok(runner, "list-owners", "gh", "--json").output)
+    assert rows[0] == {
+        "service": "github",
+        "username": "acme",
+        "kind": "organization",
+        "name": "Acme Inc",
+        "email": None,
+        "repositories": 2,
+        "memberships": 2,
+    }
+    assert [(row["username"], row["repositories"], row["memberships"]) for row in rows[1:]] == [
+        ("alice", 0, 1),
+        ("bob", 1, 1),
+    ]
+    assert run_ok(runner, "list-owners", "gitlab").output == "No users or organizations.\n"
+    assert json.loads(run_ok(runner, "list-owners", "gl", "--json").output) == []
+    assert "unknown service 'svn'" in run_error(runner, db, "list-owners", "svn")
+
+
+def test_list_members(runner, db, estate) -> None:
+    lines = run_ok(runner, "list-members", "gh/acme").output.splitlines()
+    assert [line.split() for line in lines] == [
+        ["username", "name", "email", "activated", "admin"],
+        ["alice", "Alice", "alice@example.com", "yes", "yes"],
+        ["bob", "Bob", "-", "no", "no"],
+    ]
+    rows = json.loads(run_ok(runner, "list-members", "github", "ACME", "--json").output)
+    assert rows[1] == {"username": "bob", "name": "Bob", "email": None, "activated": False, "admin": False}
+    run_ok(runner, "add-org", "gh/empty")
+    assert run_ok(runner, "list-members", "gh/empty").output == "empty has no members.\n"
+    assert "no organization 'alice'" in run_error(runner, db, "list-members", "gh/alice")
+    assert "no organization 'nope'" in run_error(runner, db, "list-members", "gh/nope")
+
+
+def test_list_repos(app, runner, db, estate) -> None:
+    upload(webtest.TestApp(app), repo_row(db, name="widgets").upload_token)
+    lines = run_ok(runner, "list-repos").output.splitlines()
+    assert lines[0].split() == [
+        "service", "owner", "name", "private", "active", "deleted", "branch", "language", "coverage"
+    ]  # fmt: skip
+    assert [line.split() for line in lines[1:]] == [
+        ["github", "acme", "vault", "yes", "yes", "no", "trunk", "-", "-"],
+        ["github", "acme", "widgets", "no", "yes", "no", "main", "python", "50.0"],
+        ["github", "bob", "dotfiles", "no", "yes", "no", "main", "-", "-"],
+    ]
+    rows = json.loads(run_ok(runner, "list-repos", "gh/acme", "--json").output)
+    assert [(row["name"], row["private"], row["coverage"]) for row in rows] == [
+        ("vault", True, None),
+        ("widgets", False, 50.0),
+    ]
+    assert [row["name"] for row in json.loads(run_ok(runner, "list-repos", "github", "--json").output)] == [
+        "vault", "widgets", "dotfiles"
+    ]  # fmt: skip
+    assert run_ok(runner, "list-repos", "gitlab").output == "No repositories.\n"
+    run_ok(runner, "delete-repo", "gh/bob/dotfiles", "--yes")
+    assert "dotfiles" not in run_ok(runner, "list-repos", "gh/bob").output
+    assert "No repositories." in run_ok(runner, "list-repos", "gh/bob").output
+    assert "no owner 'ghost'" in run_error(runner, db, "list-repos", "gh/ghost")
+    assert "expected SERVICE or SERVICE/OWNER" in run_error(runner, db, "list-repos", "gh/acme/widgets")
+
+
+def test_show_repo_prints_the_tokens_again_without_rotating_them(app, runner, db, estate) -> None:
+    vault = repo_row(db, name="vault")
+    tokens = (vault.upload_token, vault.image_token)
+    upload(webtest.TestApp(app), vault.upload_token, branch="trunk")
+    output = run_ok(runner, "show-repo", "gh/acme/vault").output
+    assert f"upload_token: {tokens[0]}\n" in output and f"graph_token: {tokens[1]}\n" in output
+    assert "path: gh/acme/vault\n" in output and "private: true\n" in output and "branch: trunk\n" in output
+    assert f"tip: {SHA} (50.0% of 1 files)\n" in output
+    shown = json.loads(run_ok(runner, "show-repo", "github", "acme", "VAULT", "--json").output)
+    assert (
+        (shown["upload_token"], shown["graph_token"])
+        == tokens
+        == (repo_row(db, name="vault").upload_token, repo_row(db, name="vault").image_token)
+    )
+    assert (shown["commits"], shown["branches"], shown["pulls"], shown["language"]) == (1, 1, 0, None)
+    assert shown["tip"] == {"sha": SHA, "coverage": 50.0, "files": 1}
+    assert "tip: -\n" in run_ok(runner, "show-repo", "gh/acme/widgets").output
+    assert "no repository acme/nope on github" in run_error(runner, db, "show-repo", "gh/acme/nope")
+    assert "no owner 'ghost'" in run_error(runner, db, "show-repo", "gh/ghost/x")
+
+
+def test_set_member_activates_and_makes_admin(app, runner, db, estate) -> None:
+    testapp = webtest.TestApp(app)
+    token = run_ok(runner, "create-token", "gh/bob", "--name", "reader").output.splitlines()[-1]
+    report = "/api/v2/github/acme/repos/vault/report/"
+    upload(testapp, repo_row(db).upload_token, branch="trunk")
+    testapp.get(report, headers={"Authorization": f"Bearer {token}"}, status=404)
+    output = run_ok(runner, "set-member", "gh/acme", "bob", "--activated").output
+    assert output == "bob in acme: activated, not admin.\n"
+    testapp.get(report, headers={"Authorization": f"Bearer {token}"}, status=200)
+    run_ok(runner, "set-member", "github", "acme", "BOB", "--admin")
+    run_ok(runner, "set-member", "gh/acme", "alice", "--deactivated", "--no-admin")
+    db.session.expire_all()
+    memberships = {
+        (m.user.username, m.activated, m.is_admin) for m in db.session.execute(sa.select(Membership)).scalars()
+    }
+    assert memberships == {("bob", True, True), ("alice", False, False)}
+    assert "say what to change" in run_error(runner, db, "set-member", "gh/acme", "bob")
+    run_ok(runner, "add-user", "gh/carol")
+    assert "'carol' is not a member of 'acme'" in run_error(runner, db, "set-member", "gh/acme", "carol", "--admin")
+    assert "no organization 'bob'" in run_error(runner, db, "set-member", "gh/bob", "acme", "--admin")
+
+
+def test_set_repo_changes_visibility_branch_language_and_active(app, runner, db, estate) -> None:
+    testapp = webtest.TestApp(app)
+    upload(testapp, repo_row(db, name="widgets").upload_token)
+    testapp.get("/api/v2/github/acme/repos/widgets/report/", status=200)
+    output = run_ok(runner, "set-repo", "gh/acme/widgets", "--private", "--branch", "develop", "--inactive").output
+    assert output == "gh/acme/widgets: private, inactive, default branch develop, language python.\n"
+    testapp.get("/api/v2/github/acme/repos/widgets/report/", status=404)  # closed at once
+    widgets = repo_row(db, name="widgets")
+    assert (widgets.private, widgets.branch, widgets.active, widgets.language) == (True, "develop", False, "python")
+    run_ok(runner, "set-repo", "gh/acme/widgets", "--public", "--active", "--language", "")
+    widgets = repo_row(db, name="widgets")
+    assert (widgets.private, widgets.branch, widgets.active, widgets.language) == (False, "develop", True, None)
+    testapp.get("/api/v2/github/acme/repos/widgets/report/?branch=main", status=200)
+    assert "say what to change" in run_error(runner, db, "set-repo", "gh/acme/widgets")
+    assert "branch must not be empty" in run_error(runner, db, "set-repo", "gh/acme/widgets", "--branch", " ")
+    assert "language is longer than 50" in run_error(
+        runner, db, "set-repo", "gh/acme/widgets", "--private", "--language", "p" * 51
+    )
+    assert "no repository acme/nope on github" in run_error(runner, db, "set-repo", "gh/acme/nope", "--private")
+
+
+def refused(runner, db, *args: str, answer: str = "") -> str:
+    """Run a destructive command and answer its question with ``answer``: nothing may change."""
+    before = snapshot(db)
+    result = runner.invoke(args=["coverage", *args], input=answer)
+    assert result.exit_code == 1 and "Aborted!" in result.stderr
+    assert snapshot(db) == before
+    return result.stderr
+
+
+def test_destructive_commands_ask_first(runner, db, estate) -> None:
+    question = refused(runner, db, "delete-repo", "gh/acme/vault", answer="n\n")
+    assert "Delete gh/acme/vault and all its coverage? [y/N]" in question
+    question = refused(runner, db, "delete-org", "gh/acme")
+    assert "Delete organization gh/acme with its 2 repositories (and their coverage), 2 memberships" in question
+    question = refused(runner, db, "delete-user", "gh/bob", answer="no\n")
+    assert (
+        "Delete user gh/bob with its 1 repositories (and their coverage), 1 memberships and 1 access tokens?"
+        in question
+    )
+    result = runner.invoke(args=["coverage", "delete-repo", "gh/acme/vault"], input="y\n")
+    assert result.exit_code == 0 and result.output.endswith("Deleted acme/vault and its coverage.\n")
+
+
+def test_delete_user_and_org_take_what_they_own(app, runner, db, estate) -> None:
+    testapp = webtest.TestApp(app)
+    for name in ("widgets", "vault", "dotfiles"):
+        upload(testapp, repo_row(db, name=name).upload_token)
+    run_ok(runner, "add-org", "gh/other")
+    run_ok(runner, "add-member", "gh/other", "alice")
+    bob_token = run_ok(runner, "create-token", "gh/bob", "--name", "reader").output.splitlines()[-1]
+    assert run_ok(runner, "delete-user", "gh/bob", "--yes").output == "Deleted user gh/bob.\n"
+    testapp.get("/api/v2/github/acme/users/", headers={"Authorization": f"Bearer {bob_token}"}, status=401)
+    assert get_owner("github", "bob") is None
+    assert (count(db, Repository), count(db, Membership), count(db, AccessToken)) == (2, 2, 0)
+    assert count(db, Commit) == 2
+    assert run_ok(runner, "delete-org", "github", "acme", "--yes").output == "Deleted organization gh/acme.\n"
+    assert get_owner("github", "acme") is None and get_owner("github", "alice") is not None
+    # Nothing of acme is left in any table; alice's membership of the other organization stays.
+    assert (count(db, Repository), count(db, Commit), count(db, Membership)) == (0, 0, 1)
+    for table in metadata.sorted_tables:
+        if table.name not in ("coverage_owner", "coverage_membership"):
+            assert count(db, table) == 0, table.name
+    run_ok(runner, "add-org", "gh/acme")  # the name is free again
+    assert "no user 'acme'" in run_error(runner, db, "delete-user", "gh/acme", "--yes")
+    assert "no organization 'alice'" in run_error(runner, db, "delete-org", "gh/alice", "--yes")
+    assert "no user 'ghost'" in run_error(runner, db, "delete-user", "gh/ghost", "--yes")

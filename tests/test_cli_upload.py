@@ -22,7 +22,7 @@ def test_upload_a_cobertura_report(runner, widgets) -> None:
     result = upload(runner, report, "--repo", REPO, "--commit", SHA, "--branch", "main", "--pr", "9")
     assert result.exit_code == 0, result.output
     assert result.stdout == (
-        f"Uploaded {report} to github/acme/widgets at {SHA}: 13 files, 1912 lines, 96.39% covered (version 1).\n"
+        f"Uploaded {report} to gh/acme/widgets at {SHA}: 13 files, 1912 lines, 96.39% covered (version 1).\n"
     )
     assert result.stderr == ""  # a small report and no terminal: no progress bar
     repository = find_repository("github", "acme", "widgets")
@@ -31,7 +31,7 @@ def test_upload_a_cobertura_report(runner, widgets) -> None:
 
 
 def test_upload_with_root_and_format(runner, widgets) -> None:
-    args = ["--repo", "github/Acme/WIDGETS", "--commit", SHA.upper()]
+    args = ["--repo", "gh/Acme/WIDGETS", "--commit", SHA.upper()]
     report = str(DATA / "flask-sqlalchemy.lcov")
     result = upload(runner, report, *args, "--format", "lcov", "--root", "src")
     assert result.exit_code == 0, result.output
@@ -44,11 +44,11 @@ def test_upload_from_stdin(runner, widgets) -> None:
     report = (DATA / "d3-hierarchy.lcov").read_bytes()
     result = upload(runner, "-", "--repo", REPO, "--commit", SHA, input=report)
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("Uploaded - to github/acme/widgets")
+    assert result.stdout.startswith("Uploaded - to gh/acme/widgets")
 
 
 def test_a_big_report_shows_a_progress_bar_on_stderr(runner, widgets, monkeypatch) -> None:
-    monkeypatch.setattr("flask_coverage.cli.PROGRESS_BAR_BYTES", 1000)
+    monkeypatch.setattr("flask_coverage.cli.upload.PROGRESS_BAR_BYTES", 1000)
     report = str(DATA / "marshmallow.coverage.json")
     result = upload(runner, report, "--repo", REPO, "--commit", SHA)
     assert result.exit_code == 0, result.output

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markupsafe import escape
 
 from flask_coverage import operations
 from flask_coverage.errors import InvalidInput
-from flask_coverage.identifiers import check_name, is_storable, refused_character
+from flask_coverage.identifiers import (
+    check_name,
+    is_branch_name,
+    is_storable,
+    normalize_branch,
+    parse_service,
+    refused_character,
+)
+from flask_coverage.models import ServiceEnum
 from flask_coverage.queries.repositories import find_repository, get_owner
 
 REFUSED = {
@@ -78,3 +88,56 @@ def test_every_stored_path_is_reachable_through_the_file_view(testapp, widgets, 
     for path in paths:
         page = testapp.get(f"/gh/acme/widgets/commit/{sha}/blob/{quote(path)}")
         assert page.status_int == 200 and str(escape(path)) in page.text, path
+
+
+def test_the_operator_names_a_service_by_its_value_or_its_web_prefix() -> None:
+    assert parse_service("github", short=True) is parse_service("gh", short=True) is ServiceEnum.github
+    assert parse_service("bbs", short=True) is ServiceEnum.bitbucket_server
+    with pytest.raises(InvalidInput, match=r"unknown service 'GH': expected one of github, .* \(or gh, gl, bb"):
+        parse_service("GH", short=True)
+    # The v2 API's paths take the values only (tests/blueprints/test_api_users.py).
+    with pytest.raises(InvalidInput, match=r"unknown service 'gh': expected one of github, .*bitbucket_server$"):
+        parse_service("gh")
+
+
+_REF_PIECES = ["a", "b", "/", ".", "..", "-", "@", "{", "@{", ".lock", "lock", " ", "~", "^", ":", "?", "*", "[", "\\"]
+_REF_PIECES += ["\x7f", "\x01", "é", "HEAD", "refs", "}"]
+
+
+def _git_takes_branch(name: str) -> bool:
+    import subprocess
+
+    command = ["git", "check-ref-format", "--branch", name]
+    done = subprocess.run(command, capture_output=True, cwd="/")  # noqa: S603, S607 - git itself, one argument
+    return done.returncode == 0
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_REF_PIECES), min_size=1, max_size=6).map("".join))
+def test_branch_names_are_what_git_check_ref_format_takes(name: str) -> None:
+    assert is_branch_name(name) == _git_takes_branch(name), name
+
+
+@pytest.mark.parametrize(
+    "name", ["x/../../../../account/access", "..", "a/./b", ".hidden", "a.lock", "a//b", "-x", "x/", "x.", "a@{1}"]
+)
+def test_uploads_and_repositories_refuse_what_git_refuses(testapp, widgets, make_lcov, snapshot, name: str) -> None:
+    assert not _git_takes_branch(name)
+    token = widgets.upload_token
+    before = snapshot()
+    query = urlencode({"commit": "c" * 40, "token": token, "branch": name})
+    answer = testapp.post(f"/upload/v2?{query}", make_lcov({"a.py": {1: 1}}), status=400)
+    assert "git branch name" in answer.text
+    with pytest.raises(InvalidInput, match="git branch name"):
+        normalize_branch(name)
+    with pytest.raises(InvalidInput, match="git branch name"):
+        operations.add_repo("github", "acme", "gadgets", branch=name)
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    "name", ["main", "release/2.x", "feature/é", "a.b", "@", "x@y", "v1.0-rc{1}", "refs/pull/1/merge"]
+)
+def test_branch_names_git_takes_are_kept(name: str) -> None:
+    assert _git_takes_branch(name)
+    assert normalize_branch(name) == name

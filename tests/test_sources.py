@@ -272,7 +272,7 @@ class FakeProvider(BaseHTTPRequestHandler):
             self.answer(400, b"bad request")
         elif not authorized:
             self.answer(401, b'{"message": "Bad credentials"}')
-        elif github and self.headers.get("Accept") != "application/vnd.github.raw":
+        elif github and self.headers.get("Accept") != "application/vnd.github.raw+json":
             self.answer(415, b"raw only in this fake")
         elif name == "pkg/mod.py":
             self.answer(200, SOURCE.encode())
@@ -281,6 +281,16 @@ class FakeProvider(BaseHTTPRequestHandler):
             self.answer(200, b"late\n")
         elif name == "big.py":
             self.answer(200, b"x = 1\n" * 5000)
+        elif name.startswith("drip"):  # a byte every 0.1 s: 10 s for the whole file
+            body = b"x = 1\n" * 17
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            with contextlib.suppress(OSError):
+                for byte in body:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.1)
         else:
             self.answer(404, b'{"message": "Not Found"}')
 
@@ -318,7 +328,7 @@ def test_the_provider_api(
 ) -> None:
     config = {service: {"url": provider + api, "token": TOKEN}}
     app = make_app(
-        make_database_url(), COVERAGE_SOURCE_API=config, COVERAGE_SOURCE_TIMEOUT=0.5, COVERAGE_SOURCE_MAX_BYTES=10_000
+        make_database_url(), COVERAGE_PROVIDERS=config, COVERAGE_SOURCE_TIMEOUT=0.5, COVERAGE_SOURCE_MAX_BYTES=10_000
     )
     make_repository(app, service, SHA)
     web = webtest.TestApp(app)
@@ -340,5 +350,40 @@ def test_the_provider_api(
     # A wrong token: the page says the provider refused, and shows no token.
     config[service]["token"] = "wrong"
     page = view("link.py")
-    assert "refused to send the file (401)" in no_source_reason(page)
+    assert f"{service} answered 401" in no_source_reason(page)
+    assert "check the token" in no_source_reason(page)
     assert "wrong" not in page.html.select_one("#coverage-no-source").text
+
+
+def test_a_provider_dripping_bytes_is_cut_at_the_deadline(
+    make_app: Callable[..., Flask], make_database_url: Callable[[], str], provider: str
+) -> None:
+    """F7: the deadline is the whole read's, not the wait for each byte. Eight views of files the
+    provider drips a byte every 0.1 s (10 s each) all end at the 0.5 s deadline; the four loader
+    threads are free again at once, and the next view reads its file."""
+    config = {"github": {"url": provider + "/api/v3", "token": TOKEN}}
+    app = make_app(make_database_url(), COVERAGE_PROVIDERS=config, COVERAGE_SOURCE_TIMEOUT=0.5)
+    with app.app_context():
+        operations.add_org("github", "acme")
+        report = "".join(
+            f"SF:{name}\nDA:1,1\nend_of_record\n" for name in [*(f"drip{n}.py" for n in range(8)), "pkg/mod.py"]
+        )
+        upload_report(operations.add_repo("github", "acme", "widgets"), report.encode(), commit=SHA, branch="main")
+    web = webtest.TestApp(app)
+    reasons: list[str] = []
+
+    def view(n: int) -> None:
+        reasons.append(no_source_reason(web.get(f"/gh/acme/widgets/commit/{SHA}/blob/drip{n}.py")))
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=view, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(reasons) == 8
+    assert all("The provider could not send the file: github did not answer in time" in reason for reason in reasons)
+    # Two rounds of four threads, each cut at 0.5 s: far from the 10 s the drip would take.
+    assert time.monotonic() - started < 5
+    page = web.get(f"/gh/acme/widgets/commit/{SHA}/blob/pkg/mod.py")
+    assert [code for _, _, code in lines_of(page)] == SOURCE.splitlines()

@@ -63,7 +63,6 @@ except metadata.PackageNotFoundError:  # pragma: no cover - running from a sourc
 #: Headers of every graph response (200, 304 and 404); SVG needs no script, style sheet or font.
 SVG_HEADERS = {
     "Content-Security-Policy": "default-src 'none'",
-    "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }

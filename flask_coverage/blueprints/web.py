@@ -66,7 +66,6 @@ PAGE_HEADERS = {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'self'; frame-src 'self'; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
-    "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
     # Pages differ per signed-in user (the host's layout) and may hold graph tokens.
     "Cache-Control": "private, no-cache",

@@ -12,8 +12,12 @@ the methods below; nothing else in the package speaks HTTP to a provider.
 
 from __future__ import annotations
 
+import difflib
+import json
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, Optional, Protocol, runtime_checkable
+from typing import Any, Literal, Optional, Protocol, runtime_checkable
 
 from ..models import Repository
 
@@ -86,10 +90,59 @@ class Provider(Protocol):
 
 
 def provider_for(repository: Repository) -> Optional[Provider]:
-    """The provider configured for the repository's service in ``COVERAGE_PROVIDERS``, or ``None``."""
+    """The provider configured for the repository's service in ``COVERAGE_PROVIDERS``, or ``None``.
+
+    A settings dict is turned into its client once (per distinct settings, for the process): the
+    client keeps its connections and a GitHub App's installation tokens. Invalid settings raise
+    ``ValueError`` naming what is wrong.
+    """
     from flask import current_app
 
-    configured = (current_app.config.get("COVERAGE_PROVIDERS") or {}).get(repository.owner.service.value)
+    service = repository.owner.service.value
+    configured = (current_app.config.get("COVERAGE_PROVIDERS") or {}).get(service)
     if configured is None or isinstance(configured, Provider):
         return configured
-    raise NotImplementedError("COVERAGE_PROVIDERS settings dicts: the HTTP clients are built in providers/ next")
+    if not isinstance(configured, Mapping):
+        raise ValueError(f"COVERAGE_PROVIDERS[{service!r}] must be a dict of settings or a Provider")
+    key = (service, json.dumps(configured, sort_keys=True, default=str))
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            client = _clients[key] = _client(service, configured)
+    return client
+
+
+def _client(service: str, settings: Mapping[str, Any]) -> Provider:
+    from .bitbucket import Bitbucket
+    from .github import GitHub
+    from .gitlab import GitLab
+
+    kinds: dict[str, Any] = {"github": GitHub, "github_enterprise": GitHub, "gitlab": GitLab}
+    kinds.update(gitlab_enterprise=GitLab, bitbucket=Bitbucket)
+    if service not in kinds:
+        raise ValueError(f"COVERAGE_PROVIDERS: {service} is not supported (GitHub, GitLab and Bitbucket Cloud are)")
+    client: Provider = kinds[service](settings, service)
+    return client
+
+
+_clients: dict[tuple[str, str], Provider] = {}
+_clients_lock = threading.Lock()
+
+
+def file_diff(old_path: str, new_path: str, before: Optional[bytes], after: Optional[bytes]) -> str:
+    """A unified diff of one file from its two versions (``None``: the file is not there), in git's
+    form; where a provider gives no diff of its own for the file (too large for its API, or past its
+    file cap). A binary file gives a header and no lines."""
+    old_text = (before or b"").decode("utf-8", "replace")
+    new_text = (after or b"").decode("utf-8", "replace")
+    head = f"diff --git a/{old_path} b/{new_path}\n"
+    if b"\0" in (before or b"")[:8000] or b"\0" in (after or b"")[:8000]:
+        return head + "Binary files differ\n"
+    lines = difflib.unified_diff(
+        old_text.splitlines(keepends=True),
+        new_text.splitlines(keepends=True),
+        "/dev/null" if before is None else f"a/{old_path}",
+        "/dev/null" if after is None else f"b/{new_path}",
+        n=0,
+    )
+    return head + "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)

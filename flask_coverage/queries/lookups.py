@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ..auth import can_read_private, is_admin, is_member
+from ..auth import can_read_private, is_admin
 from ..errors import Forbidden, NotFound
 from ..models import Branch, Commit, Owner, OwnerRow, Repository, ServiceEnum
 from .repositories import find_readable_repository, owner_row
@@ -39,9 +39,10 @@ def owner_with_user(user: Optional[Owner], service: ServiceEnum, owner_username:
 
 
 def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> OwnerRow:
-    """The organization a v2 path names, if ``user`` is one of its members; else ``NotFound``."""
+    """The organization a v2 path names, if ``user`` is one of its activated members (or the organization
+    itself); else ``NotFound``, the same for a deactivated member as for an outsider."""
     org = owner_row(service, owner_username)
-    if org is None or not is_member(user, org):
+    if org is None or not can_read_private(user, org):
         raise NotFound(NOT_FOUND)
     return org
 

@@ -138,15 +138,15 @@ def require_repository(service: Union[str, ServiceEnum], owner: str, name: str) 
 
 
 def repository_by_slug(slug: str) -> Repository:
-    """The repository named ``"SERVICE/OWNER/REPO"`` (e.g. ``"github/acme/widgets"``).
+    """The repository named ``"SERVICE/OWNER/REPO"`` (e.g. ``"gh/acme/widgets"`` or ``"github/acme/widgets"``).
 
     Raises :class:`~flask_coverage.errors.InvalidInput` for a malformed slug or unknown service and
     :class:`~flask_coverage.errors.NotFound` when no such repository exists.
     """
     parts = (slug or "").strip().split("/")
     if len(parts) != 3 or not all(parts):
-        raise InvalidInput(f"repository must be SERVICE/OWNER/REPO (e.g. github/acme/widgets), not {slug!r}")
-    service = parse_service(parts[0])
+        raise InvalidInput(f"repository must be SERVICE/OWNER/REPO (e.g. gh/acme/widgets), not {slug!r}")
+    service = parse_service(parts[0], short=True)
     repository = find_repository(service, parts[1], parts[2])
     if repository is None:
         raise NotFound(f"no repository {parts[1]}/{parts[2]} on {service.value}")

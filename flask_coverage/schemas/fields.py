@@ -14,7 +14,7 @@ from ..errors import InvalidInput
 from ..identifiers import (
     parse_service,
 )
-from ..models import SERVICE_BY_SHORT, ServiceEnum
+from ..models import SERVICE_BY_SHORT, ServiceEnum, utc_iso
 
 #: Integers in query strings saturate here; a page this far is past the end anyway.
 MAX_QUERY_INTEGER = 2**63 - 1
@@ -43,11 +43,6 @@ class ServiceField(fields.Field):
             return parse_service(value)
         except InvalidInput as error:
             raise ValidationError(str(error)) from None
-
-
-def utc_iso(value: dt.datetime) -> str:
-    """A time the database holds in UTC without a zone, in ISO 8601 with its zone (``+00:00``)."""
-    return (value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value).isoformat()
 
 
 class UtcDateTime(fields.DateTime):

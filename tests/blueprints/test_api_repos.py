@@ -202,7 +202,7 @@ REAL = {
 def test_generated_requests_to_every_endpoint_never_get_a_500_or_an_undocumented_answer(app, history) -> None:
     schema = schemathesis.openapi.from_wsgi("/api/v2/openapi.json", app)
     headers = bearer(history.tokens["alice"])
-    bounded = settings(max_examples=15, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    bounded = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
     statuses: set[int] = set()
     for result in schema.get_all_operations():
         operation = result.ok()

@@ -128,7 +128,7 @@ def test_next_and_previous_are_absolute_and_keep_the_other_arguments(testapp, ac
 def test_links_are_ascii_uris_that_lead_back_to_an_unusual_owner_name(testapp, acme) -> None:
     session = get_session()
     org = Owner(service=ServiceEnum.github, username="Acmé%20Co", is_org=True)
-    session.add_all(Membership(org=org, user=get_owner("github", name)) for name in ("alice", "bob"))
+    session.add_all(Membership(org=org, user=get_owner("github", name), activated=True) for name in ("alice", "bob"))
     session.commit()
     url = "/api/v2/github/acm%C3%A9%2520co/users/"
     first = get_users(testapp, acme["alice"], url=url + "?page_size=1&q=%E2%9C%93").json
@@ -244,9 +244,17 @@ def test_only_members_on_the_organizations_service_are_listed_and_counted(testap
 # --- who may list --------------------------------------------------------------------------------
 
 
-def test_every_member_may_list_whatever_their_flags(testapp, acme) -> None:
-    for username in ("carol_x", "dave", "Bob"):  # not activated, admin, plain member
+def test_every_activated_member_may_list_whatever_their_admin_flag(testapp, acme) -> None:
+    for username in ("alice", "Bob"):  # admin, plain member
         assert get_users(testapp, acme[username]).json["count"] == len(MEMBERS)
+
+
+def test_a_deactivated_member_gets_the_outsiders_404(testapp, acme) -> None:
+    outsider = get_users(testapp, acme["mallory"], status=404)
+    for username in ("carol_x", "dave"):  # not activated: plain, admin
+        deactivated = get_users(testapp, acme[username], status=404)
+        assert deactivated.json == outsider.json == {"detail": "Not found."}
+        assert deactivated.body == outsider.body and deactivated.headers == outsider.headers
 
 
 def test_outsiders_get_the_same_404_as_for_an_unknown_owner(testapp, acme) -> None:

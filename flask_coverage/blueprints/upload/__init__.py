@@ -54,9 +54,7 @@ _SERVICE_ERRORS = (InvalidInput, NotFound, AlreadyExists)
 
 
 def _text(status: int, body: str) -> Response:
-    response = Response(body, status=status, mimetype="text/plain")
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    return response
+    return Response(body, status=status, mimetype="text/plain")
 
 
 #: Views whose errors are JSON (``{"detail": message}``): the codecov-cli protocol's.

@@ -95,9 +95,11 @@ def _call_body() -> dict[str, Any]:
 
 
 def _json_object(raw: bytes) -> dict[str, Any]:
-    """The JSON object ``raw`` holds; a 400 for anything else."""
+    """The JSON object ``raw`` holds; a 400 for anything else, however deeply it is nested."""
     try:
         body = json.loads(raw)
+    except RecursionError:  # the decoder's depth is Python's recursion limit (about 1,000)
+        fail(400, "Upload refused: the body is not JSON (nested too deeply).")
     except ValueError:
         fail(400, "Upload refused: the body is not JSON.")
     if not isinstance(body, dict):

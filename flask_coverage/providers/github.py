@@ -1,0 +1,247 @@
+"""GitHub and GitHub Enterprise: REST API v3 with a token, or as a GitHub App (docs/pull-requests.md#github).
+
+Settings: ``{"url": "https://api.github.com", "token": "..."}`` (a personal or fine-grained token),
+or ``{"url": ..., "app_id": 123, "private_key": "<PEM>"}``: the service signs a JWT (RS256, ten minutes)
+with the App's key, finds the repository's installation, and uses that installation's token until a
+minute before it expires. GitHub Enterprise: ``"url": "https://ghe.example.com/api/v3"``.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Optional
+from urllib.parse import quote
+
+from ..models import Repository
+from . import CommentGone, ProviderError, PullInfo, StatusState, file_diff
+from .http import Transport
+
+#: GitHub's compare API lists at most this many files (and no patch for a large file): a comparison
+#: that reaches it is completed from the two trees, file by file.
+COMPARE_FILE_CAP = 300
+#: GitHub refuses a commit status description longer than this.
+DESCRIPTION_MAX = 140
+
+
+class GitHub:
+    """A :class:`~flask_coverage.providers.Provider` for GitHub (``service`` names it in messages)."""
+
+    def __init__(self, settings: Mapping[str, Any], service: str = "github") -> None:
+        url = settings.get("url") or "https://api.github.com"
+        self.http = Transport(service, url, timeout=float(settings.get("timeout", 10)))
+        self.token: Optional[str] = settings.get("token")
+        self.app_id = settings.get("app_id")
+        self._key: Any = None
+        if self.app_id is not None:
+            self._key = _load_key(settings.get("private_key") or "")
+        elif not self.token:
+            raise ValueError(f"COVERAGE_PROVIDERS[{service!r}] needs a 'token', or an 'app_id' and a 'private_key'")
+        if self.token:
+            self.http.secrets.append(self.token)
+        self._lock = threading.Lock()
+        self._installations: dict[tuple[str, str], int] = {}
+        self._tokens: dict[int, tuple[str, float]] = {}  # installation -> (token, monotonic expiry)
+
+    # -- authentication ------------------------------------------------------------------------
+
+    def _headers(self, repository: Optional[Repository], accept: str = "application/vnd.github+json") -> dict[str, str]:
+        headers = {"Accept": accept, "X-GitHub-Api-Version": "2022-11-28"}
+        token = self.token if self.app_id is None else self._installation_token(repository)
+        headers["Authorization"] = f"Bearer {token}"
+        return headers
+
+    def app_jwt(self) -> str:
+        """A JWT naming the App, signed with its private key (RS256), valid ten minutes."""
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
+        now = int(time.time())
+        header = _b64(json.dumps({"alg": "RS256", "typ": "JWT"}).encode())
+        payload = _b64(json.dumps({"iat": now - 60, "exp": now + 540, "iss": str(self.app_id)}).encode())
+        signing_input = f"{header}.{payload}".encode()
+        signature = self._key.sign(signing_input, padding.PKCS1v15(), hashes.SHA256())
+        return f"{header}.{payload}.{_b64(signature)}"
+
+    def _installation_token(self, repository: Optional[Repository]) -> str:
+        if repository is None:
+            raise ProviderError("a GitHub App needs a repository to find its installation")
+        names = (repository.owner.username, repository.name)
+        with self._lock:
+            installation = self._installations.get(names)
+            cached = self._tokens.get(installation) if installation is not None else None
+            if cached is not None and cached[1] > time.monotonic():
+                return cached[0]
+        app = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
+        jwt = self.app_jwt()
+        self.http.secrets.append(jwt)
+        try:
+            app["Authorization"] = f"Bearer {jwt}"
+            if installation is None:
+                found = self.http.request("GET", f"{_repo(repository)}/installation", headers=app).json()
+                installation = int(found["id"])
+            answer = self.http.request("POST", f"/app/installations/{installation}/access_tokens", headers=app).json()
+            token, expires = str(answer["token"]), answer.get("expires_at")
+        except (KeyError, TypeError, ValueError):
+            raise ProviderError("github answered an installation token request with something unexpected") from None
+        finally:
+            self.http.secrets.remove(jwt)
+        lifetime = 3600.0
+        if isinstance(expires, str):
+            with contextlib.suppress(ValueError):
+                lifetime = datetime.fromisoformat(expires.replace("Z", "+00:00")).timestamp() - time.time()
+        with self._lock:
+            if token not in self.http.secrets:
+                self.http.secrets.append(token)
+            self._installations[names] = installation
+            self._tokens[installation] = (token, time.monotonic() + lifetime - 60)
+        return token
+
+    # -- the Provider methods ------------------------------------------------------------------
+
+    def pull(self, repository: Repository, number: int) -> Optional[PullInfo]:
+        answer = self.http.request(
+            "GET", f"{_repo(repository)}/pulls/{number}", headers=self._headers(repository), allow=(404,)
+        )
+        if answer.status == 404:
+            return None
+        found = answer.json()
+        try:
+            state = "merged" if found.get("merged_at") else ("open" if found["state"] == "open" else "closed")
+            return PullInfo(
+                number=int(found["number"]),
+                state=state,  # type: ignore[arg-type]
+                title=str(found["title"]),
+                base_branch=str(found["base"]["ref"]),
+                base_sha=str(found["base"]["sha"]),
+                head_branch=str(found["head"]["ref"]),
+                head_sha=str(found["head"]["sha"]),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise ProviderError("github answered a pull request with something unexpected") from None
+
+    def diff(self, repository: Repository, base_sha: str, head_sha: str) -> str:
+        headers = self._headers(repository)
+        compared = self.http.request(
+            "GET", f"{_repo(repository)}/compare/{base_sha}...{head_sha}", headers=headers, params={"per_page": 1}
+        ).json()
+        files = compared.get("files") if isinstance(compared, dict) else None
+        if not isinstance(files, list):
+            raise ProviderError("github answered a comparison with something unexpected")
+        merge_base = (compared.get("merge_base_commit") or {}).get("sha") or base_sha
+        if len(files) >= COMPARE_FILE_CAP:
+            return self._tree_diff(repository, merge_base, head_sha)
+        parts = []
+        for entry in files:
+            new, old = entry.get("filename"), entry.get("previous_filename") or entry.get("filename")
+            status = entry.get("status")
+            if "patch" in entry:
+                parts.append(_patch(old, new, status, entry["patch"]))
+            elif status != "removed":  # no patch: binary, or too large for the API; read both sides
+                before = None if status == "added" else self.read_file(repository, merge_base, old)
+                parts.append(file_diff(old, new, before, self.read_file(repository, head_sha, new)))
+        return "".join(parts)
+
+    def _tree_diff(self, repository: Repository, base_sha: str, head_sha: str) -> str:
+        """The diff of every file whose blob differs between the two commits' trees (no file cap)."""
+        base, head = self._tree(repository, base_sha), self._tree(repository, head_sha)
+        parts = []
+        for path in sorted(set(base) | set(head)):
+            if base.get(path) != head.get(path) and path in head:
+                before = self._blob(repository, base[path]) if path in base else None
+                parts.append(file_diff(path, path, before, self._blob(repository, head[path])))
+        return "".join(parts)
+
+    def _tree(self, repository: Repository, sha: str) -> dict[str, str]:
+        found = self.http.request(
+            "GET", f"{_repo(repository)}/git/trees/{sha}", params={"recursive": 1}, headers=self._headers(repository)
+        ).json()
+        if found.get("truncated"):
+            raise ProviderError(f"github truncated the tree of {sha[:12]}: the diff needs a git mirror")
+        return {item["path"]: item["sha"] for item in found.get("tree", []) if item.get("type") == "blob"}
+
+    def _blob(self, repository: Repository, blob_sha: str) -> bytes:
+        headers = self._headers(repository, accept="application/vnd.github.raw+json")
+        return self.http.request("GET", f"{_repo(repository)}/git/blobs/{blob_sha}", headers=headers).body
+
+    def read_file(self, repository: Repository, sha: str, path: str) -> Optional[bytes]:
+        headers = self._headers(repository, accept="application/vnd.github.raw+json")
+        answer = self.http.request(
+            "GET", f"{_repo(repository)}/contents/{quote(path)}", params={"ref": sha}, headers=headers, allow=(404,)
+        )
+        return None if answer.status == 404 else answer.body
+
+    def set_status(
+        self,
+        repository: Repository,
+        sha: str,
+        *,
+        context: str,
+        state: StatusState,
+        description: str,
+        target_url: Optional[str],
+    ) -> None:
+        body: dict[str, Any] = {"state": state, "context": context, "description": description[:DESCRIPTION_MAX]}
+        if target_url:
+            body["target_url"] = target_url
+        self.http.request("POST", f"{_repo(repository)}/statuses/{sha}", body=body, headers=self._headers(repository))
+
+    def upsert_comment(self, repository: Repository, number: int, body: str, comment_id: Optional[str]) -> str:
+        headers = self._headers(repository)
+        if comment_id is None:
+            path, method = f"{_repo(repository)}/issues/{number}/comments", "POST"
+        else:
+            path, method = f"{_repo(repository)}/issues/comments/{int(comment_id)}", "PATCH"
+        answer = self.http.request(method, path, body={"body": body}, headers=headers, allow=(404,))
+        if answer.status == 404:
+            if comment_id is not None:
+                raise CommentGone(f"github has no comment {comment_id} any more", status=404)
+            raise ProviderError(f"github has no pull request {number} to comment on", status=404)
+        try:
+            return str(int(answer.json()["id"]))
+        except (KeyError, TypeError, ValueError):
+            raise ProviderError("github answered a comment with something unexpected") from None
+
+    def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
+        self.http.request(
+            "DELETE",
+            f"{_repo(repository)}/issues/comments/{int(comment_id)}",
+            headers=self._headers(repository),
+            allow=(404,),
+        )
+
+
+def _repo(repository: Repository) -> str:
+    return f"/repos/{quote(repository.owner.username, safe='')}/{quote(repository.name, safe='')}"
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _patch(old: str, new: str, status: Optional[str], patch: str) -> str:
+    before = "/dev/null" if status == "added" else f"a/{old}"
+    after = "/dev/null" if status == "removed" else f"b/{new}"
+    text = f"diff --git a/{old} b/{new}\n--- {before}\n+++ {after}\n{patch}"
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _load_key(pem: str) -> Any:
+    try:
+        from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+    except ImportError:
+        message = "a GitHub App needs the 'cryptography' package: pip install flask-coverage[github-app]"
+        raise ValueError(message) from None
+    try:
+        key = load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError):
+        raise ValueError("COVERAGE_PROVIDERS: the GitHub App's 'private_key' is not a PEM private key") from None
+    if not isinstance(key, RSAPrivateKey):
+        raise ValueError("COVERAGE_PROVIDERS: the GitHub App's 'private_key' is not an RSA key")
+    return key

@@ -1,0 +1,129 @@
+"""GitLab and GitLab self-managed: REST API v4 with a token (docs/pull-requests.md#gitlab).
+
+Settings: ``{"url": "https://gitlab.com/api/v4", "token": "..."}`` (a project, group or personal
+access token with the ``api`` scope). A project is named by its path (``group/sub/name``, URL-encoded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Optional
+from urllib.parse import quote
+
+from ..models import Repository
+from . import CommentGone, ProviderError, PullInfo, StatusState, file_diff
+from .http import Transport
+
+_STATES = {"opened": "open", "merged": "merged", "closed": "closed", "locked": "open"}
+#: GitLab's commit status states for the service's (GitHub's) words.
+_STATUS = {"success": "success", "failure": "failed", "error": "failed", "pending": "pending"}
+
+
+class GitLab:
+    """A :class:`~flask_coverage.providers.Provider` for GitLab (``service`` names it in messages)."""
+
+    def __init__(self, settings: Mapping[str, Any], service: str = "gitlab") -> None:
+        url = settings.get("url") or "https://gitlab.com/api/v4"
+        self.http = Transport(service, url, timeout=float(settings.get("timeout", 10)))
+        token = settings.get("token")
+        if not token:
+            raise ValueError(f"COVERAGE_PROVIDERS[{service!r}] needs a 'token'")
+        self.http.secrets.append(token)
+        self.headers = {"PRIVATE-TOKEN": token}
+
+    def pull(self, repository: Repository, number: int) -> Optional[PullInfo]:
+        answer = self.http.request(
+            "GET", f"{_project(repository)}/merge_requests/{number}", headers=self.headers, allow=(404,)
+        )
+        if answer.status == 404:
+            return None
+        found = answer.json()
+        try:
+            refs = found.get("diff_refs") or {}
+            return PullInfo(
+                number=int(found["iid"]),
+                state=_STATES.get(found["state"], "closed"),  # type: ignore[arg-type]
+                title=str(found["title"]),
+                base_branch=str(found["target_branch"]),
+                base_sha=str(refs.get("base_sha") or ""),
+                head_branch=str(found["source_branch"]),
+                head_sha=str(found.get("sha") or refs.get("head_sha") or ""),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise ProviderError("gitlab answered a merge request with something unexpected") from None
+
+    def diff(self, repository: Repository, base_sha: str, head_sha: str) -> str:
+        # One answer with every file (GitLab's compare has no pages): the instance's diff limits apply
+        # (max files and lines per comparison); a file past them comes back "too_large" or "collapsed"
+        # without its diff, and is diffed here from its two versions.
+        compared = self.http.request(
+            "GET",
+            f"{_project(repository)}/repository/compare",
+            params={"from": base_sha, "to": head_sha, "straight": "false"},
+            headers=self.headers,
+        ).json()
+        diffs = compared.get("diffs") if isinstance(compared, dict) else None
+        if not isinstance(diffs, list):
+            raise ProviderError("gitlab answered a comparison with something unexpected")
+        parts = []
+        for entry in diffs:
+            old, new = entry.get("old_path"), entry.get("new_path")
+            if entry.get("deleted_file"):
+                continue
+            if entry.get("diff") and not entry.get("too_large") and not entry.get("collapsed"):
+                before = "/dev/null" if entry.get("new_file") else f"a/{old}"
+                text = f"diff --git a/{old} b/{new}\n--- {before}\n+++ b/{new}\n{entry['diff']}"
+                parts.append(text if text.endswith("\n") else text + "\n")
+            else:
+                previous = None if entry.get("new_file") else self.read_file(repository, base_sha, old)
+                parts.append(file_diff(old, new, previous, self.read_file(repository, head_sha, new)))
+        return "".join(parts)
+
+    def read_file(self, repository: Repository, sha: str, path: str) -> Optional[bytes]:
+        answer = self.http.request(
+            "GET",
+            f"{_project(repository)}/repository/files/{quote(path, safe='')}/raw",
+            params={"ref": sha},
+            headers=self.headers,
+            allow=(404,),
+        )
+        return None if answer.status == 404 else answer.body
+
+    def set_status(
+        self,
+        repository: Repository,
+        sha: str,
+        *,
+        context: str,
+        state: StatusState,
+        description: str,
+        target_url: Optional[str],
+    ) -> None:
+        body: dict[str, Any] = {"state": _STATUS[state], "name": context, "description": description[:255]}
+        if target_url:
+            body["target_url"] = target_url
+        self.http.request("POST", f"{_project(repository)}/statuses/{sha}", body=body, headers=self.headers)
+
+    def upsert_comment(self, repository: Repository, number: int, body: str, comment_id: Optional[str]) -> str:
+        notes = f"{_project(repository)}/merge_requests/{number}/notes"
+        if comment_id is None:
+            answer = self.http.request("POST", notes, body={"body": body}, headers=self.headers, allow=(404,))
+        else:
+            path = f"{notes}/{int(comment_id)}"
+            answer = self.http.request("PUT", path, body={"body": body}, headers=self.headers, allow=(404,))
+        if answer.status == 404:
+            if comment_id is not None:
+                raise CommentGone(f"gitlab has no note {comment_id} any more", status=404)
+            raise ProviderError(f"gitlab has no merge request {number} to comment on", status=404)
+        try:
+            return str(int(answer.json()["id"]))
+        except (KeyError, TypeError, ValueError):
+            raise ProviderError("gitlab answered a note with something unexpected") from None
+
+    def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
+        path = f"{_project(repository)}/merge_requests/{number}/notes/{int(comment_id)}"
+        self.http.request("DELETE", path, headers=self.headers, allow=(404,))
+
+
+def _project(repository: Repository) -> str:
+    return "/projects/" + quote(f"{repository.owner.username}/{repository.name}", safe="")

@@ -1,0 +1,335 @@
+"""HTTP to a git host: one client per configured provider, over urllib3.
+
+What every request gets (docs/pull-requests.md#providers):
+
+- a **total deadline**: the whole exchange (connect, send, headers, body) ends by the deadline, however
+  slowly the server drips its bytes. Socket timeouts only bound the wait for *each* byte (a server
+  sending one byte a second never trips them), so a watchdog shuts the socket down when the deadline
+  passes, and the read in progress returns at once. The deadline is the client's ``timeout``, or less
+  inside :func:`budget` (the file view gives its own ``COVERAGE_SOURCE_TIMEOUT``);
+- a **size bound** on the answer (:data:`MAX_BODY_BYTES`, or the budget's);
+- **bounded retries** with backoff on connection errors, 5xx and 429, honouring ``Retry-After`` and
+  GitHub's ``X-RateLimit-Remaining: 0`` with ``X-RateLimit-Reset``; a wait that would pass the deadline
+  or :data:`MAX_WAIT_SECONDS` is not slept: the :class:`ProviderError` carries it (``retry_after``)
+  for the caller to try later;
+- **redirects** followed only to the same scheme and host (a few), never elsewhere: the credentials
+  would go with them;
+- **no secret in a message or a log line**: they travel in headers only, and every message is passed
+  through :meth:`Transport.redact`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import json
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Optional
+from urllib.parse import urlencode, urljoin, urlsplit
+
+import urllib3
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from . import ProviderError
+
+log = logging.getLogger(__name__)
+
+#: The largest answer read from a provider (a big pull's diff fits; a hostile server's stream does not).
+MAX_BODY_BYTES = 64 * 1024 * 1024
+#: The longest wait slept before a retry inside one call; longer ones are left to the caller.
+MAX_WAIT_SECONDS = 10.0
+#: Same-host redirects followed in one call.
+MAX_REDIRECTS = 3
+#: The wait before retrying a provider that answered 5xx without ``Retry-After``: doubles each retry.
+BACKOFF_SECONDS = 0.5
+#: What a caller is told to wait after a failure with nothing better to go by.
+DEFAULT_RETRY_AFTER = 60.0
+
+_local = threading.local()
+
+
+@dataclass(frozen=True)
+class _Budget:
+    deadline: float
+    max_bytes: int
+
+
+@contextlib.contextmanager
+def budget(seconds: float, max_bytes: Optional[int] = None) -> Iterator[None]:
+    """Every provider request made in this thread inside the block ends within ``seconds`` from now
+    (retries included) and reads at most ``max_bytes``; nested blocks only tighten."""
+    outer: Optional[_Budget] = getattr(_local, "budget", None)
+    deadline = time.monotonic() + seconds
+    limit = MAX_BODY_BYTES if max_bytes is None else max_bytes
+    if outer is not None:
+        deadline, limit = min(deadline, outer.deadline), min(limit, outer.max_bytes)
+    _local.budget = _Budget(deadline, limit)
+    try:
+        yield
+    finally:
+        _local.budget = outer
+
+
+class _Watchdog:
+    """Shuts down the socket of the request in progress when the deadline passes."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self.sock: Optional[socket.socket] = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, seconds), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: Optional[socket.socket]) -> None:
+        with self._lock:
+            self.sock = sock
+            if self.fired:
+                self._shutdown()
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        if self.sock is not None:
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+class _Watched:
+    # Every request on a connection, new or reused, hands its socket to the thread's watchdog before
+    # waiting for the answer; the socket is the same for the body that follows.
+    def getresponse(self, *args: Any, **kwargs: Any) -> Any:
+        watchdog: Optional[_Watchdog] = getattr(_local, "watchdog", None)
+        if watchdog is not None:
+            watchdog.watch(self.sock)  # type: ignore[attr-defined]
+        return super().getresponse(*args, **kwargs)  # type: ignore[misc]
+
+
+class _Connection(_Watched, HTTPConnection):
+    pass
+
+
+class _TLSConnection(_Watched, HTTPSConnection):
+    pass
+
+
+class _Pool(HTTPConnectionPool):
+    ConnectionCls = _Connection
+
+
+class _TLSPool(HTTPSConnectionPool):
+    ConnectionCls = _TLSConnection
+
+
+@dataclass(frozen=True)
+class Response:
+    """A provider's answer, read whole."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    url: str
+
+    def json(self) -> Any:
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            raise ProviderError(f"answered {self.status} with a body that is not JSON", status=self.status) from None
+
+
+class Transport:
+    """Requests to one provider's API at ``base_url``: ``name`` is what messages call it, ``secrets``
+    the strings never to show (tokens), ``timeout`` the deadline of one call, ``retries`` how many
+    times a failed call is tried again."""
+
+    def __init__(self, name: str, base_url: str, *, timeout: float = 10.0, retries: int = 2) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"COVERAGE_PROVIDERS: the {name} URL must be an http(s) URL, not {base_url!r}")
+        self.name, self.base_url = name, base_url.rstrip("/")
+        self.origin = (parts.scheme, parts.netloc.lower())
+        self.timeout, self.retries = timeout, retries
+        self.secrets: list[str] = []
+        self._pool = urllib3.PoolManager(num_pools=4, maxsize=8, retries=False)
+        self._pool.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
+
+    def redact(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret:
+                text = text.replace(secret, "[redacted]")
+        return text
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        body: Any = None,
+        headers: Optional[Mapping[str, str]] = None,
+        allow: tuple[int, ...] = (),
+    ) -> Response:
+        """``method path`` (relative to the base URL, or a same-host absolute URL from a ``next`` link),
+        retried and bounded as the module says; an answer outside 2xx and ``allow`` raises a
+        :class:`ProviderError` naming the provider, the request and the status."""
+        outer: Optional[_Budget] = getattr(_local, "budget", None)
+        deadline = time.monotonic() + self.timeout
+        limits = _Budget(min(deadline, outer.deadline), outer.max_bytes) if outer else _Budget(deadline, MAX_BODY_BYTES)
+        url = path if path.startswith(("http://", "https://")) else self.base_url + path
+        if params:
+            url += ("&" if "?" in url else "?") + urlencode(params)
+        self._check_origin(url, method, path)
+        data = None
+        all_headers = {"User-Agent": "flask-coverage", "Accept-Encoding": "identity", **(headers or {})}
+        if body is not None:
+            data = json.dumps(body).encode()
+            all_headers["Content-Type"] = "application/json"
+        label = f"{method} {urlsplit(url).path}"
+        redirects = attempt = 0
+        while True:
+            try:
+                answer = self._once(method, url, data, all_headers, limits)
+            except _TimedOut:
+                raise ProviderError(
+                    f"{self.name} did not answer in time ({label})", retry_after=DEFAULT_RETRY_AFTER
+                ) from None
+            except ProviderError:
+                raise
+            except (urllib3.exceptions.HTTPError, OSError) as error:
+                wait = BACKOFF_SECONDS * 2**attempt
+                message = f"{self.name} could not be reached for {label} ({type(error).__name__})"
+                if self._may_retry(attempt, wait, limits):
+                    log.warning("%s: retrying in %.1fs", message, wait)
+                    time.sleep(wait)
+                    attempt += 1
+                    continue
+                raise ProviderError(message, retry_after=max(wait, DEFAULT_RETRY_AFTER)) from None
+            status = answer.status
+            if 300 <= status < 400 and answer.headers.get("Location"):
+                target = urljoin(url, answer.headers["Location"])
+                self._check_origin(target, method, path, redirect=True)
+                redirects += 1
+                if redirects > MAX_REDIRECTS:
+                    raise ProviderError(f"{self.name} redirected {label} too many times", status=status)
+                url = target
+                continue
+            if 200 <= status < 300 or status in allow:
+                return answer
+            wait = self._wait(answer, attempt)
+            message = self._refusal(answer, label)
+            if wait is not None and self._may_retry(attempt, wait, limits):
+                log.warning("%s: retrying in %.1fs", message, wait)
+                time.sleep(wait)
+                attempt += 1
+                continue
+            raise ProviderError(message, status=status, retry_after=wait)
+
+    def _check_origin(self, url: str, method: str, path: str, *, redirect: bool = False) -> None:
+        parts = urlsplit(url)
+        if (parts.scheme, parts.netloc.lower()) != self.origin:
+            what = "redirected" if redirect else "was asked to send"
+            raise ProviderError(
+                f"{self.name} {what} {method} {urlsplit(path).path} to another host ({parts.hostname}): not followed",
+                status=None,
+            )
+
+    def _may_retry(self, attempt: int, wait: float, limits: _Budget) -> bool:
+        return attempt < self.retries and wait <= MAX_WAIT_SECONDS and time.monotonic() + wait < limits.deadline
+
+    def _wait(self, answer: Response, attempt: int) -> Optional[float]:
+        """Seconds to wait before asking again, or ``None`` if asking again cannot help."""
+        headers, status = answer.headers, answer.status
+        limited = headers.get("X-RateLimit-Remaining") == "0" and status in (403, 429)
+        if status != 429 and status < 500 and not limited and not (status == 403 and "Retry-After" in headers):
+            return None
+        after = _retry_after(headers.get("Retry-After"))
+        if after is None and limited:
+            with contextlib.suppress(TypeError, ValueError):
+                after = max(0.0, float(headers.get("X-RateLimit-Reset", "")) - time.time()) + 1
+        return after if after is not None else BACKOFF_SECONDS * 2**attempt
+
+    def _refusal(self, answer: Response, label: str) -> str:
+        status = answer.status
+        detail = ""
+        with contextlib.suppress(ValueError, AttributeError, TypeError):
+            found = json.loads(answer.body)
+            found = found.get("message") or found.get("error") or ""
+            detail = found if isinstance(found, str) else found.get("message", "")  # Bitbucket nests it
+        detail = " ".join(str(detail).split())[:200]
+        hint = {401: ": check the token in COVERAGE_PROVIDERS", 403: ": the token may not do this"}.get(status, "")
+        text = f"{self.name} answered {status} to {label}{hint}" + (f" ({detail})" if detail else "")
+        return self.redact(text)
+
+    def _once(self, method: str, url: str, data: Optional[bytes], headers: dict[str, str], limits: _Budget) -> Response:
+        remaining = limits.deadline - time.monotonic()
+        if remaining <= 0:
+            raise _TimedOut
+        watchdog = _local.watchdog = _Watchdog(remaining)
+        try:
+            response = self._pool.request(
+                method,
+                url,
+                body=data,
+                headers=headers,
+                timeout=urllib3.Timeout(connect=min(remaining, 5.0), read=remaining),
+                redirect=False,
+                retries=False,
+                preload_content=False,
+                decode_content=False,
+            )
+            try:
+                chunks, size = [], 0
+                while True:
+                    chunk = response.read(65536, decode_content=False)
+                    if not chunk:
+                        break
+                    size += len(chunk)
+                    if size > limits.max_bytes:
+                        raise ProviderError(
+                            f"{self.name}'s answer is larger than {limits.max_bytes:,} bytes", status=response.status
+                        )
+                    chunks.append(chunk)
+                if watchdog.fired:
+                    raise _TimedOut
+                return Response(response.status, response.headers, b"".join(chunks), url)
+            finally:
+                if watchdog.fired:
+                    response.close()
+                else:
+                    response.release_conn()
+        except (urllib3.exceptions.HTTPError, OSError):
+            if watchdog.fired or time.monotonic() >= limits.deadline:
+                raise _TimedOut from None
+            raise
+        finally:
+            watchdog.cancel()
+            _local.watchdog = None
+
+
+class _TimedOut(Exception):
+    pass
+
+
+def _retry_after(value: Optional[str]) -> Optional[float]:
+    """``Retry-After`` in seconds (a number or an HTTP date), or ``None``."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    with contextlib.suppress(TypeError, ValueError):
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    return None

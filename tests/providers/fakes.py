@@ -1,0 +1,106 @@
+"""Recording fakes of the git hosts' APIs on loopback: a real HTTP server whose routes a test writes as
+functions, and which keeps every request it was sent (method, path with query, headers, JSON body)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Optional, Union
+
+#: What a route answers: a status, a body (bytes, or JSON-able), and headers.
+Answer = tuple[int, Union[bytes, Any], dict[str, str]]
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+    @property
+    def route(self) -> str:
+        return self.path.split("?")[0]
+
+
+@dataclass
+class FakeHost:
+    """A server on 127.0.0.1; ``routes`` are ``(METHOD, regex) -> f(request, match) -> Answer``, the
+    regex matching the end of the path (the query aside), whatever API prefix comes before it."""
+
+    url: str = ""
+    requests: list[Request] = field(default_factory=list)
+    routes: list[tuple[str, re.Pattern[str], Callable[[Request, re.Match[str]], Answer]]] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=dict)
+
+    def route(self, method: str, pattern: str) -> Callable[[Callable[[Request, re.Match[str]], Answer]], Any]:
+        def add(f: Callable[[Request, re.Match[str]], Answer]) -> Any:
+            self.routes.append((method, re.compile(pattern + r"(\?.*)?$"), f))
+            return f
+
+        return add
+
+    def answer(self, request: Request) -> Answer:
+        for method, pattern, f in self.routes:
+            match = pattern.search(request.path)
+            if method == request.method and match:
+                return f(request, match)
+        return 404, {"message": "Not Found"}, {}
+
+    def sent(self, method: Optional[str] = None) -> list[Request]:
+        return [r for r in self.requests if method is None or r.method == method]
+
+
+@contextlib.contextmanager
+def fake_host() -> Iterator[FakeHost]:
+    host = FakeHost()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body go in two writes: without this, each answer waits for a delayed ACK.
+            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def handle_one(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                body = raw
+            request = Request(self.command, self.path, dict(self.headers), body)
+            host.requests.append(request)
+            status, payload, headers = host.answer(request)
+            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            if "Content-Length" not in headers:
+                self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            with contextlib.suppress(OSError):
+                self.wfile.write(data)
+
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = handle_one  # noqa: N815 - the http.server names
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host.url = f"http://127.0.0.1:{server.server_port}"
+    try:
+        yield host
+    finally:
+        server.shutdown()
+        server.server_close()
