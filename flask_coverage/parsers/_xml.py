@@ -15,8 +15,18 @@ from xml.parsers import expat
 from ..errors import ReportError
 from ._common import ParsedFile, _to_int, quote
 
-__all__ = ["MAX_RUN", "XmlReader", "int_attribute", "read_xml", "refuse_entities", "refuse_external"]
+__all__ = [
+    "MAX_RUN",
+    "UNKNOWN_ENCODING",
+    "XmlReader",
+    "int_attribute",
+    "read_xml",
+    "refuse_entities",
+    "refuse_external",
+]
 
+#: The error of an XML declaration naming an encoding Python does not know (expat asks Python).
+UNKNOWN_ENCODING = "invalid XML report: its declaration names an unknown encoding"
 #: Bytes between two ``>`` (one tag with its attributes, or one text): real ones are far shorter.
 MAX_RUN = 1 << 20
 
@@ -76,6 +86,8 @@ def read_xml(chunks: Iterable[bytes], reader: XmlReader) -> Iterator[ParsedFile]
     except expat.ExpatError as exc:
         message = expat.ErrorString(exc.code) if exc.code else str(exc)
         raise ReportError(f"invalid XML report: {message} at line {exc.lineno}, column {exc.offset}") from None
+    except LookupError:
+        raise ReportError(UNKNOWN_ENCODING) from None
     reader.finish()
     yield from reader.done
 

@@ -33,7 +33,7 @@ from ._common import (
 )
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._paths import MAX_PATH_LENGTH, PathResolver
-from ._xml import MAX_RUN, refuse_entities, refuse_external
+from ._xml import MAX_RUN, UNKNOWN_ENCODING, refuse_entities, refuse_external
 from .sonarqube import is_sonarqube
 
 __all__ = ["FORMAT", "MAX_RUN", "parse_cobertura"]
@@ -65,6 +65,8 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
                 reader.done.clear()
     except expat.ExpatError as exc:
         raise ReportError(f"invalid XML report: {_describe(exc)}") from None
+    except LookupError:
+        raise ReportError(UNKNOWN_ENCODING) from None
     try:
         parser.Parse(b"", True)
     except expat.ExpatError as exc:

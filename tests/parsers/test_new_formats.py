@@ -1,0 +1,348 @@
+"""The formats of issue 25, one rule at a time: line states, what is skipped and counted ("skip, count
+and say"), what is refused as not the format, and fuzzing (no input gives anything but files or a
+ReportError)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flask_coverage.errors import ReportError
+from flask_coverage.lines import HIT, MISS, PARTIAL
+from flask_coverage.parsers import Skips, merge_by_path, parse_report
+
+TOOLS = Path(__file__).resolve().parent.parent / "data" / "tools"
+
+
+def parse(data: bytes, format: str = "auto") -> tuple[dict[str, list[tuple[int, int, int]]], dict[str, int]]:
+    """The files of a report, as line lists, and the skip counts."""
+    skips = Skips()
+    files = merge_by_path(parse_report(data, format=format, skips=skips))
+    return {path: list(lines) for path, lines in files.items()}, skips.counts
+
+
+# JaCoCo
+
+
+def jacoco(lines: str, package: str = "com/acme") -> bytes:
+    return (
+        '<?xml version="1.0"?><!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "report.dtd">'
+        f'<report name="x"><package name="{package}"><class name="{package}/A" sourcefilename="A.java"/>'
+        f'<sourcefile name="A.java">{lines}<counter type="LINE" missed="1" covered="1"/></sourcefile>'
+        '<counter type="LINE" missed="1" covered="1"/></package></report>'
+    ).encode()
+
+
+def test_jacoco_line_states_are_codecovs():
+    files, skips = parse(
+        jacoco(
+            '<line nr="1" mi="0" ci="3" mb="0" cb="0"/>'  # covered instructions: hit
+            '<line nr="2" mi="2" ci="0" mb="0" cb="0"/>'  # none covered: miss
+            '<line nr="3" mi="0" ci="4" mb="1" cb="1"/>'  # a branch missed, one covered: partial
+            '<line nr="4" mi="1" ci="0" mb="2" cb="0"/>'  # no branch covered: miss
+            '<line nr="5" mi="3" ci="2" mb="0" cb="2"/>'  # every branch covered: hit
+        )
+    )
+    assert files == {"com/acme/A.java": [(1, 3, HIT), (2, 0, MISS), (3, 4, PARTIAL), (4, 0, MISS), (5, 2, HIT)]}
+    assert skips == {}
+
+
+def test_jacoco_odd_lines_are_skipped_and_counted():
+    files, skips = parse(
+        jacoco(
+            '<line nr="0" mi="0" ci="1" mb="0" cb="0"/><line nr="x" mi="0" ci="1" mb="0" cb="0"/>'
+            '<line nr="2" mi="0" ci="1.0" mb="0" cb="0"/><line nr="3" mi="0" ci="-1" mb="0" cb="0"/>'
+            '<line nr="4" mi="0" ci="1" mb="0" cb="0"/>'
+        )
+        + b"",
+    )
+    assert files == {"com/acme/A.java": [(3, 0, MISS), (4, 1, HIT)]}
+    assert skips == {
+        "line number out of range": 1,
+        "line whose number or counts are not integers": 2,
+        "negative count clamped to 0": 1,
+    }
+
+
+def test_jacoco_default_package_and_a_nameless_source_file():
+    data = jacoco('<line nr="1" mi="0" ci="1" mb="0" cb="0"/>', package="")
+    assert parse(data)[0] == {"A.java": [(1, 1, HIT)]}
+    nameless = data.replace(b'<sourcefile name="A.java">', b"<sourcefile>")
+    assert parse(nameless) == ({}, {"source file without a name": 1})
+
+
+# Go
+
+
+def test_go_lines_of_a_block_and_its_closing_brace():
+    profile = b"mode: count\nm/a.go:3.14,5.3 2 4\nm/a.go:5.3,7.2 1 0\nm/a.go:9.1,9.20 1 1\nm/a.go:9.20,9.30 1 0\n"
+    # 3-5 hit; 5 also starts a missed block (partial); 6 missed; 7 is a closing brace in column 1:
+    # not code. 9 holds a hit and a missed block: partial.
+    assert parse(profile)[0] == {"m/a.go": [(3, 4, HIT), (4, 4, HIT), (5, 4, PARTIAL), (6, 0, MISS), (9, 1, PARTIAL)]}
+
+
+def test_go_profiles_of_several_runs_count_a_block_once():
+    run = b"m/a.go:1.1,1.9 1 0\nm/a.go:2.1,2.9 1 3\n"
+    assert parse(b"mode: set\n" + run + b"mode: set\n" + run.replace(b" 0\n", b" 1\n"))[0] == {
+        "m/a.go": [(1, 1, HIT), (2, 3, HIT)]
+    }
+
+
+def test_go_odd_lines_are_skipped_and_counted():
+    profile = (
+        b"mode: atomic\nm/a.go:19: calcP 100.0%\nm/a.go:0.1,1.2 1 1\ngarbage\nm/a.go:5.2,4.1 1 1\nm/a.go:2.1,2.5 1 1\n"
+    )
+    assert parse(profile) == (
+        {"m/a.go": [(2, 1, HIT)]},
+        {"line that is not a coverage block": 2, "block with a line number out of range": 2},
+    )
+
+
+def test_go_refusals():
+    with pytest.raises(ReportError, match="unknown mode"):
+        parse(b"mode: sometimes\nm/a.go:1.1,1.9 1 0\n")
+    with pytest.raises(ReportError, match="span too many lines"):
+        parse(b"mode: set\n" + b"m/a.go:1.1,9999999.2 1 1\n" * 200)
+    with pytest.raises(ReportError, match="no mode line and no block"):
+        parse(b"hello\n", format="go")
+
+
+# Istanbul
+
+
+def istanbul(statements: dict, counts: dict, branches: dict | None = None, branch_counts: dict | None = None) -> bytes:
+    entry = {"path": "/app/a.js", "statementMap": statements, "s": counts, "fnMap": {}, "f": {}}
+    entry.update({"branchMap": branches or {}, "b": branch_counts or {}})
+    return json.dumps({"/app/a.js": entry}).encode()
+
+
+def loc(line: int, column: int = 0) -> dict:
+    return {"start": {"line": line, "column": column}, "end": {"line": line, "column": column + 5}}
+
+
+def test_istanbul_lines_take_the_largest_statement_count_and_branches_make_partials():
+    data = istanbul(
+        {"0": loc(1), "1": loc(1, 8), "2": loc(2), "3": loc(3), "4": {**loc(4), "skip": True}},
+        {"0": 0, "1": 5, "2": 1, "3": 0, "4": 0},
+        {"0": {"loc": loc(2), "type": "if", "locations": [loc(2), loc(2, 9)], "line": 2}},
+        {"0": [1, 0]},
+    )
+    assert parse(data) == ({"app/a.js": [(1, 5, HIT), (2, 1, PARTIAL), (3, 0, MISS)]}, {})
+
+
+def test_istanbul_odd_entries_are_skipped_and_counted():
+    data = json.loads(istanbul({"0": loc(1), "1": {"start": {}}, "2": loc(2)}, {"0": 1, "1": 1, "2": "x"}))
+    data["/app/b.js"] = [1, 2]
+    data["/app/a.js"]["branchMap"] = {"0": {"loc": loc(1), "locations": []}}
+    data["/app/a.js"]["b"] = {"0": "x"}
+    assert parse(json.dumps(data).encode()) == (
+        {"app/a.js": [(1, 1, HIT)]},
+        {
+            "statement without a readable line or count": 2,
+            "branch without a readable line or counts": 1,
+            "file entry that is not an object": 1,
+        },
+    )
+
+
+# Clover
+
+
+def clover(lines: str, name: str = "/app/src/a.php", root: str = '<coverage generated="1">') -> bytes:
+    return (
+        f'<?xml version="1.0"?>{root}<project timestamp="1"><file name="{name}">'
+        f'<class name="A"><metrics statements="1"/></class>{lines}<metrics loc="20" statements="3"/></file>'
+        '<metrics files="1" loc="999"/></project></coverage>'
+    ).encode()
+
+
+def test_clover_line_states_of_openclover_and_istanbul():
+    lines = (
+        '<line num="1" type="method" count="1"/><line num="2" type="stmt" count="0"/>'
+        '<line num="3" type="cond" count="2" truecount="2" falsecount="0"/>'
+        '<line num="4" type="cond" count="2" truecount="1" falsecount="1"/>'
+        '<line num="5" type="cond" count="0" truecount="0" falsecount="0"/>'
+    )
+    # OpenClover: truecount/falsecount are how often the condition was true and false.
+    assert parse(clover(lines, name="/app/a.java"))[0] == {
+        "app/a.java": [(1, 1, HIT), (2, 0, MISS), (3, 2, PARTIAL), (4, 2, HIT), (5, 0, MISS)]
+    }
+    # Istanbul: they are the branch paths covered and not covered.
+    istanbul_root = '<coverage generated="1" clover="3.2.0">'
+    assert parse(clover(lines, name="/app/a.js", root=istanbul_root))[0] == {
+        "app/a.js": [(1, 1, HIT), (2, 0, MISS), (3, 2, HIT), (4, 2, PARTIAL), (5, 0, MISS)]
+    }
+
+
+def test_clover_skips_what_codecov_skips_and_counts_it():
+    lines = '<line num="0" type="stmt" count="1"/><line num="3" type="stmt" count="2"/><line num="25" type="stmt" count="1"/>'
+    assert parse(clover(lines)) == (
+        {"app/src/a.php": [(3, 2, HIT)]},
+        {"line number out of range": 1, "PHP line past the file's end (loc)": 1},
+    )
+    assert parse(clover(lines, name="/app/vendor/lib/b.php"))[1] == {"PHP file under vendor/": 1}
+    assert parse(clover(lines, name="/app/{{template}}.js"))[1] == {"file whose name is a template ({)": 1}
+
+
+# gcov
+
+
+GCOV = b"""        -:    0:Source:src/a.c
+        -:    0:Graph:a.gcno
+        -:    1:#include <stdio.h>
+function f called 3 returned 100% blocks executed 80%
+        3:    2:int f(int x)
+        -:    3:{
+        3:    4:    if (x > 0)
+branch  0 taken 2 (fallthrough)
+branch  1 taken 0
+        2:    5:        return 1;
+    #####:    6:    return 0;
+    =====:    7:    g();
+       1*:    8:    return x ? 1 : 2;
+branch  0 taken 1
+branch  1 taken 0
+    #####:    9:static int unused(void) { return 0; }
+        1:   10:    }
+    #####:   11:    for (;;) {  // LCOV_EXCL_LINE
+        -:   12:    /* LCOV_EXCL_START */
+        1:   13:    h();
+        -:   14:    /* LCOV_EXCL_STOP */
+       x1:   15:    h();
+"""
+
+
+def test_gcov_text_follows_codecovs_rules():
+    files, skips = parse(GCOV)
+    # 3 "{" and 10 "}" are not code; 4 is an if with a branch not taken; 8's ternary is no if, for or
+    # while (Codecov's default branch detection); 9 is an unused static function; 11 and 13 excluded.
+    assert files == {"src/a.c": [(2, 3, HIT), (4, 3, PARTIAL), (5, 2, HIT), (6, 0, MISS), (7, 0, MISS), (8, 1, HIT)]}
+    assert skips == {"line whose count is not a number": 1}
+
+
+def test_gcov_files_one_after_the_other():
+    two = b"        -:    0:Source:a.c\n        1:    1:int a;\n        -:    0:Source:/usr/include/b.h\n    #####:    2:int b;\n"
+    assert parse(two)[0] == {"a.c": [(1, 1, HIT)], "usr/include/b.h": [(2, 0, MISS)]}
+
+
+# SonarQube
+
+
+def test_sonarqube_line_states_and_odd_lines():
+    report = (
+        b'<coverage version="1"><file path="src/a.c">'
+        b'<lineToCover lineNumber="1" covered="true"/><lineToCover lineNumber="2" covered="false"/>'
+        b'<lineToCover lineNumber="3" covered="true" branchesToCover="2" coveredBranches="1"/>'
+        b'<lineToCover lineNumber="4" covered="true" branchesToCover="2" coveredBranches="2"/>'
+        b'<lineToCover lineNumber="0" covered="true"/><lineToCover lineNumber="5" covered="maybe"/>'
+        b'</file><file path=""/></coverage>'
+    )
+    assert parse(report) == (
+        {"src/a.c": [(1, 1, HIT), (2, 0, MISS), (3, 1, PARTIAL), (4, 1, HIT)]},
+        {
+            "line number out of range": 1,
+            "line whose number, covered or branch counts are unreadable": 1,
+            "file without a path": 1,
+        },
+    )
+
+
+# SimpleCov
+
+
+def test_simplecov_lines_and_odd_elements():
+    lines = [None, 1, 0, "ignored", -1, 2.5, 3]
+    resultset = {"RSpec": {"coverage": {"/app/a.rb": {"lines": lines}}, "timestamp": 1}}
+    legacy = {"Minitest": {"coverage": {"/app/a.rb": lines}, "timestamp": 1}}
+    expected = {"app/a.rb": [(2, 1, HIT), (3, 0, MISS), (7, 3, HIT)]}
+    for report in (resultset, legacy):
+        assert parse(json.dumps(report).encode()) == (expected, {"line whose count is not a count": 2})
+
+
+def test_simplecov_commands_of_one_resultset_are_merged():
+    report = {
+        "RSpec": {"coverage": {"/app/a.rb": {"lines": [1, 0]}}, "timestamp": 1},
+        "Cucumber": {"coverage": {"/app/a.rb": {"lines": [0, 2]}}, "timestamp": 1},
+    }
+    assert parse(json.dumps(report).encode())[0] == {"app/a.rb": [(1, 1, HIT), (2, 2, HIT)]}
+
+
+# Every format
+
+
+NOT_THE_FORMAT = {
+    "jacoco": b'<coverage line-rate="1"><packages/></coverage>',
+    "clover": b"<report><package/></report>",
+    "sonarqube": b'<coverage generated="1"/>',
+    "istanbul": b"[1, 2]",
+    "simplecov": b'"just a string"',
+    "go": b"TN:\nSF:a.c\nend_of_record\n",
+    "gcov": b"",
+}
+
+
+@pytest.mark.parametrize("format", sorted(NOT_THE_FORMAT))
+def test_a_report_forced_into_a_format_it_is_not_is_refused_or_holds_nothing(format):
+    # Refused with a clear error, or read as nothing at all: never another format's files.
+    try:
+        files, _ = parse(NOT_THE_FORMAT[format] or b"SF:a.c\nDA:1,1\nend_of_record\n", format=format)
+    except ReportError as error:
+        assert "\n" not in str(error)
+    else:
+        assert files == {}
+
+
+@pytest.mark.parametrize("format", ["cobertura", "jacoco", "clover", "sonarqube"])
+def test_an_xml_declaration_of_an_unknown_encoding_is_a_report_error(format):
+    # expat asks Python for the codec, whose LookupError is no ReportError (and was a 500 for Cobertura).
+    with pytest.raises(ReportError, match="^invalid XML report: its declaration names an unknown encoding$"):
+        parse(b'<?xml version="1.0" encoding="TF-8"?><coverage/>', format=format)
+
+
+SAMPLES = {
+    "jacoco": "java/jacoco.xml",
+    "go": "go/cover-count.out",
+    "istanbul": "js/coverage-final.json",
+    "clover": "js/clover.xml",
+    "gcov": "c/shapes.c.gcov",
+    "sonarqube": "c/gcovr-sonarqube.xml",
+    "simplecov": "ruby/resultset.json",
+}
+
+
+@pytest.mark.parametrize("format", sorted(SAMPLES))
+def test_a_truncated_report_is_refused_or_read_in_part(format):
+    data = (TOOLS / SAMPLES[format]).read_bytes()
+    for cut in (len(data) // 3, len(data) // 2, len(data) - 2):
+        try:
+            parse(data[:cut], format=format)
+        except ReportError:
+            pass
+
+
+@pytest.mark.parametrize("format", sorted(SAMPLES))
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_fuzzed_reports_give_files_or_a_report_error(format, data):
+    # Real reports with bytes replaced, removed or repeated, NULs and invalid UTF-8 among them.
+    report = bytearray((TOOLS / SAMPLES[format]).read_bytes())
+    for _ in range(data.draw(st.integers(1, 8))):
+        at = data.draw(st.integers(0, len(report) - 1))
+        action = data.draw(st.sampled_from(["replace", "delete", "repeat"]))
+        if action == "replace":
+            report[at : at + 1] = data.draw(
+                st.sampled_from([b"\x00", b"\xff", b"-", b"9" * 30, b"{", b"<", b"\n", b'"'])
+            )
+        elif action == "delete":
+            del report[at : at + data.draw(st.integers(1, 40))]
+        else:
+            report[at:at] = report[at : at + data.draw(st.integers(1, 200))] * 3
+    try:
+        for _path, lines in parse_report(bytes(report), format=format, skips=Skips()):
+            assert all(1 <= line for line, _, _ in lines)
+    except ReportError as error:
+        assert str(error) and "\n" not in str(error)
