@@ -12,6 +12,7 @@ import click
 from .. import ingest
 from ..errors import InvalidInput
 from ..lines import Totals
+from ..parsers import FORMATS
 from .base import coverage_cli, reports_errors
 
 #: Reports at least this big show a progress bar even when stderr is not a terminal (CI logs).
@@ -30,8 +31,8 @@ PROGRESS_BAR_BYTES = 16 * 1024 * 1024
     "report_format",
     default="auto",
     show_default=True,
-    metavar="auto|cobertura|coveragepy|lcov",
-    help="The report format; auto detects it from the content.",
+    metavar="auto|FORMAT",
+    help=f"The report format: auto detects it from the content, or one of {', '.join(FORMATS)}.",
 )
 @click.option(
     "--flag",
