@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 
 from ..errors import ReportError
 from ..lines import LineCoverage
-from . import clover, cobertura, coveragepy, gcov, go, istanbul, jacoco, lcov, simplecov, sonarqube
+from . import clover, cobertura, codecov, coveragepy, coveralls, gcov, go, istanbul, jacoco, lcov, simplecov, sonarqube
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._input import ReportInput, ReportSource, strip_bom
@@ -45,6 +45,8 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     gcov.FORMAT,
     sonarqube.FORMAT,
     simplecov.FORMAT,
+    coveralls.FORMAT,
+    codecov.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Iterator
 
-from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, ParsedFile
+from ..lines import LineCoverage
+from ._common import ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._paths import PathResolver
 from .coveragepy import _JsonStream
+from .coveralls import list_lines
 
 __all__ = ["FORMAT", "parse_simplecov"]
 
@@ -71,19 +72,10 @@ def _files(stream: _JsonStream, resolver: PathResolver, skips: Skips) -> Iterato
 def _lines(coverage: Any, skips: Skips) -> LineCoverage | None:
     if isinstance(coverage, dict):
         coverage = coverage.get("lines")
-    if not isinstance(coverage, list) or len(coverage) > MAX_LINE_NUMBER:
+    if not isinstance(coverage, list):
         skips.add("file entry without a readable filename or lines")
         return None
-    builder = LineCoverageBuilder()
-    odd = 0
-    for number, hits in enumerate(coverage, 1):
-        if type(hits) is int and hits >= 0:
-            builder.add(number, hits, HIT if hits else MISS)
-        elif hits is not None and hits != "ignored":
-            odd += 1
-    if odd:
-        skips.add("line whose count is not a count", odd)
-    return builder.build()
+    return list_lines(coverage, 1, skips)
 
 
 def _detect(head: ReportHead) -> bool:

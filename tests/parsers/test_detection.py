@@ -38,6 +38,8 @@ SAMPLES = {
     "gcov": ["tools/c/main.c.gcov", "tools/c/shapes.c.gcov", "tools/c/shapes.h.gcov"],
     "sonarqube": ["tools/c/gcovr-sonarqube.xml"],
     "simplecov": ["tools/ruby/resultset.json"],
+    "coveralls": ["tools/c/gcovr-coveralls.json"],
+    "codecov": ["tools/codecov/coverage.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -59,8 +61,8 @@ LOOKALIKES = {
         "simplecov",
     ),
     "simplecov-json": (b'{"timestamp": 1, "command_name": "RSpec", "files": [{"filename": "/app/a.rb"}]}', "simplecov"),
-    "Codecov JSON": (b'{"coverage": {"a.py": {"1": 1, "2": 0}}}', None),
-    "Coveralls": (b'{"service_name": "x", "source_files": [{"name": "a.c", "coverage": [1]}]}', None),
+    "Codecov JSON": (b'{"coverage": {"a.py": {"1": 1, "2": 0}}}', "codecov"),
+    "Coveralls": (b'{"service_name": "x", "source_files": [{"name": "a.c", "coverage": [1]}]}', "coveralls"),
     "gcov text": (b"        -:    0:Source:a.c\n        1:    1:int main() {\n", "gcov"),
     "Go profile without a mode line": (b"example.com/m/a.go:3.14,5.2 1 1\n", "go"),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
@@ -94,7 +96,7 @@ def test_an_unknown_report_gets_one_line_with_what_it_looked_like_and_the_format
     titles = ", ".join(f.title for f in REPORT_FORMATS)
     cases = {
         b"<testsuites name='x'>": "XML whose root element is <testsuites>",
-        b'{"coverage": {}}': 'a JSON object whose first key is "coverage"',
+        b'{"results": {}}': 'a JSON object whose first key is "results"',
         b"[1, 2]": "a JSON array",
         b"\x1f\x8b\x08\x00garbage": "text starting '????garbage'",
         b'<?xml version="1.0"?><html><body/></html>': "XML whose root element is <html>",

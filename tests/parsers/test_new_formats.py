@@ -277,6 +277,59 @@ def test_simplecov_commands_of_one_resultset_are_merged():
     assert parse(json.dumps(report).encode())[0] == {"app/a.rb": [(1, 1, HIT), (2, 2, HIT)]}
 
 
+# Coveralls, Codecov JSON
+
+
+def test_coveralls_lists_and_json_strings_and_odd_entries():
+    report = {
+        "service_name": "x",
+        "source_files": [
+            {"name": "a.c", "coverage": [None, 1, 0, "x", -2]},
+            {"name": "b.c", "coverage": "[0, 3]"},
+            {"name": "c.c"},
+            {"name": "d.c", "coverage": "[not json"},
+        ],
+    }
+    assert parse(json.dumps(report).encode()) == (
+        {"a.c": [(2, 1, HIT), (3, 0, MISS)], "b.c": [(1, 0, MISS), (2, 3, HIT)]},
+        {"line whose count is not a count": 2, "file entry without a name or a readable coverage list": 2},
+    )
+
+
+def test_codecov_json_shapes_and_coverages():
+    report = {
+        "coverage": {
+            "a.py": {"1": 1, "2": 0, "3": "1/2", "4": "0/2", "5": "2/2", "6": True, "7": None, "8": "3", "9": -1},
+            "b.py": [None, 4, 0],
+            "c.py": {"lines": [None, 2]},
+            "d.py": {"0": 1, "x": 1, "10": 1.5, "11": "half"},
+            "e.py": 7,
+        },
+        "messages": {},
+    }
+    assert parse(json.dumps(report).encode()) == (
+        {
+            "a.py": [
+                (1, 1, HIT),
+                (2, 0, MISS),
+                (3, 1, PARTIAL),
+                (4, 0, MISS),
+                (5, 2, HIT),
+                (6, 1, PARTIAL),
+                (8, 3, HIT),
+            ],
+            "b.py": [(1, 4, HIT), (2, 0, MISS)],
+            "c.py": [(2, 2, HIT)],
+            "d.py": [],
+        },
+        {
+            "line number out of range or not a number": 1,
+            "line whose coverage is not a count, branches or true": 2,
+            "file whose lines are not an object or a list": 1,
+        },
+    )
+
+
 # Every format
 
 
@@ -287,6 +340,8 @@ NOT_THE_FORMAT = {
     "istanbul": b"[1, 2]",
     "simplecov": b'"just a string"',
     "go": b"TN:\nSF:a.c\nend_of_record\n",
+    "coveralls": b'{"files": []}',
+    "codecov": b'{"coverage": [1, 2]}',
     "gcov": b"",
 }
 
@@ -317,6 +372,8 @@ SAMPLES = {
     "gcov": "c/shapes.c.gcov",
     "sonarqube": "c/gcovr-sonarqube.xml",
     "simplecov": "ruby/resultset.json",
+    "coveralls": "c/gcovr-coveralls.json",
+    "codecov": "codecov/coverage.json",
 }
 
 

@@ -98,6 +98,21 @@ def test_gcovrs_cobertura_and_sonarqube_agree_and_differ_from_gcov_text_only_whe
             assert gcov[number] == state or (path, number, gcov[number], state) == ("shapes.h", 3, HIT, PARTIAL)
 
 
+def test_gcovrs_coveralls_json_is_read_to_gcovrs_line_totals():
+    # Coveralls' format has no branches: a line is covered or not, as gcovr's summary counts it.
+    files = read("c/gcovr-coveralls.json")
+    assert {path: (len(lines), lines.totals().hits) for path, lines in files.items()} == gcovr_summary()
+
+
+def test_codecov_json_written_from_gcov_text_gives_its_lines():
+    # No tool writes Codecov's JSON: codecov/coverage.json is gcov's run of the C program by hand, in
+    # the format's three shapes of a file's lines (an object, a list from line 0, {"lines": [...]}).
+    codecov = read("codecov/coverage.json")
+    assert {path: states(lines) for path, lines in codecov.items()} == {
+        path: states(read(f"c/{path}.gcov")[path]) for path in ("main.c", "shapes.c", "shapes.h")
+    }
+
+
 def test_llvm_cov_lcov_is_read_to_llvm_cov_reports_line_totals():
     report = {}
     for row in (TOOLS / "llvm/report.txt").read_text().splitlines():
@@ -208,5 +223,7 @@ def test_every_tool_report_is_detected_as_its_format():
         "java/jacoco.xml": "jacoco",
         "php/clover.xml": "clover",
         "php/cobertura.xml": "cobertura",
+        "c/gcovr-coveralls.json": "coveralls",
+        "codecov/coverage.json": "codecov",
     }
     assert {name: detect_format((TOOLS / name).read_bytes()[:65536]) for name in expected} == expected
