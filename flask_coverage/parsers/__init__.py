@@ -10,7 +10,21 @@ from typing import Iterable, Iterator
 
 from ..errors import ReportError
 from ..lines import LineCoverage
-from . import clover, cobertura, codecov, coveragepy, coveralls, gcov, go, istanbul, jacoco, lcov, simplecov, sonarqube
+from . import (
+    clover,
+    cobertura,
+    codecov,
+    coveragepy,
+    coveralls,
+    gcov,
+    gcov_json,
+    go,
+    istanbul,
+    jacoco,
+    lcov,
+    simplecov,
+    sonarqube,
+)
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._input import ReportInput, ReportSource, strip_bom
@@ -47,6 +61,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     simplecov.FORMAT,
     coveralls.FORMAT,
     codecov.FORMAT,
+    gcov_json.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

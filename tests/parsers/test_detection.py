@@ -40,6 +40,7 @@ SAMPLES = {
     "simplecov": ["tools/ruby/resultset.json"],
     "coveralls": ["tools/c/gcovr-coveralls.json"],
     "codecov": ["tools/codecov/coverage.json"],
+    "gcov_json": ["tools/c/main.gcov.json", "tools/c/shapes.gcov.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {

@@ -330,6 +330,30 @@ def test_codecov_json_shapes_and_coverages():
     )
 
 
+def test_gcov_json_lines_branches_and_odd_entries():
+    report = {
+        "gcc_version": "12.2.0",
+        "format_version": "1",
+        "files": [
+            {
+                "file": "src/a.c",
+                "lines": [
+                    {"line_number": 1, "count": 2, "branches": [{"count": 2}, {"count": 0}]},
+                    {"line_number": 2, "count": 2, "branches": [{"count": 1}, {"count": 1}]},
+                    {"line_number": 3, "count": 0, "branches": []},
+                    {"line_number": 0, "count": 1},
+                    {"line_number": 4, "count": -1},
+                ],
+            },
+            {"file": "src/b.c"},
+        ],
+    }
+    assert parse(json.dumps(report).encode()) == (
+        {"src/a.c": [(1, 2, PARTIAL), (2, 2, HIT), (3, 0, MISS)]},
+        {"line without a readable number or count": 2, "file entry without a name or a lines list": 1},
+    )
+
+
 # Every format
 
 
@@ -342,6 +366,7 @@ NOT_THE_FORMAT = {
     "go": b"TN:\nSF:a.c\nend_of_record\n",
     "coveralls": b'{"files": []}',
     "codecov": b'{"coverage": [1, 2]}',
+    "gcov_json": b'{"gcc_version": "12", "files": {"a.c": {}}}',
     "gcov": b"",
 }
 
@@ -374,6 +399,7 @@ SAMPLES = {
     "simplecov": "ruby/resultset.json",
     "coveralls": "c/gcovr-coveralls.json",
     "codecov": "codecov/coverage.json",
+    "gcov_json": "c/shapes.gcov.json",
 }
 
 

@@ -98,6 +98,14 @@ def test_gcovrs_cobertura_and_sonarqube_agree_and_differ_from_gcov_text_only_whe
             assert gcov[number] == state or (path, number, gcov[number], state) == ("shapes.h", 3, HIT, PARTIAL)
 
 
+def test_gcov_json_is_gcovrs_cobertura_line_for_line():
+    # gcov's JSON has no source text: a line's untaken branch makes it partial, as gcovr reads it.
+    files = merge_by_path(
+        file for name in ("main", "shapes") for file in parse_report((TOOLS / f"c/{name}.gcov.json").read_bytes())
+    )
+    assert files == read("c/gcovr-cobertura.xml")
+
+
 def test_gcovrs_coveralls_json_is_read_to_gcovrs_line_totals():
     # Coveralls' format has no branches: a line is covered or not, as gcovr's summary counts it.
     files = read("c/gcovr-coveralls.json")
@@ -225,5 +233,6 @@ def test_every_tool_report_is_detected_as_its_format():
         "php/cobertura.xml": "cobertura",
         "c/gcovr-coveralls.json": "coveralls",
         "codecov/coverage.json": "codecov",
+        "c/main.gcov.json": "gcov_json",
     }
     assert {name: detect_format((TOOLS / name).read_bytes()[:65536]) for name in expected} == expected

@@ -32,7 +32,7 @@ c_reports() {
     ./shapes >/dev/null
     gcov -pb main.c shapes.c >/dev/null
     rm -f "$HERE"/c/*.gcov && cp ./*.gcov "$HERE/c/"
-    gcov --json-format main.c shapes.c >/dev/null
+    gcov --json-format -b main.c shapes.c >/dev/null
     for f in main shapes; do gunzip -c "$f.gcov.json.gz" >"$HERE/c/$f.gcov.json"; done
     # gcovr 5.2 (Debian 12) writes no LCOV; its Coveralls output stands in for a third format.
     gcovr --root . --cobertura "$HERE/c/gcovr-cobertura.xml" --json "$HERE/c/gcovr.json" \
