@@ -22,6 +22,7 @@ from . import (
     istanbul,
     jacoco,
     lcov,
+    llvm,
     simplecov,
     sonarqube,
 )
@@ -62,6 +63,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     coveralls.FORMAT,
     codecov.FORMAT,
     gcov_json.FORMAT,
+    llvm.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

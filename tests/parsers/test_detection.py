@@ -41,6 +41,7 @@ SAMPLES = {
     "coveralls": ["tools/c/gcovr-coveralls.json"],
     "codecov": ["tools/codecov/coverage.json"],
     "gcov_json": ["tools/c/main.gcov.json", "tools/c/shapes.gcov.json"],
+    "llvm": ["tools/llvm/export.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {

@@ -354,6 +354,49 @@ def test_gcov_json_lines_branches_and_odd_entries():
     )
 
 
+def test_llvm_export_lines_from_segments():
+    segments = [
+        [1, 10, 5, True, True, False],  # a function's region starts: line 1 counted 5
+        [2, 4, 0, True, True, False],  # a region never run starts on line 2
+        [2, 9, 5, True, False, False],  # and ends there: the wrapping count of 5 goes on
+        [4, 1, 0, True, False, True],  # a gap region starts: line 4 keeps the count around it, 5 its 0
+        [6, 1, 0, False, True, False],  # a skipped region (#if 0): line 6 is no code
+        [7, 1, 1, True, True, False],
+        [7, 3, 0, False, False, False],  # the end of the file's regions
+        "odd",
+    ]
+    report = {
+        "data": [
+            {
+                "files": [
+                    {"filename": "/w/a.c", "segments": segments, "branches": [[7, 1, 7, 3, 1, 0, 0, 0, 4], ["x"]]},
+                    {"filename": "/w/b.c"},
+                ],
+                "functions": [{"name": "f", "regions": [[1, 1, 2, 2, 1, 0, 0, 0]]}],
+            }
+        ],
+        "type": "llvm.coverage.json.export",
+        "version": "2.0.1",
+    }
+    # Line 2 starts a region never run but is wrapped by a counted one: the largest count (5) wins.
+    assert parse(json.dumps(report).encode()) == (
+        {"w/a.c": [(1, 5, HIT), (2, 5, HIT), (3, 5, HIT), (4, 5, HIT), (5, 0, MISS), (7, 1, PARTIAL)]},
+        {
+            "segment that is not numbers": 1,
+            "branch that is not numbers": 1,
+            "file entry without a filename or segments": 1,
+        },
+    )
+
+
+def test_llvm_export_segments_spanning_too_many_lines_are_refused():
+    report = {
+        "data": [{"files": [{"filename": "a.c", "segments": [[1, 1, 1, True, True], [9_000_000, 1, 0, False, False]]}]}]
+    }
+    with pytest.raises(ReportError, match="span too many lines"):
+        parse(json.dumps(report).encode())
+
+
 # Every format
 
 
@@ -367,6 +410,7 @@ NOT_THE_FORMAT = {
     "coveralls": b'{"files": []}',
     "codecov": b'{"coverage": [1, 2]}',
     "gcov_json": b'{"gcc_version": "12", "files": {"a.c": {}}}',
+    "llvm": b'{"data": {"files": []}}',
     "gcov": b"",
 }
 
@@ -400,6 +444,7 @@ SAMPLES = {
     "coveralls": "c/gcovr-coveralls.json",
     "codecov": "codecov/coverage.json",
     "gcov_json": "c/shapes.gcov.json",
+    "llvm": "llvm/export.json",
 }
 
 

@@ -133,6 +133,12 @@ def test_llvm_cov_lcov_is_read_to_llvm_cov_reports_line_totals():
         assert (len(files[path]), files[path].totals().misses) == (lines, missed), path
 
 
+def test_llvm_cov_export_json_is_its_lcov_line_for_line_and_its_report_totals():
+    files = read("llvm/export.json", root=f"{WORK}/llvm")
+    assert files == read("llvm/export.lcov", root=f"{WORK}/llvm")
+    assert sum(lines.totals().partials for lines in files.values()) > 0  # the branches were read
+
+
 # JavaScript: nyc
 
 
@@ -234,5 +240,6 @@ def test_every_tool_report_is_detected_as_its_format():
         "c/gcovr-coveralls.json": "coveralls",
         "codecov/coverage.json": "codecov",
         "c/main.gcov.json": "gcov_json",
+        "llvm/export.json": "llvm",
     }
     assert {name: detect_format((TOOLS / name).read_bytes()[:65536]) for name in expected} == expected
