@@ -25,6 +25,7 @@ from . import (
     llvm,
     simplecov,
     sonarqube,
+    xcode,
 )
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
@@ -64,6 +65,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     codecov.FORMAT,
     gcov_json.FORMAT,
     llvm.FORMAT,
+    xcode.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

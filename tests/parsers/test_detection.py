@@ -42,6 +42,7 @@ SAMPLES = {
     "codecov": ["tools/codecov/coverage.json"],
     "gcov_json": ["tools/c/main.gcov.json", "tools/c/shapes.gcov.json"],
     "llvm": ["tools/llvm/export.json"],
+    "xcode": ["tools/llvm/show.txt", "tools/llvm/show-color.txt"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {

@@ -397,6 +397,32 @@ def test_llvm_export_segments_spanning_too_many_lines_are_refused():
         parse(json.dumps(report).encode())
 
 
+def test_llvm_cov_show_rows():
+    text = (
+        b"/w/Sources/App/View.swift:\n"
+        b"    1|       |import UIKit\n"
+        b"    2|  1.50k|func f() {\n"
+        b"    3|     2E|    g()\n"
+        b"    4|      0|    h()\n"
+        b"    5|      3|}\n"
+        b"  ------------------\n"
+        b"  | f:\n"
+        b"  |    2|      1|func f() {\n"
+        b"  ------------------\n"
+        b"    6|      x|    odd()\n"
+        b"\n"
+        b"/w/Sources/App/Model.swift:\n"
+        b"    1|      4|let a = b ? \x1b[0;41mc\x1b[0m : d\n"
+    )
+    assert parse(text) == (
+        {
+            "w/Sources/App/View.swift": [(2, 1500, HIT), (3, 2, HIT), (4, 0, MISS)],
+            "w/Sources/App/Model.swift": [(1, 4, PARTIAL)],
+        },
+        {"row whose line number or count is not a number": 1},
+    )
+
+
 # Every format
 
 
@@ -411,6 +437,7 @@ NOT_THE_FORMAT = {
     "codecov": b'{"coverage": [1, 2]}',
     "gcov_json": b'{"gcc_version": "12", "files": {"a.c": {}}}',
     "llvm": b'{"data": {"files": []}}',
+    "xcode": b"",
     "gcov": b"",
 }
 
@@ -445,6 +472,7 @@ SAMPLES = {
     "codecov": "codecov/coverage.json",
     "gcov_json": "c/shapes.gcov.json",
     "llvm": "llvm/export.json",
+    "xcode": "llvm/show-color.txt",
 }
 
 
@@ -464,7 +492,7 @@ def test_a_truncated_report_is_refused_or_read_in_part(format):
             for path, lines in files.items():
                 if path in whole:
                     assert {line for line, _, _ in lines[:-1]} <= whole[path]
-    assert refused or format in ("go", "gcov")
+    assert refused or format in ("go", "gcov", "xcode")
 
 
 @pytest.mark.parametrize("format", sorted(SAMPLES))

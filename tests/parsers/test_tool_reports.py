@@ -139,6 +139,22 @@ def test_llvm_cov_export_json_is_its_lcov_line_for_line_and_its_report_totals():
     assert sum(lines.totals().partials for lines in files.values()) > 0  # the branches were read
 
 
+def test_llvm_cov_show_text_is_its_lcov_without_closing_braces():
+    # Codecov's rules for the text view: a lone "}" row is no code; without colours no line is partial.
+    lcov = read("llvm/export.lcov", root=f"{WORK}/llvm")
+    plain = read("llvm/show.txt", root=f"{WORK}/llvm")
+    coloured = read("llvm/show-color.txt", root=f"{WORK}/llvm")
+    braces = {"main.c": {10, 13}, "shapes.c": {14, 21}, "shapes.h": set()}
+    for path, lines in lcov.items():
+        expected = {n: HIT if s == PARTIAL else s for n, s in states(lines).items() if n not in braces[path]}
+        assert states(plain[path]) == expected, path
+        # With colours, a counted line holding a red (never run) region is partial: a subset of LCOV's.
+        partial = {n for n, s in states(coloured[path]).items() if s == PARTIAL}
+        assert partial <= {n for n, s in states(lines).items() if s == PARTIAL}, path
+        assert {n: HIT if s == PARTIAL else s for n, s in states(coloured[path]).items()} == expected, path
+    assert sum(lines.totals().partials for lines in coloured.values()) == 2
+
+
 # JavaScript: nyc
 
 
@@ -241,5 +257,7 @@ def test_every_tool_report_is_detected_as_its_format():
         "codecov/coverage.json": "codecov",
         "c/main.gcov.json": "gcov_json",
         "llvm/export.json": "llvm",
+        "llvm/show.txt": "xcode",
+        "llvm/show-color.txt": "xcode",
     }
     assert {name: detect_format((TOOLS / name).read_bytes()[:65536]) for name in expected} == expected

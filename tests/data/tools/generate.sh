@@ -50,6 +50,7 @@ llvm_reports() {
     llvm-cov report -instr-profile=shapes.profdata ./shapes >"$HERE/llvm/report.txt"
     # Xcode's codecov plugin uploads this text (llvm-cov show), one file after the other.
     llvm-cov show -instr-profile=shapes.profdata ./shapes >"$HERE/llvm/show.txt"
+    llvm-cov show -use-color -instr-profile=shapes.profdata ./shapes >"$HERE/llvm/show-color.txt"
 }
 
 js_reports() {
