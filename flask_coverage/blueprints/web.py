@@ -1,5 +1,6 @@
 """The service's web pages: ``{COVERAGE_WEB_URL_PREFIX}/...`` at Codecov's web paths (docs/web.md).
 
+- ``/``: the entry page, the repositories the visitor may see by owner (a host app's own ``/`` wins).
 - ``/{prov}/{owner}``: the owner's repositories the visitor may see.
 - ``/{prov}/{owner}/{repo}``: the tip of the default branch (graphs with their legend, totals, the
   files table) with the repository's branches, pull requests and recent commits.
@@ -7,34 +8,37 @@
   the commits of the branch or pull request.
 - ``.../blob/{path}`` below each of them: the file view, every line of the file with its state and
   hits, and its source when the ``source_loader`` hook finds it (:mod:`flask_coverage.sources`).
+  Codecov's file links, ``/{prov}/{owner}/{repo}/blob/{ref}/{path}``, redirect to the branch's or the
+  commit's file view.
 
 Pages are server-rendered HTML that works without JavaScript (the file view's keyboard keys are a
 small script file); templates ``coverage/*.html`` extend ``coverage/base.html``, which the host
 overrides. Visibility is the APIs': public repositories for everyone, private ones for activated
-members (the ``current_user_loader`` hook) or with ``?token=<graph token>``; anything else is the
-one 404 page, so a private repository's existence does not leak.
+members (the ``current_user_loader`` hook); anything else is the one 404 page, so a private
+repository's existence does not leak. The graph token opens a private repository's images only (the
+graphs the pages show carry it), never its pages or source, as on Codecov.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
-from flask import Blueprint, Response, make_response, render_template, request, url_for
+from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from markupsafe import Markup
 
 from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..http_errors import handle_errors
-from ..identifiers import pull_number
+from ..identifiers import normalize_sha, pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
 from ..outage import plain_text_response
-from ..queries.compare import compare_files
-from ..queries.files import FileTotals, file_lines, file_totals, flags_query
-from ..queries.lists import branch_tips, owner_repositories, pull_tips, recent_commits
+from ..queries.compare import changed_files
+from ..queries.files import FILE_SORT_KEYS, FileTotals, file_lines, flags_query, sorted_files
+from ..queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
 from ..queries.repositories import find_repository, get_owner
-from ..queries.targets import find_flag, find_pull, find_target
-from ..request_args import color_range, etag, graph_token, requested_flag
+from ..queries.targets import find_branch, find_flag, find_pull, find_target
+from ..request_args import color_range, etag, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
@@ -46,20 +50,24 @@ bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 _PROV = "<any({}):prov>".format(", ".join(SERVICE_BY_SHORT))
 _REPO = f"/{_PROV}/<owner>/<repo>"
 
+#: Repositories listed on the entry page at most (the owners' pages list all of theirs).
+ENTRY_REPOSITORIES = 500
+#: The most ``/``-separated parts of a branch name that a Codecov file link is tried with.
+MAX_BRANCH_DEPTH = 8
 #: Files per page of a files table.
 FILES_PER_PAGE = 100
 #: Commits listed on a page.
 RECENT_COMMITS = 10
 #: Missed ranges linked at the top of a file view; more are reached with "next miss".
 LISTED_MISS_RANGES = 50
-SORT_KEYS = ("path", "lines", "hits", "partials", "misses", "coverage")
+#: A commit of more files than this is listed by path alone (any other order reads every file), and a pull
+#: request's page names no changed files (the v2 API's compare does, a page at a time): each page costs
+#: a page, not the commit.
+SORTED_FILES = 10_000
 STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 
 #: Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
-NOT_FOUND_MESSAGE = (
-    "There is no coverage here. Private repositories are shown to their members when signed in, "
-    "or with ?token=<graph token>."
-)
+NOT_FOUND_MESSAGE = "There is no coverage here. Private repositories are shown to their members when signed in."
 #: Headers of every page: the graphs are <object>s, the file view's keys a script file.
 PAGE_HEADERS = {
     "Content-Security-Policy": (
@@ -90,17 +98,15 @@ class View(NamedTuple):
     repository: Repository
     target: Target
     commit: Optional[Commit]
-    #: The ``token`` of the request, carried on to the next pages (``None`` for members).
-    token: Optional[str]
 
     def url(self, endpoint: str, target: Optional[Target] = None, **args: Any) -> str:
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
-        return url_for(endpoint, **names, **(target or self.target).args, token=self.token, **args)
+        return url_for(endpoint, **names, **(target or self.target).args, **args)
 
     def graph_url(self, kind: str, **args: Any) -> str:
         """The graph of this page's target; a private repository's carries its graph token."""
-        token = self.token or (self.repository.image_token if self.repository.private else None)
+        token = self.repository.image_token if self.repository.private else None
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
         return url_for("coverage_graphs.graph", kind=kind, **names, **self.target.args, token=token, **args)
@@ -129,16 +135,6 @@ def _current_user() -> Optional[Owner]:
     return call_hook("current_user")
 
 
-def _visible(repository: Repository) -> tuple[bool, Optional[str]]:
-    """``(may read, token to carry on)``: public, a member (no token needed), or the graph token."""
-    if not repository.private:
-        return True, None
-    token = graph_token()
-    if token and call_hook("verify_graph_token", repository, token):
-        return True, token
-    return can_read_repository(_current_user(), repository), None
-
-
 def _view(prov: str, owner: str, repo: str, target: Target) -> View:
     """The page's repository and commit, or the one 404."""
     service = SERVICE_BY_SHORT[prov]
@@ -150,10 +146,9 @@ def _view(prov: str, owner: str, repo: str, target: Target) -> View:
         repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
     if found is None and (target != Target() or repository is None):
         raise NotFound(NOT_FOUND_MESSAGE)
-    allowed, token = _visible(repository)
-    if not allowed:
+    if not can_read_repository(_current_user(), repository):
         raise NotFound(NOT_FOUND_MESSAGE)
-    return View(repository, target, commit, token)
+    return View(repository, target, commit)
 
 
 def _target(branch: Optional[str], pullid: Optional[str], sha: Optional[str]) -> Target:
@@ -192,18 +187,21 @@ def legend_of(repository: Repository) -> Legend:
     return Legend(steps, low, high)
 
 
-def _sorted_files(files: list[FileTotals]) -> tuple[list[FileTotals], str, str]:
-    sort = request.args.get("sort", "coverage")
+def _files_page(commit: Commit) -> dict[str, Any]:
+    """The page of the commit's files the request asks for (``sort``, ``order``, ``page``), read by SQL:
+    the page's rows alone. A commit of more than :data:`SORTED_FILES` files is listed by path."""
+    sortable = commit.files <= SORTED_FILES
+    sort = request.args.get("sort", "coverage" if sortable else "path")
     order = request.args.get("order", "asc")
-    if sort not in SORT_KEYS or order not in ("asc", "desc"):
-        raise InvalidInput(f"sort must be one of {', '.join(SORT_KEYS)}, and order asc or desc.")
-    if sort == "coverage":
-        files = sorted(files, key=lambda f: (f.hits * 10000 // f.lines if f.lines else -1, f.path))
-    elif sort != "path":
-        files = sorted(files, key=lambda f: (getattr(f, sort), f.path))
-    if order == "desc":
-        files.reverse()
-    return files, sort, order
+    if sort not in FILE_SORT_KEYS or order not in ("asc", "desc"):
+        raise InvalidInput(f"sort must be one of {', '.join(FILE_SORT_KEYS)}, and order asc or desc.")
+    if not sortable:
+        sort = "path"
+    pages = max(1, -(-commit.files // FILES_PER_PAGE))
+    number = _page_number(pages)
+    query = sorted_files(commit, sort, order == "desc").limit(FILES_PER_PAGE).offset((number - 1) * FILES_PER_PAGE)
+    files = [FileTotals(*row) for row in execute(query)]
+    return {"files": files, "file_count": commit.files, "sort": sort, "order": order, "page": number, "pages": pages}
 
 
 def _page_number(pages: int) -> int:
@@ -211,6 +209,24 @@ def _page_number(pages: int) -> int:
     if not (value.isascii() and value.isdigit() and 1 <= int(value) <= pages):
         raise NotFound(NOT_FOUND_MESSAGE)
     return int(value)
+
+
+@bp.get("/<coverage_root:root>")
+def entry_page(root: str) -> Any:
+    """The repositories the visitor may see, by owner, with the coverage of their default branch."""
+    user = _current_user()
+    rows = readable_repositories(user, limit=ENTRY_REPOSITORIES + 1)
+    owners: dict[int, tuple[Owner, list[tuple[Repository, Optional[Commit]]]]] = {}
+    for repository, tip in rows[:ENTRY_REPOSITORIES]:
+        owners.setdefault(repository.owner_id, (repository.owner, []))[1].append((repository, tip))
+    return render_template(
+        "coverage/index.html",
+        owners=list(owners.values()),
+        more=len(rows) > ENTRY_REPOSITORIES,
+        user=user,
+        totals_of=totals_of,
+        coverage_text=_coverage_text,
+    )
 
 
 @bp.get(f"/{_PROV}/<owner>")
@@ -239,10 +255,10 @@ def _target_page(view: View) -> Any:
     flags = _commit_flags(repository, commit)
     if flag is not None and flag not in dict(flags):
         raise NotFound(NOT_FOUND_MESSAGE)
-    files: list[FileTotals] = file_totals(commit) if commit is not None else []
-    files, sort, order = _sorted_files(files)
-    pages = max(1, -(-len(files) // FILES_PER_PAGE))
-    number = _page_number(pages)
+    if commit is not None:
+        files = _files_page(commit)
+    else:
+        files = {"files": [], "file_count": 0, "sort": "coverage", "order": "asc", "page": _page_number(1), "pages": 1}
     is_default = target == Target()
     trend = flag is None and commit is not None and target.pullid is None and target.sha is None
     return render_template(
@@ -259,12 +275,8 @@ def _target_page(view: View) -> Any:
         flags=flags,
         flag=flag,
         legend=legend_of(repository),
-        files=files[(number - 1) * FILES_PER_PAGE : number * FILES_PER_PAGE],
-        file_count=len(files),
-        sort=sort,
-        order=order,
-        page=number,
-        pages=pages,
+        sortable=commit is None or commit.files <= SORTED_FILES,
+        **files,
         branches=branch_tips(repository) if is_default else [],
         pulls=pull_tips(repository) if is_default else [],
         commits=recent_commits(repository, branch=target.branch, pullid=target.pullid, limit=RECENT_COMMITS)
@@ -281,18 +293,26 @@ CHANGED_FILES_SHOWN = 10
 
 def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
     """A pull request's coverage compared with its base (``None`` while the base has no coverage):
-    the base commit, the change of coverage, the files whose coverage changed most and the base's tree."""
+    the base commit, the change of coverage, the files whose coverage changed most (from the totals
+    columns; none named when the head has more than :data:`SORTED_FILES` files: the page links to the
+    API's compare instead) and the base's tree."""
     row = find_pull(view.repository, view.target.pullid or 0)
     if row is None or row[2] is None:
         return None
     _, head, base = row
-    changed = [file for file in compare_files(base, head) if file.base is None or file.base != file.head]
-    changed.sort(key=lambda file: -abs(file.head.coverage - (file.base.coverage if file.base else 0)))
+    changed = changed_files(base, head) if head.files <= SORTED_FILES else None
     return {
         "base": base,
         "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
-        "files": changed[:CHANGED_FILES_SHOWN],
-        "changed": len(changed),
+        "files": (changed or [])[:CHANGED_FILES_SHOWN],
+        "changed": None if changed is None else len(changed),
+        "compare_url": url_for(
+            "coverage_api.repos_compare_retrieve",
+            service=view.repository.owner.service.value,
+            owner_username=view.repository.owner.username,
+            repo=view.repository.name,
+            pullid=view.target.pullid,
+        ),
         "base_graph": view._replace(target=Target(sha=base.sha)).graph_url("tree"),
         "head_graph": view.graph_url("tree"),
     }
@@ -358,6 +378,21 @@ def lines_html(tracked: dict[int, tuple[int, int]], source: Optional[tuple[Marku
     return Markup("\n".join(rows))  # noqa: S704
 
 
+def _blob_ref(view: View, path: str) -> Optional[str]:
+    """Codecov's file link ``.../blob/{ref}/{path}`` as the file view of that branch (the longest branch
+    name that starts the path: names may hold ``/``) or commit (a sha of 7 to 64 hex digits), or ``None``."""
+    parts = path.split("/")
+    for cut in range(min(len(parts) - 1, MAX_BRANCH_DEPTH), 0, -1):
+        ref, rest = "/".join(parts[:cut]), "/".join(parts[cut:])
+        if find_branch(view.repository, ref) is not None:
+            return view.url("coverage_web.file_view", target=Target(branch=ref), path=rest, flag=requested_flag())
+    sha = normalize_sha(parts[0], prefix=True)
+    if sha is not None and len(parts) > 1:
+        rest = "/".join(parts[1:])
+        return view.url("coverage_web.file_view", target=Target(sha=sha), path=rest, flag=requested_flag())
+    return None
+
+
 @bp.get(_REPO + "/blob/<path:path>")
 @bp.get(_REPO + "/branch/<path:branch>/blob/<path:path>")
 @bp.get(_REPO + "/pull/<pullid>/blob/<path:path>")
@@ -378,11 +413,15 @@ def file_view(
     commit = view.commit
     coverage = commit if flag is None or commit is None else find_flag(commit, flag)
     lines = file_lines(coverage, path) if coverage is not None else None
+    if lines is None and view.target == Target():
+        codecov_link = _blob_ref(view, path)
+        if codecov_link is not None:
+            return redirect(codecov_link)
     if commit is None or lines is None:
         raise NotFound(NOT_FOUND_MESSAGE)
     source = load_source(view.repository, commit.sha, path)
     user = _current_user()
-    tag = etag(commit.id, commit.sha, commit.version, path, flag, view.token, getattr(user, "id", None), source)
+    tag = etag(commit.id, commit.sha, commit.version, path, flag, getattr(user, "id", None), source)
     if request.if_none_match.contains(tag):
         response = make_response("", 304)
         response.set_etag(tag)

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
-from .coveragepy import _JsonStream
+from ._json import JsonStream
 
 __all__ = ["FORMAT", "parse_codecov"]
 
@@ -31,7 +31,7 @@ _BRANCHES = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
 def parse_codecov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per file of the ``coverage`` object of a Codecov JSON report read from ``chunks``."""
     resolver = context.resolver()
-    stream = _JsonStream(chunks)
+    stream = JsonStream(chunks)
     stream.expect("{", "a Codecov JSON report is an object")
     for key in stream.members():
         if key != "coverage":

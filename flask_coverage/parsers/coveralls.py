@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator
 from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
-from .coveragepy import _JsonStream
+from ._json import JsonStream
 
 __all__ = ["FORMAT", "list_lines", "parse_coveralls"]
 
@@ -26,7 +26,7 @@ __all__ = ["FORMAT", "list_lines", "parse_coveralls"]
 def parse_coveralls(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per entry of ``source_files`` of a Coveralls JSON report read from ``chunks``."""
     resolver = context.resolver()
-    stream = _JsonStream(chunks)
+    stream = JsonStream(chunks)
     stream.expect("{", "a Coveralls JSON report is an object")
     for key in stream.members():
         if key != "source_files":

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
-from .coveragepy import _JsonStream
+from ._json import JsonStream
 
 __all__ = ["FORMAT", "parse_gcov_json"]
 
@@ -28,7 +28,7 @@ __all__ = ["FORMAT", "parse_gcov_json"]
 def parse_gcov_json(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per entry of ``files`` of gcov's JSON format read from ``chunks``."""
     resolver = context.resolver()
-    stream = _JsonStream(chunks)
+    stream = JsonStream(chunks)
     stream.expect("{", "gcov's JSON format is an object")
     for key in stream.members():
         if key != "files":

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator
 from ..lines import HIT, MISS, LineCoverageBuilder
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
-from .coveragepy import _JsonStream
+from ._json import JsonStream
 
 __all__ = ["FORMAT", "parse_istanbul"]
 
@@ -27,7 +27,7 @@ __all__ = ["FORMAT", "parse_istanbul"]
 def parse_istanbul(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per file entry of an Istanbul ``coverage-final.json`` read from ``chunks``."""
     resolver = context.resolver()
-    stream = _JsonStream(chunks)
+    stream = JsonStream(chunks)
     stream.expect("{", "an Istanbul coverage-final.json report is an object of files")
     for name in stream.members():
         entry = stream.value()

@@ -25,7 +25,7 @@ from ..errors import ReportError
 from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
-from .coveragepy import _JsonStream
+from ._json import JsonStream
 
 __all__ = ["FORMAT", "parse_llvm"]
 
@@ -37,7 +37,7 @@ _LINES_PER_SEGMENT = 1000
 def parse_llvm(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per source file of an ``llvm-cov export`` JSON document read from ``chunks``."""
     resolver = context.resolver()
-    stream = _JsonStream(chunks)
+    stream = JsonStream(chunks)
     stream.expect("{", "an llvm-cov export is a JSON object")
     for key in stream.members():
         if key != "data":

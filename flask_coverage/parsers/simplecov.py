@@ -24,8 +24,8 @@ from typing import Any, Iterable, Iterator
 from ..lines import LineCoverage
 from ._common import ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
+from ._json import JsonStream
 from ._paths import PathResolver
-from .coveragepy import _JsonStream
 from .coveralls import list_lines
 
 __all__ = ["FORMAT", "parse_simplecov"]
@@ -36,7 +36,7 @@ _RESULTSET = re.compile(rb'\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"coverage"\s*:\s*\{
 def parse_simplecov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per file entry of a SimpleCov JSON report read from ``chunks``."""
     resolver = context.resolver()
-    stream = _JsonStream(chunks)
+    stream = JsonStream(chunks)
     stream.expect("{", "a SimpleCov JSON report is an object")
     for key in stream.members():
         if key == "coverage" and stream.peek() == "{":
@@ -61,7 +61,7 @@ def parse_simplecov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
     stream.end()
 
 
-def _files(stream: _JsonStream, resolver: PathResolver, skips: Skips) -> Iterator[ParsedFile]:
+def _files(stream: JsonStream, resolver: PathResolver, skips: Skips) -> Iterator[ParsedFile]:
     stream.expect("{", "")
     for name in stream.members():
         lines = _lines(stream.value(), skips)
