@@ -12,8 +12,9 @@ at 0 is MISS; counted, its two numbers decide, and what they mean depends on the
   (Codecov reads Istanbul's file with the OpenClover rule and makes fully covered lines partial.)
 
 Skipped, as Codecov does: a file whose name holds ``{`` (a template), a PHP file under ``vendor/``, a
-line numbered below 1 or, in a PHP file, past the file's ``loc``. Counted too: a line whose numbers are
-not integers (negative counts are clamped to 0). Streamed with expat, one file at a time.
+line numbered below 1 or, in a PHP file, past the file's ``loc``. Counted too, as in every format
+(``parsers/_common.py``): a line or count that is not a number (skipped), a negative count (clamped to
+0), a decimal one (rounded down). Streamed with expat, one file at a time.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, ParsedFile
+from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._xml import XmlReader, int_attribute, read_xml
 
@@ -58,11 +59,11 @@ class _CloverReader(XmlReader):
             self.finish()
             file_name = (attrs.get("path") or attrs.get("name") or "").strip()
             if not file_name:
-                self._skips.add("file without a name")
+                self._skips.add(EMPTY_NAME)
             elif "{" in file_name:
-                self._skips.add("file whose name is a template ({)")
+                self._skips.add("files whose name is a template ({), skipped")
             elif file_name.endswith(".php") and "/vendor/" in "/" + file_name.replace("\\", "/"):
-                self._skips.add("PHP file under vendor/")
+                self._skips.add("PHP files under vendor/, skipped")
             else:
                 self._path = self._resolver.resolve(file_name)
                 self._php = file_name.endswith(".php")
@@ -79,25 +80,21 @@ class _CloverReader(XmlReader):
             self.finish()
 
     def _line(self, lines: LineCoverageBuilder, attrs: dict[str, str]) -> None:
-        number = int_attribute(attrs, "num")
-        count = int_attribute(attrs, "count") if attrs.get("count") else 0
-        if number is None or count is None:
-            self._skips.add("line whose number or count is not an integer")
+        number = line_number(attrs.get("num", ""), self._path, self._skips)
+        if number is None:
             return
-        if not 1 <= number <= MAX_LINE_NUMBER:
-            self._skips.add("line number out of range")
+        count = hit_count(attrs["count"], number, self._path, self._skips) if attrs.get("count") else 0
+        if count is None:
             return
-        if count < 0:
-            self._skips.add("negative count clamped to 0")
-            count = 0
         state = HIT if count else MISS
         if count and attrs.get("type") == "cond":
-            true_count, false_count = int_attribute(attrs, "truecount"), int_attribute(attrs, "falsecount")
+            true_count = hit_count(attrs.get("truecount", ""), number, self._path, self._skips)
+            false_count = hit_count(attrs.get("falsecount", ""), number, self._path, self._skips)
             if true_count is None or false_count is None:
-                self._skips.add("condition whose counts are not integers")
-            elif self._istanbul:
+                return
+            if self._istanbul:
                 state = PARTIAL if false_count > 0 else HIT
-            elif true_count <= 0 or false_count <= 0:
+            elif true_count == 0 or false_count == 0:
                 state = PARTIAL
         lines.add(number, count, state)
 
@@ -110,7 +107,7 @@ class _CloverReader(XmlReader):
         if end is not None:
             kept = [entry for entry in lines if entry[0] <= end]
             if len(kept) < len(lines):
-                self._skips.add("PHP line past the file's end (loc)", len(lines) - len(kept))
+                self._skips.add("PHP lines past the file's end (loc), skipped", len(lines) - len(kept))
                 lines = LineCoverage(kept)
         if len(lines):
             self.done.append(ParsedFile(self._path, lines))

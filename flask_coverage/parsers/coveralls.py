@@ -7,7 +7,7 @@ list as a JSON string: it is decoded too). Coveralls' ``branches`` are not read,
 Paths are as written (relative to the repository, usually).
 
 Skipped and counted: a file entry without a name or a readable ``coverage`` list, an element that is
-neither null nor a count. Streamed one file entry at a time.
+neither null nor a number; negative counts are clamped to 0, decimals rounded down. Streamed one file entry at a time.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import json
 from typing import Any, Iterable, Iterator
 
 from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, ParsedFile
+from ._common import HITS_DECIMAL, HITS_NEGATIVE, HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._json import JsonStream
 
-__all__ = ["FORMAT", "list_lines", "parse_coveralls"]
+__all__ = ["FORMAT", "json_hit_count", "list_lines", "parse_coveralls"]
 
 
 def parse_coveralls(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
@@ -41,7 +41,7 @@ def parse_coveralls(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
                     coverage = None
             name = entry.get("name") if isinstance(entry, dict) else None
             if not isinstance(name, str) or not isinstance(coverage, list):
-                context.skips.add("file entry without a name or a readable coverage list")
+                context.skips.add("file entries without a name or a readable coverage list, skipped")
                 continue
             yield ParsedFile(resolver.resolve(name), list_lines(coverage, 1, context.skips))
     stream.end()
@@ -49,18 +49,34 @@ def parse_coveralls(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
 
 def list_lines(counts: list[Any], first: int, skips: Skips) -> LineCoverage:
     """The lines of a list of counts whose element 0 is line ``first``: null (and "ignored") no code,
-    a count HIT or (0) MISS; anything else skipped and counted."""
+    a count HIT or (0) MISS (:func:`json_hit_count`)."""
     builder = LineCoverageBuilder()
-    odd = 0
     for number, hits in enumerate(counts[: MAX_LINE_NUMBER + 1 - first], first):
-        if type(hits) is int and hits >= 0:
-            if number >= 1:
-                builder.add(number, hits, HIT if hits else MISS)
-        elif hits is not None and hits != "ignored":
-            odd += 1
-    if odd:
-        skips.add("line whose count is not a count", odd)
+        hits = json_hit_count(hits, skips)
+        if hits is not None and number >= 1:
+            builder.add(number, hits, HIT if hits else MISS)
     return builder.build()
+
+
+def json_hit_count(value: Any, skips: Skips) -> int | None:
+    """A JSON count as a hit count, read as every format reads counts (``parsers/_common.py``): null
+    and ``"ignored"`` are no code (None), a negative count is clamped to 0, a decimal one rounded
+    down, anything else skipped (None); each odd one counted."""
+    if type(value) is int:
+        if value >= 0:
+            return value
+        skips.add(HITS_NEGATIVE)
+        return 0
+    if value is None or value == "ignored":
+        return None
+    if type(value) is float and value == value and abs(value) <= MAX_REPORTED_HITS:
+        if value < 0:
+            skips.add(HITS_NEGATIVE)
+            return 0
+        skips.add(HITS_DECIMAL)
+        return int(value)
+    skips.add(HITS_NOT_A_NUMBER)
+    return None
 
 
 def _detect(head: ReportHead) -> bool:

@@ -13,9 +13,9 @@ those lines; gcovr and gcov's own totals count them). Codecov's rules, with its 
 - lines between ``LCOV_EXCL_START`` and ``LCOV_EXCL_STOP``, and those marked ``LCOV_EXCL_LINE``,
   are left out.
 
-Skipped and counted: a source line whose count is not a number, a line number out of range, lines
-before the first ``0:Source:``. The path is the ``Source:`` as gcov wrote it (relative to the build
-folder, or absolute). Read line by line; several files one after the other are several files.
+Skipped and counted as in every format (``parsers/_common.py``): a source line whose count or number
+is not a number, line 0, lines before the first ``0:Source:``. The path is the ``Source:`` as gcov wrote
+it (relative to the build folder, or absolute). Read line by line; several files one after the other are several files.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 from typing import Iterable, Iterator
 
 from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, ParsedFile
+from ._common import HITS_NOT_A_NUMBER, ParsedFile, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._text import text_lines
 
@@ -76,7 +76,7 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
             if not colon or count_text == "-" or count_text.startswith("-"):
                 continue  # no code, or not a source line ("-:", gcov's headers)
             if builder is None:
-                skips.add("line before the first 0:Source:")
+                skips.add("lines before the first 0:Source:, skipped")
                 continue
             if code.strip() == "}" or code[:1] in ("{", "}"):
                 continue
@@ -87,13 +87,11 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
             else:
                 count_text = count_text.rstrip("*")
                 if not count_text.isdecimal() or len(count_text) > 20:
-                    skips.add("line whose count is not a number")
+                    skips.add(HITS_NOT_A_NUMBER)
                     continue
                 count = int(count_text)
-            number_text = number_text.strip()
-            number = int(number_text) if number_text.isdecimal() and len(number_text) < 9 else 0
-            if not 1 <= number <= MAX_LINE_NUMBER:
-                skips.add("line number out of range")
+            number = line_number(number_text, path, skips)
+            if number is None:
                 continue
             if count and _BRANCHY.match(code):
                 branches = [number, count, 0, 0]

@@ -37,7 +37,7 @@ def parse_gcov_json(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
         for entry in stream.items("gcov JSON: files is not a list"):
             name = entry.get("file") if isinstance(entry, dict) else None
             if not isinstance(name, str) or not isinstance(entry.get("lines"), list):
-                context.skips.add("file entry without a name or a lines list")
+                context.skips.add("file entries without a name or a lines list, skipped")
                 continue
             yield ParsedFile(resolver.resolve(name), _lines(entry["lines"], context.skips))
     stream.end()
@@ -49,7 +49,7 @@ def _lines(lines: list[Any], skips: Skips) -> LineCoverage:
         number = line.get("line_number") if isinstance(line, dict) else None
         count = line.get("count") if isinstance(line, dict) else None
         if type(number) is not int or type(count) is not int or not 1 <= number <= MAX_LINE_NUMBER or count < 0:
-            skips.add("line without a readable number or count")
+            skips.add("lines without a readable number or count, skipped")
             continue
         branches = line.get("branches")
         untaken = isinstance(branches, list) and any(

@@ -9,7 +9,8 @@ several runs concatenated) counts once, with its larger count. The path is the i
 profile writes (``example.com/m/pkg/x.go``); placing it in the repository is the path placement's job.
 
 Skipped and counted: a line that is not a block (``go tool cover -func`` lines, garbage), a block
-with a line number out of range or ending before it starts. Blocks are read file by file: a file whose
+starting on line 0 or ending before it starts. Refused: an unknown mode, a line number past the limit,
+blocks spanning more lines than a bound proportional to the profile's size. Blocks are read file by file: a file whose
 blocks come back later in the profile is yielded again, and merged per path like any duplicate.
 """
 
@@ -20,7 +21,7 @@ from typing import Iterable, Iterator
 
 from ..errors import ReportError
 from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, ParsedFile
+from ._common import LINE_BELOW_ONE, MAX_LINE_NUMBER, ParsedFile, bad_line_number
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._paths import PathResolver
 from ._text import text_lines
@@ -54,12 +55,17 @@ def parse_go(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedF
                         raise ReportError(f"Go coverage profile has an unknown mode: {line.strip()[:40]!r}")
                     seen_mode = True
                 elif line.strip():
-                    skips.add("line that is not a coverage block")
+                    skips.add("lines that are not coverage blocks, skipped")
                 continue
             file_name, start, start_column, end, end_column, _, count = match.groups()
             first, last = int(start), int(end)
-            if not (1 <= first <= last <= MAX_LINE_NUMBER):
-                skips.add("block with a line number out of range")
+            if first < 1:
+                skips.add(LINE_BELOW_ONE)
+                continue
+            if last > MAX_LINE_NUMBER:
+                bad_line_number(end, file_name)
+            if last < first:
+                skips.add("blocks ending before they start, skipped")
                 continue
             spanned += last - first + 1
             if spanned > _SPAN_ALLOWANCE + _SPAN_PER_CHARACTER * characters:

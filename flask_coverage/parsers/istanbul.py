@@ -34,7 +34,7 @@ def parse_istanbul(chunks: Iterable[bytes], context: ParseContext) -> Iterator[P
         if isinstance(entry, dict) and isinstance(entry.get("data"), dict):
             entry = entry["data"]  # the wrapping of Istanbul's older FileCoverage.toJSON
         if not isinstance(entry, dict):
-            context.skips.add("file entry that is not an object")
+            context.skips.add("file entries that are not objects, skipped")
             continue
         yield ParsedFile(resolver.resolve(name), _file_lines(entry, context.skips))
     stream.end()
@@ -48,7 +48,7 @@ def _file_lines(entry: dict[str, Any], skips: Skips) -> Any:
             continue
         line, count = _start_line(statement), counts.get(key)
         if line is None or type(count) is not int or count < 0:
-            skips.add("statement without a readable line or count")
+            skips.add("statements without a readable line or count, skipped")
             continue
         hits[line] = max(hits.get(line, 0), count)
     missed_branches = set()
@@ -61,7 +61,7 @@ def _file_lines(entry: dict[str, Any], skips: Skips) -> Any:
         if type(line) is not int or not 1 <= line <= MAX_LINE_NUMBER:
             line = _start_line(branch)
         if line is None or not isinstance(taken, list) or any(type(t) is not int for t in taken):
-            skips.add("branch without a readable line or counts")
+            skips.add("branches without a readable line or counts, skipped")
             continue
         if 0 in taken:
             missed_branches.add(line)

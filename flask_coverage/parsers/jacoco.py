@@ -7,8 +7,9 @@ covered branch or a covered instruction is HIT, and one without is MISS. The hit
 instructions (JaCoCo counts no executions). The path is the package plus the file name, as JaCoCo
 writes them (``com/example/Shapes.java``); placing it in the repository is the path placement's job.
 
-Skipped and counted: a line numbered below 1 or above the limit, a line whose counts are not integers;
-negative counts are clamped to 0. Streamed with expat, one source file at a time.
+Skipped, clamped and counted as in every format (``parsers/_common.py``): a line numbered 0 or less or
+not a number, a count that is not a number; negative counts clamped to 0, decimals rounded down; a
+nameless ``<sourcefile>``. Streamed with expat, one source file at a time.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, ParsedFile
+from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import XmlReader, int_attribute, read_xml
+from ._xml import XmlReader, read_xml
 
 __all__ = ["FORMAT", "parse_jacoco"]
 
@@ -49,7 +50,7 @@ class _JacocoReader(XmlReader):
             self.finish()
             file_name = attrs.get("name", "").strip()
             if not file_name:
-                self._skips.add("source file without a name")
+                self._skips.add(EMPTY_NAME)
                 return
             self._path = self._resolver.resolve(f"{self._package}/{file_name}" if self._package else file_name)
             self._lines = LineCoverageBuilder()
@@ -60,20 +61,16 @@ class _JacocoReader(XmlReader):
             self.finish()
 
     def _line(self, lines: LineCoverageBuilder, attrs: dict[str, str]) -> None:
-        number = int_attribute(attrs, "nr")
-        covered = int_attribute(attrs, "ci")
-        missed_branches = int_attribute(attrs, "mb")
-        covered_branches = int_attribute(attrs, "cb")
-        if number is None or covered is None or missed_branches is None or covered_branches is None:
-            self._skips.add("line whose number or counts are not integers")
+        number = line_number(attrs.get("nr", ""), self._path, self._skips)
+        if number is None:
             return
-        if not 1 <= number <= MAX_LINE_NUMBER:
-            self._skips.add("line number out of range")
-            return
-        if covered < 0 or missed_branches < 0 or covered_branches < 0:
-            self._skips.add("negative count clamped to 0")
-            covered, missed_branches = max(covered, 0), max(missed_branches, 0)
-            covered_branches = max(covered_branches, 0)
+        counts = []
+        for key in ("ci", "mb", "cb"):
+            count = hit_count(attrs.get(key, ""), number, self._path, self._skips)
+            if count is None:
+                return
+            counts.append(count)
+        covered, missed_branches, covered_branches = counts
         if missed_branches:
             state = PARTIAL if covered_branches else MISS
         else:

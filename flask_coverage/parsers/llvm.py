@@ -52,7 +52,7 @@ def parse_llvm(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                 for entry in stream.items("llvm-cov export: files is not a list"):
                     name = entry.get("filename") if isinstance(entry, dict) else None
                     if not isinstance(name, str) or not isinstance(entry.get("segments"), list):
-                        context.skips.add("file entry without a filename or segments")
+                        context.skips.add("file entries without a filename or segments, skipped")
                         continue
                     lines = _lines(entry["segments"], entry.get("branches"), context.skips)
                     yield ParsedFile(resolver.resolve(name), lines)
@@ -73,7 +73,7 @@ def _lines(segments: list[Any], branches: Any, skips: Skips) -> LineCoverage:
             gap = bool(segment[5]) if len(segment) > 5 else False
             read.append((segment[0], segment[2], bool(segment[3]), bool(segment[4]), gap))
         else:
-            skips.add("segment that is not numbers")
+            skips.add("segments that are not numbers, skipped")
     read.sort(key=lambda s: s[0])  # stable: the columns' order within a line is kept
     if read and read[-1][0] - read[0][0] > _LINES_PER_SEGMENT * len(read):
         raise ReportError("llvm-cov export: a file's segments span too many lines for their number")
@@ -104,7 +104,7 @@ def _missed_branch_lines(branches: Any, skips: Skips) -> set[int]:
             if branch[4] == 0 or branch[5] == 0:
                 missed.add(branch[0])
         else:
-            skips.add("branch that is not numbers")
+            skips.add("branches that are not numbers, skipped")
     return missed
 
 

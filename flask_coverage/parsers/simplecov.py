@@ -30,6 +30,8 @@ from .coveralls import list_lines
 
 __all__ = ["FORMAT", "parse_simplecov"]
 
+NO_LINES = "file entries without a readable filename or lines, skipped"
+
 _RESULTSET = re.compile(rb'\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{\s*"coverage"\s*:\s*\{')
 
 
@@ -44,7 +46,7 @@ def parse_simplecov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
         elif key == "files" and stream.peek() == "[":
             for entry in stream.items(""):
                 if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str):
-                    context.skips.add("file entry without a readable filename or lines")
+                    context.skips.add(NO_LINES)
                     continue
                 lines = _lines(entry.get("coverage"), context.skips)
                 if lines is not None:
@@ -73,7 +75,7 @@ def _lines(coverage: Any, skips: Skips) -> LineCoverage | None:
     if isinstance(coverage, dict):
         coverage = coverage.get("lines")
     if not isinstance(coverage, list):
-        skips.add("file entry without a readable filename or lines")
+        skips.add(NO_LINES)
         return None
     return list_lines(coverage, 1, skips)
 

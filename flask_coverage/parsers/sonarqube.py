@@ -7,8 +7,9 @@ not covered is MISS, a covered one is PARTIAL when fewer branches were covered t
 HIT. The format has no counts: a covered line has 1 hit. Paths are as written (relative to the
 project's base folder, or absolute).
 
-Skipped and counted: a line whose number or branch counts are not integers, a number out of range, a
-``covered`` that is neither ``true`` nor ``false``. Streamed with expat, one file at a time.
+Skipped and counted as in every format (``parsers/_common.py``): a line or branch count that is not a
+number, a line numbered 0 or less, a ``covered`` that is neither ``true`` nor ``false``, a file without
+a path. Streamed with expat, one file at a time.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ import re
 from typing import Iterable, Iterator
 
 from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, ParsedFile
+from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import XmlReader, int_attribute, read_xml
+from ._xml import XmlReader, read_xml
 
 __all__ = ["FORMAT", "is_sonarqube", "parse_sonarqube"]
 
+NOT_TRUE_OR_FALSE = "lines whose covered is neither true nor false, skipped"
 _FIRST_CHILD = re.compile(rb"\s*(?:<!--.*?-->\s*)*<(/?)([A-Za-z_][\w.-]*)", re.DOTALL)
 
 
@@ -49,21 +51,22 @@ class _SonarReader(XmlReader):
             self.finish()
             path = attrs.get("path", "").strip()
             if not path:
-                self._skips.add("file without a path")
+                self._skips.add(EMPTY_NAME)
                 return
             self._path = self._resolver.resolve(path)
             self._lines = LineCoverageBuilder()
 
     def _line(self, lines: LineCoverageBuilder, attrs: dict[str, str]) -> None:
-        number = int_attribute(attrs, "lineNumber")
-        branches = int_attribute(attrs, "branchesToCover") if "branchesToCover" in attrs else 0
-        covered_branches = int_attribute(attrs, "coveredBranches") if "coveredBranches" in attrs else 0
-        covered = attrs.get("covered", "").strip().lower()
-        if number is None or branches is None or covered_branches is None or covered not in ("true", "false"):
-            self._skips.add("line whose number, covered or branch counts are unreadable")
+        number = line_number(attrs.get("lineNumber", ""), self._path, self._skips)
+        if number is None:
             return
-        if not 1 <= number <= MAX_LINE_NUMBER:
-            self._skips.add("line number out of range")
+        covered = attrs.get("covered", "").strip().lower()
+        if covered not in ("true", "false"):
+            self._skips.add(NOT_TRUE_OR_FALSE)
+            return
+        branches = hit_count(attrs.get("branchesToCover", "0"), number, self._path, self._skips)
+        covered_branches = hit_count(attrs.get("coveredBranches", "0"), number, self._path, self._skips)
+        if branches is None or covered_branches is None:
             return
         if covered == "false":
             lines.add(number, 0, MISS)

@@ -10,7 +10,8 @@ line in red: a counted line with one is PARTIAL here, where Codecov stores it as
 line that ran with a part that did not is what PARTIAL means in every other format. The path is as
 written (Codecov drops its first character, the ``/`` of an absolute path: the same path once placed).
 
-Skipped and counted: a row whose line number or count is not a number, rows before the first path.
+Skipped and counted as in every format (``parsers/_common.py``): a row whose line number or count is
+not a number, line 0, rows before the first path.
 Read line by line.
 """
 
@@ -20,7 +21,7 @@ import re
 from typing import Iterable, Iterator
 
 from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile
+from ._common import HITS_NOT_A_NUMBER, MAX_REPORTED_HITS, ParsedFile, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._text import text_lines
 
@@ -54,16 +55,18 @@ def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
                 path, builder = resolver.resolve(number_text[:-1]), LineCoverageBuilder()
                 continue
             if builder is None:
-                skips.add("row before the first file's path")
+                skips.add("rows before the first file's path, skipped")
                 continue
             count_text, _, source = rest.partition("|")
             count_text = _COLOR.sub("", count_text).replace("E", "").strip()
             if not count_text or _COLOR.sub("", source).strip() == "}":
                 continue
-            number = int(number_text) if number_text.isdecimal() and len(number_text) < 9 else 0
+            number = line_number(number_text, path, skips)
+            if number is None:
+                continue
             count = _count(count_text)
-            if not 1 <= number <= MAX_LINE_NUMBER or count is None:
-                skips.add("row whose line number or count is not a number")
+            if count is None:
+                skips.add(HITS_NOT_A_NUMBER)
                 continue
             state = HIT if count else MISS
             if count and RED in source:

@@ -14,6 +14,14 @@ from hypothesis import strategies as st
 from flask_coverage.errors import ReportError
 from flask_coverage.lines import HIT, MISS, PARTIAL
 from flask_coverage.parsers import Skips, merge_by_path, parse_report
+from flask_coverage.parsers._common import (
+    EMPTY_NAME,
+    HITS_DECIMAL,
+    HITS_NEGATIVE,
+    HITS_NOT_A_NUMBER,
+    LINE_BELOW_ONE,
+    LINE_NOT_A_NUMBER,
+)
 
 TOOLS = Path(__file__).resolve().parent.parent / "data" / "tools"
 
@@ -60,19 +68,16 @@ def test_jacoco_odd_lines_are_skipped_and_counted():
         )
         + b"",
     )
-    assert files == {"com/acme/A.java": [(3, 0, MISS), (4, 1, HIT)]}
-    assert skips == {
-        "line number out of range": 1,
-        "line whose number or counts are not integers": 2,
-        "negative count clamped to 0": 1,
-    }
+    # The rules of every format: line 0 and "x" skipped, 1.0 rounded down, -1 clamped to 0.
+    assert files == {"com/acme/A.java": [(2, 1, HIT), (3, 0, MISS), (4, 1, HIT)]}
+    assert skips == {LINE_BELOW_ONE: 1, LINE_NOT_A_NUMBER: 1, HITS_DECIMAL: 1, HITS_NEGATIVE: 1}
 
 
 def test_jacoco_default_package_and_a_nameless_source_file():
     data = jacoco('<line nr="1" mi="0" ci="1" mb="0" cb="0"/>', package="")
     assert parse(data)[0] == {"A.java": [(1, 1, HIT)]}
     nameless = data.replace(b'<sourcefile name="A.java">', b"<sourcefile>")
-    assert parse(nameless) == ({}, {"source file without a name": 1})
+    assert parse(nameless) == ({}, {EMPTY_NAME: 1})
 
 
 # Go
@@ -98,7 +103,11 @@ def test_go_odd_lines_are_skipped_and_counted():
     )
     assert parse(profile) == (
         {"m/a.go": [(2, 1, HIT)]},
-        {"line that is not a coverage block": 2, "block with a line number out of range": 2},
+        {
+            "lines that are not coverage blocks, skipped": 2,
+            LINE_BELOW_ONE: 1,
+            "blocks ending before they start, skipped": 1,
+        },
     )
 
 
@@ -142,9 +151,9 @@ def test_istanbul_odd_entries_are_skipped_and_counted():
     assert parse(json.dumps(data).encode()) == (
         {"app/a.js": [(1, 1, HIT)]},
         {
-            "statement without a readable line or count": 2,
-            "branch without a readable line or counts": 1,
-            "file entry that is not an object": 1,
+            "statements without a readable line or count, skipped": 2,
+            "branches without a readable line or counts, skipped": 1,
+            "file entries that are not objects, skipped": 1,
         },
     )
 
@@ -185,10 +194,10 @@ def test_clover_skips_what_codecov_skips_and_counts_it():
     )
     assert parse(clover(lines)) == (
         {"app/src/a.php": [(3, 2, HIT)]},
-        {"line number out of range": 1, "PHP line past the file's end (loc)": 1},
+        {LINE_BELOW_ONE: 1, "PHP lines past the file's end (loc), skipped": 1},
     )
-    assert parse(clover(lines, name="/app/vendor/lib/b.php"))[1] == {"PHP file under vendor/": 1}
-    assert parse(clover(lines, name="/app/{{template}}.js"))[1] == {"file whose name is a template ({)": 1}
+    assert parse(clover(lines, name="/app/vendor/lib/b.php"))[1] == {"PHP files under vendor/, skipped": 1}
+    assert parse(clover(lines, name="/app/{{template}}.js"))[1] == {"files whose name is a template ({), skipped": 1}
 
 
 # gcov
@@ -224,7 +233,7 @@ def test_gcov_text_follows_codecovs_rules():
     # 3 "{" and 10 "}" are not code; 4 is an if with a branch not taken; 8's ternary is no if, for or
     # while (Codecov's default branch detection); 9 is an unused static function; 11 and 13 excluded.
     assert files == {"src/a.c": [(2, 3, HIT), (4, 3, PARTIAL), (5, 2, HIT), (6, 0, MISS), (7, 0, MISS), (8, 1, HIT)]}
-    assert skips == {"line whose count is not a number": 1}
+    assert skips == {HITS_NOT_A_NUMBER: 1}
 
 
 def test_gcov_files_one_after_the_other():
@@ -250,9 +259,9 @@ def test_sonarqube_line_states_and_odd_lines():
     assert parse(report) == (
         {"src/a.c": [(1, 1, HIT), (2, 0, MISS), (3, 1, PARTIAL), (4, 1, HIT)]},
         {
-            "line number out of range": 1,
-            "line whose number, covered or branch counts are unreadable": 1,
-            "file without a path": 1,
+            LINE_BELOW_ONE: 1,
+            "lines whose covered is neither true nor false, skipped": 1,
+            EMPTY_NAME: 1,
         },
     )
 
@@ -264,9 +273,10 @@ def test_simplecov_lines_and_odd_elements():
     lines = [None, 1, 0, "ignored", -1, 2.5, 3]
     resultset = {"RSpec": {"coverage": {"/app/a.rb": {"lines": lines}}, "timestamp": 1}}
     legacy = {"Minitest": {"coverage": {"/app/a.rb": lines}, "timestamp": 1}}
-    expected = {"app/a.rb": [(2, 1, HIT), (3, 0, MISS), (7, 3, HIT)]}
+    # -1 is clamped to 0 and 2.5 rounded down, as every format reads counts.
+    expected = {"app/a.rb": [(2, 1, HIT), (3, 0, MISS), (5, 0, MISS), (6, 2, HIT), (7, 3, HIT)]}
     for report in (resultset, legacy):
-        assert parse(json.dumps(report).encode()) == (expected, {"line whose count is not a count": 2})
+        assert parse(json.dumps(report).encode()) == (expected, {HITS_NEGATIVE: 1, HITS_DECIMAL: 1})
 
 
 def test_simplecov_commands_of_one_resultset_are_merged():
@@ -291,8 +301,12 @@ def test_coveralls_lists_and_json_strings_and_odd_entries():
         ],
     }
     assert parse(json.dumps(report).encode()) == (
-        {"a.c": [(2, 1, HIT), (3, 0, MISS)], "b.c": [(1, 0, MISS), (2, 3, HIT)]},
-        {"line whose count is not a count": 2, "file entry without a name or a readable coverage list": 2},
+        {"a.c": [(2, 1, HIT), (3, 0, MISS), (5, 0, MISS)], "b.c": [(1, 0, MISS), (2, 3, HIT)]},
+        {
+            HITS_NOT_A_NUMBER: 1,
+            HITS_NEGATIVE: 1,
+            "file entries without a name or a readable coverage list, skipped": 2,
+        },
     )
 
 
@@ -320,12 +334,13 @@ def test_codecov_json_shapes_and_coverages():
             ],
             "b.py": [(1, 4, HIT), (2, 0, MISS)],
             "c.py": [(2, 2, HIT)],
-            "d.py": [],
+            "d.py": [(10, 1, HIT)],
         },
         {
-            "line number out of range or not a number": 1,
-            "line whose coverage is not a count, branches or true": 2,
-            "file whose lines are not an object or a list": 1,
+            LINE_NOT_A_NUMBER: 1,
+            HITS_DECIMAL: 1,
+            HITS_NOT_A_NUMBER: 1,
+            "files whose lines are not an object or a list, skipped": 1,
         },
     )
 
@@ -350,7 +365,10 @@ def test_gcov_json_lines_branches_and_odd_entries():
     }
     assert parse(json.dumps(report).encode()) == (
         {"src/a.c": [(1, 2, PARTIAL), (2, 2, HIT), (3, 0, MISS)]},
-        {"line without a readable number or count": 2, "file entry without a name or a lines list": 1},
+        {
+            "lines without a readable number or count, skipped": 2,
+            "file entries without a name or a lines list, skipped": 1,
+        },
     )
 
 
@@ -382,9 +400,9 @@ def test_llvm_export_lines_from_segments():
     assert parse(json.dumps(report).encode()) == (
         {"w/a.c": [(1, 5, HIT), (2, 5, HIT), (3, 5, HIT), (4, 5, HIT), (5, 0, MISS), (7, 1, PARTIAL)]},
         {
-            "segment that is not numbers": 1,
-            "branch that is not numbers": 1,
-            "file entry without a filename or segments": 1,
+            "segments that are not numbers, skipped": 1,
+            "branches that are not numbers, skipped": 1,
+            "file entries without a filename or segments, skipped": 1,
         },
     )
 
@@ -419,7 +437,7 @@ def test_llvm_cov_show_rows():
             "w/Sources/App/View.swift": [(2, 1500, HIT), (3, 2, HIT), (4, 0, MISS)],
             "w/Sources/App/Model.swift": [(1, 4, PARTIAL)],
         },
-        {"row whose line number or count is not a number": 1},
+        {HITS_NOT_A_NUMBER: 1},
     )
 
 
