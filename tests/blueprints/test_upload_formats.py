@@ -4,6 +4,7 @@ absolute build paths) on the repository's files."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from flask_coverage.queries.files import file_totals
@@ -76,3 +77,36 @@ def test_the_formats_of_one_run_uploaded_apart_store_the_same_files(testapp, wid
     files = {sha: stored(resolve_commit(widgets, sha=sha)) for sha in runs}
     assert files["a" * 40] == files["b" * 40] and set(files["a" * 40]) == {"c/main.c", "c/shapes.c", "c/shapes.h"}
     assert files["c" * 40] == files["d" * 40] and set(files["c" * 40]) == {"js/main.js", "js/shapes.js"}
+
+
+def test_odd_lines_of_a_new_format_are_said_in_the_answer_and_stored_with_the_upload(testapp, widgets, db) -> None:
+    # JaCoCo and Go lines Codecov skips: skipped, counted, and said on the answer's last line.
+    jacoco = (TOOLS / "java/jacoco.xml").read_bytes().replace(b'<line nr="4"', b'<line nr="0"', 1)
+    go = (TOOLS / "go/cover-count.out").read_bytes() + b"example.com/shapes/shapes.go:19: Area 0.0%\n"
+    body = "\n".join(NETWORK).encode() + b"\n<<<<<< network\n"
+    body += b"# path=jacoco.xml\n" + jacoco + b"\n<<<<<< EOF\n# path=cover.out\n" + go + b"<<<<<< EOF\n"
+    sha = "f" * 40
+    response = testapp.post(
+        f"/upload/v2?commit={sha}&token={widgets.upload_token}", body, headers={"Content-Type": "text/plain"}
+    )
+    blank, _url, summary, said, end = response.text.split("\n")
+    assert (blank, end) == ("", "")
+    assert said == (
+        "skipped or clamped: 1 lines numbered 0 or less, skipped; 1 lines that are not coverage blocks, skipped"
+    )
+    assert json.loads(summary)["skipped"] == 2
+    assert stored(resolve_commit(widgets, sha=sha))["java/src/com/example/shapes/Shapes.java"][0] == 13
+
+
+def test_a_report_that_breaks_its_format_stores_nothing(testapp, widgets, snapshot) -> None:
+    url = f"/upload/v2?commit={'f' * 40}&token={widgets.upload_token}"
+    before = snapshot()
+    bad = (TOOLS / "java/jacoco.xml").read_bytes().replace(b"</report>", b"</repor>")
+    response = testapp.post(
+        url,
+        bad,
+        headers={"Content-Type": "text/plain"},
+        status=400,
+    )
+    assert response.text.startswith("Upload refused: invalid XML report: mismatched tag at line 1")
+    assert snapshot() == before
