@@ -23,6 +23,7 @@ from . import (
     jacoco,
     lcov,
     llvm,
+    opencover,
     simplecov,
     sonarqube,
     xcode,
@@ -66,6 +67,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     gcov_json.FORMAT,
     llvm.FORMAT,
     xcode.FORMAT,
+    opencover.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

@@ -43,6 +43,7 @@ SAMPLES = {
     "gcov_json": ["tools/c/main.gcov.json", "tools/c/shapes.gcov.json"],
     "llvm": ["tools/llvm/export.json"],
     "xcode": ["tools/llvm/show.txt", "tools/llvm/show-color.txt"],
+    "opencover": ["tools/opencover/coverage.opencover.xml"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {

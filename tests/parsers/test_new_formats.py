@@ -5,6 +5,7 @@ ReportError)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -441,6 +442,41 @@ def test_llvm_cov_show_rows():
     )
 
 
+def test_opencover_sequence_points_and_their_summary():
+    # A hand-written sample in coverlet's shape (no .NET SDK in Debian): its own <Summary> counts.
+    data = (TOOLS / "opencover/coverage.opencover.xml").read_bytes()
+    summary = re.search(rb'numSequencePoints="(\d+)" visitedSequencePoints="(\d+)"', data)
+    assert summary
+    files, skips = parse(data)
+    lines = files["build/Shapes/src/Shapes.cs"]  # C:\build\Shapes\src\Shapes.cs, separators and drive gone
+    visited = [entry for entry in lines if entry[2] != MISS]
+    assert len(visited) == int(summary.group(2))  # each visited point is one line
+    assert len(lines) == int(summary.group(1)) + 1  # one point spans lines 25-26
+    assert dict((n, state) for n, _, state in lines)[7] == PARTIAL  # bev 3 of bec 6
+    assert dict((n, state) for n, _, state in lines)[24] == MISS  # bev 0 of bec 2
+    assert skips == {}
+
+
+def test_opencover_odd_points():
+    data = (
+        b'<CoverageSession><Modules><Module><Files><File uid="1" fullPath="a.cs"/></Files><Classes><Class><Methods>'
+        b'<Method><FileRef uid="1"/><SequencePoints><SequencePoint vc="1" sl="0" el="0"/>'
+        b'<SequencePoint vc="-1" sl="2" el="2"/><SequencePoint vc="1" sl="9" el="3"/>'
+        b'<SequencePoint vc="1" sl="3" el="3" bec="2" bev="2"/></SequencePoints></Method>'
+        b'<Method><FileRef uid="7"/><SequencePoints><SequencePoint vc="1" sl="1" el="1"/></SequencePoints></Method>'
+        b"</Methods></Class></Classes></Module></Modules></CoverageSession>"
+    )
+    assert parse(data) == (
+        {"a.cs": [(2, 0, MISS), (3, 2, HIT)]},
+        {
+            LINE_BELOW_ONE: 1,
+            HITS_NEGATIVE: 1,
+            "sequence points ending before they start or spanning over 1,000 lines, skipped": 1,
+            "methods of a file not listed, skipped": 1,
+        },
+    )
+
+
 # Every format
 
 
@@ -456,6 +492,7 @@ NOT_THE_FORMAT = {
     "gcov_json": b'{"gcc_version": "12", "files": {"a.c": {}}}',
     "llvm": b'{"data": {"files": []}}',
     "xcode": b"",
+    "opencover": b'<coverage line-rate="1"/>',
     "gcov": b"",
 }
 
@@ -471,7 +508,7 @@ def test_a_report_forced_into_a_format_it_is_not_is_refused_or_holds_nothing(for
         assert files == {}
 
 
-@pytest.mark.parametrize("format", ["cobertura", "jacoco", "clover", "sonarqube"])
+@pytest.mark.parametrize("format", ["cobertura", "jacoco", "clover", "sonarqube", "opencover"])
 def test_an_xml_declaration_of_an_unknown_encoding_is_a_report_error(format):
     # expat asks Python for the codec, whose LookupError is no ReportError (and was a 500 for Cobertura).
     with pytest.raises(ReportError, match="^invalid XML report: its declaration names an unknown encoding$"):
@@ -491,6 +528,7 @@ SAMPLES = {
     "gcov_json": "c/shapes.gcov.json",
     "llvm": "llvm/export.json",
     "xcode": "llvm/show-color.txt",
+    "opencover": "opencover/coverage.opencover.xml",
 }
 
 
