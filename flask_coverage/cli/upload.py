@@ -31,8 +31,8 @@ PROGRESS_BAR_BYTES = 16 * 1024 * 1024
     "report_format",
     default="auto",
     show_default=True,
-    metavar="auto|FORMAT",
-    help=f"The report format: auto detects it from the content, or one of {', '.join(FORMATS)}.",
+    metavar="|".join(("auto", *FORMATS)),
+    help="The report format; auto detects it from the content.",
 )
 @click.option(
     "--flag",
