@@ -16,6 +16,7 @@ from . import (
     codecov,
     coveragepy,
     coveralls,
+    covr,
     gcov,
     gcov_json,
     go,
@@ -68,6 +69,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     llvm.FORMAT,
     xcode.FORMAT,
     opencover.FORMAT,
+    covr.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

@@ -44,6 +44,7 @@ SAMPLES = {
     "llvm": ["tools/llvm/export.json"],
     "xcode": ["tools/llvm/show.txt", "tools/llvm/show-color.txt"],
     "opencover": ["tools/opencover/coverage.opencover.xml"],
+    "covr": ["tools/r/covr.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -59,7 +60,7 @@ LOOKALIKES = {
     ),
     "Cobertura (coverage.py)": (b'<coverage version="7.6.1" timestamp="1" lines-valid="3" line-rate="1">', "cobertura"),
     "Cobertura (no rates)": (b'<coverage version="1">\n<sources><source>/src</source></sources>', "cobertura"),
-    "covr (files array)": (b'{"files": [{"name": "R/a.R", "coverage": [null, 1, 0]}]}', None),
+    "covr (files array)": (b'{"files": [{"name": "R/a.R", "coverage": [null, 1, 0]}]}', "covr"),
     "SimpleCov JSON": (
         b'{"meta": {"simplecov_version": "0.22.0"}, "coverage": {"/app/a.rb": {"lines": [1]}}}',
         "simplecov",

@@ -477,6 +477,17 @@ def test_opencover_odd_points():
     )
 
 
+def test_covr_elements_are_lines_from_zero():
+    report = {
+        "files": [{"name": "R/a.R", "coverage": [None, 1, 0, None, "x"]}, {"name": "R/b.R"}],
+        "uploader": "R",
+    }
+    assert parse(json.dumps(report).encode()) == (
+        {"R/a.R": [(1, 1, HIT), (2, 0, MISS)]},
+        {HITS_NOT_A_NUMBER: 1, "file entries without a name or a coverage list, skipped": 1},
+    )
+
+
 # Every format
 
 
@@ -493,6 +504,7 @@ NOT_THE_FORMAT = {
     "llvm": b'{"data": {"files": []}}',
     "xcode": b"",
     "opencover": b'<coverage line-rate="1"/>',
+    "covr": b'{"files": {"a.R": {}}}',
     "gcov": b"",
 }
 
@@ -529,6 +541,7 @@ SAMPLES = {
     "llvm": "llvm/export.json",
     "xcode": "llvm/show-color.txt",
     "opencover": "opencover/coverage.opencover.xml",
+    "covr": "r/covr.json",
 }
 
 

@@ -201,6 +201,17 @@ def test_simplecov_resultset_is_read_to_simplecovs_summary():
     assert (totals.hits, totals.lines) == (int(match.group(1)), int(match.group(2)))
 
 
+# R: covr
+
+
+def test_covr_json_is_read_to_covrs_own_percentage():
+    match = re.search(r"R/shapes\.R: ([\d.]+)%", (TOOLS / "r/covr-summary.txt").read_text())
+    assert match
+    lines = read("r/covr.json")["R/shapes.R"]
+    assert f"{covered(lines) * 100 / len(lines):.2f}" == match.group(1)
+    assert states(lines)[4] == MISS and states(lines)[3] == HIT  # element i is line i
+
+
 # Java: JaCoCo
 
 
@@ -259,5 +270,6 @@ def test_every_tool_report_is_detected_as_its_format():
         "llvm/export.json": "llvm",
         "llvm/show.txt": "xcode",
         "llvm/show-color.txt": "xcode",
+        "r/covr.json": "covr",
     }
     assert {name: detect_format((TOOLS / name).read_bytes()[:65536]) for name in expected} == expected

@@ -7,13 +7,13 @@
 # that gcov, llvm-cov, nyc and PHPUnit write are the same on every machine).
 #
 # Tools (Debian 12): apt-get install golang-go gcc gcovr clang llvm ruby-simplecov libjacoco-java ant
-# default-jdk-headless php-cli phpunit php-pcov nodejs npm; nyc and c8 from npm (installed into
-# WORK/node). Usage: sh tests/data/tools/generate.sh [tool ...]  (go c llvm js ruby java php)
+# default-jdk-headless php-cli phpunit php-pcov nodejs npm r-cran-covr; nyc and c8 from npm (installed
+# into WORK/node). Usage: sh tests/data/tools/generate.sh [tool ...]  (go c llvm js ruby java php r)
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-/tmp/flask-coverage-tools}
-TOOLS=${*:-go c llvm js ruby java php}
+TOOLS=${*:-go c llvm js ruby java php r}
 
 # fresh TOOL [PROGRAM]: a clean WORK/TOOL holding src/PROGRAM (default: src/TOOL).
 fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" "$HERE/$1" && cp -R "$HERE/src/${2:-$1}/." "$WORK/$1/"; }
@@ -101,6 +101,11 @@ php_reports() {
     php -d pcov.enabled=1 -d pcov.directory=. /usr/bin/phpunit --coverage-filter . --coverage-clover "$HERE/php/clover.xml" \
         --coverage-cobertura "$HERE/php/cobertura.xml" --coverage-text="$HERE/php/text.txt" --colors=never \
         ShapesTest.php </dev/null >/dev/null
+}
+
+r_reports() {
+    fresh r && cd "$WORK/r"
+    Rscript run.R "$HERE/r"
 }
 
 for tool in $TOOLS; do
