@@ -202,6 +202,7 @@ def default_source_loader(repository: Repository, sha: str, path: str) -> Option
             with budget(config["COVERAGE_SOURCE_TIMEOUT"], max_bytes):
                 return provider.read_file(repository, sha, path)
         except ProviderError as error:
+            log.warning("the provider could not send %s: %s", path, error)
             raise SourceUnavailable(f"The provider could not send the file: {error}.") from None
     if root:
         owner = repository.owner

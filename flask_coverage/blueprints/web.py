@@ -261,10 +261,12 @@ def _target_page(view: View) -> Any:
         files = {"files": [], "file_count": 0, "sort": "coverage", "order": "asc", "page": _page_number(1), "pages": 1}
     is_default = target == Target()
     trend = flag is None and commit is not None and target.pullid is None and target.sha is None
+    pull = find_pull(repository, target.pullid) if target.pullid is not None and commit is not None else None
     return render_template(
         "coverage/repository.html",
         trend_url=view.graph_url("commits") if trend else None,
-        comparison=_pull_comparison(view) if target.pullid is not None and commit is not None else None,
+        comparison=_pull_comparison(view, pull) if pull is not None else None,
+        pull=pull[0] if pull is not None else None,
         view=view,
         repository=repository,
         commit=commit,
@@ -291,13 +293,12 @@ def _target_page(view: View) -> Any:
 CHANGED_FILES_SHOWN = 10
 
 
-def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
+def _pull_comparison(view: View, row: Any) -> Optional[dict[str, Any]]:
     """A pull request's coverage compared with its base (``None`` while the base has no coverage):
     the base commit, the change of coverage, the files whose coverage changed most (from the totals
     columns; none named when the head has more than :data:`SORTED_FILES` files: the page links to the
-    API's compare instead) and the base's tree."""
-    row = find_pull(view.repository, view.target.pullid or 0)
-    if row is None or row[2] is None:
+    API's compare instead) and the base's tree; ``row`` is :func:`~flask_coverage.queries.targets.find_pull`'s."""
+    if row[2] is None:
         return None
     _, head, base = row
     changed = changed_files(base, head) if head.files <= SORTED_FILES else None
