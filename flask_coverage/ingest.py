@@ -432,7 +432,8 @@ def _store(
         return commit_id  # a repeat of an upload already merged: nothing changes
     _merge_commit(commit_id, files, branch, pullid, parent_sha)
     refresh_days(repository_id, {old_branch, branch}, timestamp)
-    _merge_flags(commit_id, files, meta.flags)
+    if meta.flags:
+        _merge_flags(commit_id, files, meta.flags, upload_key)
     _move_tips(repository_id, commit_id, branch, pullid)
     return commit_id
 
@@ -497,22 +498,6 @@ def _merge_commit(
     execute(sa.update(_COMMITS).where(_COMMITS.c.id == commit_id).values(**values))
 
 
-def _merge_flags(commit_id: int, files: dict[str, LineCoverage], flags: Iterable[str]) -> None:
-    """Merge ``files`` into the coverage of each flag of the commit, as the commit's own."""
-    for flag in flags:
-        # Under the commit's lock too: merge-once holds per flag, and concurrent uploads of
-        # different flags queue behind each other.
-        execute(
-            dialect_insert(_COMMIT_FLAGS)
-            .values(commit_id=commit_id, flag=flag)
-            .on_conflict_do_nothing(index_elements=["commit_id", "flag"])
-        )
-        key = {"commit_id": commit_id, "flag": flag}
-        totals = _merge_into(_FLAG_FILES, key, files)
-        this_flag = sa.and_(_COMMIT_FLAGS.c.commit_id == commit_id, _COMMIT_FLAGS.c.flag == flag)
-        execute(sa.update(_COMMIT_FLAGS).where(this_flag).values(version=_COMMIT_FLAGS.c.version + 1, **totals))
-
-
 def _move_tips(repository_id: int, commit_id: int, branch: Optional[str], pullid: Optional[int]) -> None:
     """Move the branch's and the pull request's tips to the commit."""
     now = utcnow()
@@ -549,6 +534,47 @@ def _default_tip_sha(repository_id: int) -> sa.Select:
         .join(repositories, repositories.c.id == branches.c.repository_id)
         .where(repositories.c.id == repository_id, branches.c.name == repositories.c.branch)
     )
+
+
+def _merge_flags(commit_id: int, files: dict[str, LineCoverage], flags: Iterable[str], upload_key: str) -> None:
+    """Merge the upload's ``files`` into the coverage of each of its ``flags``, under the commit's lock.
+
+    Flags carried by the same uploads of a commit have the same files, kept once: the flags of this upload
+    that shared files before (or are new) move together to a new key of the files, made of the old one and
+    this upload. The old rows are renamed to it when no other flag of the commit uses them, else copied;
+    then the upload's files are merged into them once for all those flags. So an upload costs one merge
+    per distinct history among its flags (one for flags that always come together), never one per flag.
+    """
+    flag_rows = _COMMIT_FLAGS
+    execute(
+        dialect_insert(flag_rows)
+        .values([{"commit_id": commit_id, "flag": flag} for flag in flags])
+        .on_conflict_do_nothing(index_elements=["commit_id", "flag"])
+    )
+    of_commit = flag_rows.c.commit_id == commit_id
+    read = sa.select(flag_rows.c.flag, flag_rows.c.files_key, flag_rows.c.version).where(
+        of_commit, flag_rows.c.flag.in_(list(flags))
+    )
+    groups: dict[Optional[str], list[str]] = {}
+    for flag, files_key, version in execute(read):
+        groups.setdefault(None if version == 0 else files_key or flag, []).append(flag)
+    for old_key, members in groups.items():
+        new_key = "~" + hashlib.sha256(f"{old_key}\0{upload_key}".encode()).hexdigest()[:40]
+        if old_key is not None:
+            rows = sa.and_(_FLAG_FILES.c.commit_id == commit_id, _FLAG_FILES.c.flag == old_key)
+            shared = sa.func.coalesce(flag_rows.c.files_key, flag_rows.c.flag) == old_key
+            others = sa.select(flag_rows.c.id).where(of_commit, shared, flag_rows.c.flag.not_in(members)).limit(1)
+            if execute(others).first() is None:
+                execute(sa.update(_FLAG_FILES).where(rows).values(flag=new_key))
+            else:
+                columns = ("path", "lines", "hits", "misses", "partials", "data")
+                copy = sa.select(
+                    _FLAG_FILES.c.commit_id, sa.literal(new_key), *(_FLAG_FILES.c[name] for name in columns)
+                )
+                execute(sa.insert(_FLAG_FILES).from_select(["commit_id", "flag", *columns], copy.where(rows)))
+        totals = _merge_into(_FLAG_FILES, {"commit_id": commit_id, "flag": new_key}, files)
+        these = sa.and_(of_commit, flag_rows.c.flag.in_(members))
+        execute(sa.update(flag_rows).where(these).values(version=flag_rows.c.version + 1, files_key=new_key, **totals))
 
 
 def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCoverage]) -> dict[str, Any]:

@@ -356,6 +356,15 @@ class CommitFlag(_ReportTotals, Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
     flag: Mapped[str] = mapped_column(sa.String(45))
+    #: The ``flag`` column of the :class:`FlagFileCoverage` rows that hold its files: flags carried by the
+    #: same uploads of a commit have the same files, kept once under a key of theirs (``~`` and 40 hex
+    #: digits, which no flag name can be). ``NULL``: under the flag's own name (rows stored before).
+    files_key: Mapped[Optional[str]] = mapped_column(sa.String(45))
+
+    @property
+    def files_flag(self) -> str:
+        """What the ``flag`` column of its files holds."""
+        return self.files_key or self.flag
 
 
 class FlagFileCoverage(_FileTotals, Base):

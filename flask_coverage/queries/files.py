@@ -59,7 +59,7 @@ def _file_model(coverage: Coverage) -> tuple[Any, sa.ColumnElement[bool]]:
     """The model that holds the files of ``coverage`` and the condition that selects them."""
     if isinstance(coverage, CommitFlag):
         files = FlagFileCoverage
-        return files, sa.and_(files.commit_id == coverage.commit_id, files.flag == coverage.flag)
+        return files, sa.and_(files.commit_id == coverage.commit_id, files.flag == coverage.files_flag)
     return FileCoverage, FileCoverage.commit_id == coverage.id
 
 
