@@ -26,7 +26,7 @@ from typing import Any, NamedTuple, Optional
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..auth import can_read_private, can_read_repository
+from ..auth import can_read_private
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..http_errors import handle_errors
 from ..identifiers import normalize_sha, pull_number
@@ -36,8 +36,8 @@ from ..outage import plain_text_response
 from ..queries.compare import changed_files
 from ..queries.files import FILE_SORT_KEYS, FileTotals, file_lines, flags_query, sorted_files
 from ..queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
-from ..queries.repositories import find_repository, get_owner
-from ..queries.targets import find_branch, find_flag, find_pull, find_target
+from ..queries.repositories import find_readable_repository, get_owner
+from ..queries.targets import find_branch, find_flag, find_pull, resolve_commit
 from ..request_args import color_range, etag, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
@@ -136,17 +136,17 @@ def _current_user() -> Optional[Owner]:
 
 
 def _view(prov: str, owner: str, repo: str, target: Target) -> View:
-    """The page's repository and commit, or the one 404."""
-    service = SERVICE_BY_SHORT[prov]
-    found = find_target(service, owner, repo, **target._asdict())
-    if found is not None:
-        repository, commit = found
-    elif target == Target():
-        # A repository without coverage on its default branch still has its page.
-        repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
-    if found is None and (target != Target() or repository is None):
+    """The page's repository and commit, or the one 404.
+
+    The repository is found with the visitor's right to read it in one statement
+    (``find_readable_repository``), so a private repository and a missing one cost the same statements in
+    the same order, for anyone; only a readable one goes on to its commit."""
+    repository = find_readable_repository(_current_user(), SERVICE_BY_SHORT[prov], owner, repo)
+    if repository is None:
         raise NotFound(NOT_FOUND_MESSAGE)
-    if not can_read_repository(_current_user(), repository):
+    commit = resolve_commit(repository, **target._asdict())
+    # A repository without coverage on its default branch still has its page.
+    if commit is None and target != Target():
         raise NotFound(NOT_FOUND_MESSAGE)
     return View(repository, target, commit)
 
