@@ -29,7 +29,8 @@ different upload: that is an :class:`UploadConflict`.
 What the uploader says about an upload (:class:`UploadMeta`: flags, name, build, job, CI URL) is
 stored with its ``coverage_upload`` row, its flags as ``coverage_upload_flag`` rows. Its files
 are merged, besides the commit's, into the coverage of each of its flags (``coverage_commit_flag``
-and ``coverage_flag_file``, kept as the commit's own), in the same transaction. Its file list
+and ``coverage_flag_file``, kept as the commit's own), in the same transaction, and the file
+explorer's folders are rebuilt (``coverage_tree``, :func:`~flask_coverage.queries.tree.refresh_tree`). Its file list
 (``network``) places report paths (:func:`~flask_coverage.parsers.place_by_network`), and its
 ``fixes`` take lines that are not code out of a file's coverage.
 """
@@ -60,12 +61,14 @@ from .models import (
     FlagFileCoverage,
     Pull,
     Repository,
+    TreeEntry,
     Upload,
     UploadFlag,
     utcnow,
 )
 from .parsers import ParsedFile, merge_by_path, parse_report, place_by_network
 from .queries.repositories import repository_by_slug
+from .queries.tree import refresh_tree
 from .queries.trend import refresh_days
 from .state import dialect_insert, execute, get_session
 
@@ -102,6 +105,7 @@ _UPLOADS = cast(sa.Table, Upload.__table__)
 _FLAGS = cast(sa.Table, UploadFlag.__table__)
 _COMMIT_FLAGS = cast(sa.Table, CommitFlag.__table__)
 _FLAG_FILES = cast(sa.Table, FlagFileCoverage.__table__)
+_TREE = cast(sa.Table, TreeEntry.__table__)
 _TIPS = {"branch": cast(sa.Table, Branch.__table__), "pull": cast(sa.Table, Pull.__table__)}
 # SQLSTATE serialization_failure and deadlock_detected; SQLite's SQLITE_BUSY and SQLITE_LOCKED.
 _RETRY_SQLSTATES = frozenset({"40001", "40P01"})
@@ -420,7 +424,7 @@ def _store(
         kept = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id).scalar_subquery()
         execute(sa.delete(_FLAGS).where(_FLAGS.c.upload_id.in_(kept)))
         execute(sa.delete(uploads).where(uploads.c.commit_id == commit_id))
-        for table in (_FLAG_FILES, _COMMIT_FLAGS):
+        for table in (_FLAG_FILES, _COMMIT_FLAGS, _TREE):
             execute(sa.delete(table).where(table.c.commit_id == commit_id))
     elif execute(repeat).first():
         return int(commit_id)  # a repeat of an upload already merged: nothing changes
@@ -444,6 +448,7 @@ def _store(
     if parent_sha is not None:
         values["parent_sha"] = parent_sha
     execute(sa.update(commits).where(commits.c.id == commit_id).values(**values))
+    refresh_tree(commit_id)
     refresh_days(repository_id, {old_branch, branch}, timestamp)
     for flag in meta.flags:
         # Each flag's coverage is merged like the commit's, under the same lock: merge-once holds per

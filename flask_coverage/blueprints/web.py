@@ -1,10 +1,13 @@
 """The service's web pages: ``{COVERAGE_WEB_URL_PREFIX}/...`` at Codecov's web paths (docs/web.md).
 
 - ``/{prov}/{owner}``: the owner's repositories the visitor may see.
-- ``/{prov}/{owner}/{repo}``: the tip of the default branch (graphs with their legend, totals, the
-  files table) with the repository's branches, pull requests and recent commits.
+- ``/{prov}/{owner}/{repo}``: the tip of the default branch: its coverage and change against the
+  parent, the trend, the file explorer at the top folder, the graphs with their legend, and the
+  repository's branches, pull requests and recent commits.
 - ``.../branch/{name}``, ``.../pull/{id}``, ``.../commit/{sha}``: the same for that target, with
   the commits of the branch or pull request.
+- ``.../tree/{ref}/{folder}`` (``ref`` a branch or a sha), ``.../pull/{id}/tree/{folder}``: the file
+  explorer at a folder (:mod:`flask_coverage.queries.tree`).
 - ``.../blob/{path}`` below each of them: the file view, every line of the file with its state and
   hits, and its source when the ``source_loader`` hook finds it (:mod:`flask_coverage.sources`).
 
@@ -30,15 +33,16 @@ from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
 from ..outage import plain_text_response
 from ..queries.compare import compare_files
-from ..queries.files import FileTotals, file_lines, file_totals, flags_query
+from ..queries.files import file_lines, flags_query
 from ..queries.lists import branch_tips, owner_repositories, pull_tips, recent_commits
 from ..queries.repositories import find_repository, get_owner
-from ..queries.targets import find_flag, find_pull, find_target
+from ..queries.targets import find_flag, find_pull, find_target, resolve_commit, tree_branch
+from ..queries.tree import SORT_KEYS, Entry, entry_count, folder_entries, folder_totals
 from ..request_args import color_range, etag, graph_token, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
-from ..svg.color import NO_DATA_COLOR, coverage_steps
+from ..svg.color import NO_DATA_COLOR, coverage_color, coverage_steps
 from ..svg.writer import format_percent
 
 bp = Blueprint("coverage_web", __name__, template_folder="../templates")
@@ -46,13 +50,12 @@ bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 _PROV = "<any({}):prov>".format(", ".join(SERVICE_BY_SHORT))
 _REPO = f"/{_PROV}/<owner>/<repo>"
 
-#: Files per page of a files table.
-FILES_PER_PAGE = 100
+#: Entries (folders and files) per page of a folder of the file explorer.
+ENTRIES_PER_PAGE = 100
 #: Commits listed on a page.
 RECENT_COMMITS = 10
 #: Missed ranges linked at the top of a file view; more are reached with "next miss".
 LISTED_MISS_RANGES = 50
-SORT_KEYS = ("path", "lines", "hits", "partials", "misses", "coverage")
 STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 
 #: Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
@@ -97,6 +100,18 @@ class View(NamedTuple):
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
         return url_for(endpoint, **names, **(target or self.target).args, token=self.token, **args)
+
+    def tree_url(self, folder: str, **args: Any) -> str:
+        """The file explorer at ``folder`` of this page's target: ``.../tree/{ref}/{folder}`` (the
+        branch, or the sha; the default branch's name on the repository's page), or
+        ``.../pull/{id}/tree/{folder}``."""
+        target = self.target
+        if target.pullid is not None and not folder:
+            return self.url("coverage_web.tree_page", **args)
+        if target.pullid is not None:
+            return self.url("coverage_web.tree_page", rest=folder, **args)
+        ref = target.branch or target.sha or self.repository.branch
+        return self.url("coverage_web.tree_page", target=Target(), rest=f"{ref}/{folder}".rstrip("/"), **args)
 
     def graph_url(self, kind: str, **args: Any) -> str:
         """The graph of this page's target; a private repository's carries its graph token."""
@@ -182,6 +197,12 @@ class Legend(NamedTuple):
     high: float
     no_data: str = NO_DATA_COLOR
 
+    def color(self, totals: Any) -> str:
+        """The color of a file's or folder's coverage bar (gray without tracked lines)."""
+        if not totals.lines:
+            return self.no_data
+        return coverage_color(100 * totals.hits / totals.lines, self.low, self.high)
+
 
 def legend_of(repository: Repository) -> Legend:
     """The legend of a repository's graphs (its coverage range and the colors between)."""
@@ -192,18 +213,45 @@ def legend_of(repository: Repository) -> Legend:
     return Legend(steps, low, high)
 
 
-def _sorted_files(files: list[FileTotals]) -> tuple[list[FileTotals], str, str]:
-    sort = request.args.get("sort", "coverage")
+class Explorer(NamedTuple):
+    """One page of a folder of the file explorer."""
+
+    folder: str
+    #: ``(name, folder path)`` of each folder from the top down to this one.
+    crumbs: list[tuple[str, str]]
+    totals: Entry
+    entries: list[Entry]
+    #: The folder's entries on every page.
+    size: int
+    sort: str
+    order: str
+    page: int
+    pages: int
+
+    def path(self, entry: Entry) -> str:
+        return f"{self.folder}/{entry.name}" if self.folder else entry.name
+
+
+def _explorer(commit: Commit, folder: str) -> Explorer:
+    """The page of ``folder`` that the request's ``sort``, ``order`` and ``page`` ask for: folders
+    first, then files, 100 a page, read from the explorer's rows (never every file)."""
+    sort = request.args.get("sort", "name")
     order = request.args.get("order", "asc")
     if sort not in SORT_KEYS or order not in ("asc", "desc"):
         raise InvalidInput(f"sort must be one of {', '.join(SORT_KEYS)}, and order asc or desc.")
-    if sort == "coverage":
-        files = sorted(files, key=lambda f: (f.hits * 10000 // f.lines if f.lines else -1, f.path))
-    elif sort != "path":
-        files = sorted(files, key=lambda f: (getattr(f, sort), f.path))
-    if order == "desc":
-        files.reverse()
-    return files, sort, order
+    totals = folder_totals(commit, folder)
+    if totals is None:
+        raise NotFound(NOT_FOUND_MESSAGE)
+    count = entry_count(commit, folder)
+    pages = max(1, -(-count // ENTRIES_PER_PAGE))
+    number = _page_number(pages)
+    offset = (number - 1) * ENTRIES_PER_PAGE
+    entries = folder_entries(
+        commit, folder, sort=sort, descending=order == "desc", limit=ENTRIES_PER_PAGE, offset=offset
+    )
+    parts = folder.split("/") if folder else []
+    crumbs = [(part, "/".join(parts[: index + 1])) for index, part in enumerate(parts)]
+    return Explorer(folder, crumbs, totals, entries, count, sort, order, number, pages)
 
 
 def _page_number(pages: int) -> int:
@@ -233,42 +281,48 @@ def _commit_flags(repository: Repository, commit: Optional[Commit]) -> list[tupl
     return [(row.flag_name, Totals.of(row)) for row in rows if row.lines is not None]
 
 
-def _target_page(view: View) -> Any:
+def _parent_change(view: View) -> Optional[float]:
+    """The change of the commit's coverage against its parent's, in points (``None`` without a parent
+    with coverage)."""
+    commit = view.commit
+    if commit is None or not commit.parent_sha or not commit.lines:
+        return None
+    parent = resolve_commit(view.repository, sha=commit.parent_sha)
+    if parent is None or not parent.lines:
+        return None
+    return Totals.of(commit).coverage - Totals.of(parent).coverage
+
+
+def _target_page(view: View, folder: str = "") -> Any:
     repository, target, commit = view.repository, view.target, view.commit
     flag = requested_flag()
     flags = _commit_flags(repository, commit)
     if flag is not None and flag not in dict(flags):
         raise NotFound(NOT_FOUND_MESSAGE)
-    files: list[FileTotals] = file_totals(commit) if commit is not None else []
-    files, sort, order = _sorted_files(files)
-    pages = max(1, -(-len(files) // FILES_PER_PAGE))
-    number = _page_number(pages)
-    is_default = target == Target()
-    trend = flag is None and commit is not None and target.pullid is None and target.sha is None
+    explorer = _explorer(commit, folder) if commit is not None else None
+    is_default = target == Target() and not folder
+    lists = not folder  # a folder's page is its explorer; the lists stay on the target's own page
+    trend = lists and flag is None and commit is not None and target.pullid is None and target.sha is None
     return render_template(
         "coverage/repository.html",
         trend_url=view.graph_url("commits") if trend else None,
-        comparison=_pull_comparison(view) if target.pullid is not None and commit is not None else None,
+        comparison=_pull_comparison(view) if lists and target.pullid is not None and commit is not None else None,
         view=view,
         repository=repository,
         commit=commit,
         totals=totals_of(commit),
+        change=_parent_change(view) if lists else None,
         coverage_text=_coverage_text,
         totals_of=totals_of,
-        graphs=[(kind, view.graph_url(kind, flag=flag), GRAPH_DEFAULTS[kind]) for kind in GRAPH_KINDS],
+        graphs=[(kind, view.graph_url(kind, flag=flag), GRAPH_DEFAULTS[kind]) for kind in GRAPH_KINDS] if lists else [],
         flags=flags,
         flag=flag,
         legend=legend_of(repository),
-        files=files[(number - 1) * FILES_PER_PAGE : number * FILES_PER_PAGE],
-        file_count=len(files),
-        sort=sort,
-        order=order,
-        page=number,
-        pages=pages,
+        explorer=explorer,
         branches=branch_tips(repository) if is_default else [],
         pulls=pull_tips(repository) if is_default else [],
         commits=recent_commits(repository, branch=target.branch, pullid=target.pullid, limit=RECENT_COMMITS)
-        if target.sha is None
+        if lists and target.sha is None
         else [],
         Target=Target,
         format_percent=format_percent,
@@ -315,6 +369,26 @@ def repository_page(
     if view.commit is None and view.target != Target():
         raise NotFound(NOT_FOUND_MESSAGE)
     return _target_page(view)
+
+
+@bp.get(_REPO + "/tree/<path:rest>")
+@bp.get(_REPO + "/pull/<pullid>/tree")
+@bp.get(_REPO + "/pull/<pullid>/tree/<path:rest>")
+def tree_page(prov: str, owner: str, repo: str, rest: str = "", pullid: Optional[str] = None) -> Any:
+    """The file explorer at a folder: ``.../tree/{ref}/{folder}`` (``ref`` the longest leading run of
+    segments that is a branch, else a sha) or ``.../pull/{id}/tree/{folder}``."""
+    segments = rest.split("/") if rest else []
+    if pullid is not None:
+        target, folder = _target(None, pullid, None), segments
+    else:
+        branch = tree_branch(SERVICE_BY_SHORT[prov], owner, repo, segments)
+        taken = len(branch.split("/")) if branch is not None else 1
+        target = Target(branch=branch) if branch is not None else Target(sha=segments[0])
+        folder = segments[taken:]
+    view = _view(prov, owner, repo, target)
+    if view.commit is None or "" in folder:
+        raise NotFound(NOT_FOUND_MESSAGE)
+    return _target_page(view, "/".join(folder))
 
 
 def _miss_ranges(tracked: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:

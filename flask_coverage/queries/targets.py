@@ -182,3 +182,26 @@ def find_pull(repository: Repository, pullid: int) -> Optional[sa.Row]:
     head, base = aliased(Commit, PULL_HEAD), aliased(Commit, PULL_BASE)
     query = sa.select(Pull, head, base).join(head, HEAD_OF_PULL).outerjoin(base, BASE_OF_PULL)
     return execute(query.where(Pull.repository_id == repository.id, Pull.pullid == pullid)).first()
+
+
+#: Statement of :func:`tree_branch`: the longest of the bound ``names`` that is a branch of the repository.
+_TREE_BRANCH = (
+    repository_select(Branch.name)
+    .join(Branch, Branch.repository_id == Repository.id)
+    .where(Repository.deleted.is_(False), Branch.name.in_(sa.bindparam("names", expanding=True)))
+    .order_by(sa.func.length(Branch.name).desc())
+    .limit(1)
+)
+
+
+def tree_branch(service: Union[str, ServiceEnum], owner: str, name: str, segments: list[str]) -> Optional[str]:
+    """Which branch a file explorer URL ``.../tree/{ref}/{path}`` names: the longest run of the first
+    ``segments`` joined by ``/`` that is a branch of the repository (a branch name may hold ``/``), or
+    ``None``. One query, the same whether the repository is missing, private or public."""
+    params = repository_params(service, owner, name)
+    runs = ("/".join(segments[:end]) for end in range(1, len(segments) + 1))
+    names = [run for run in runs if is_storable(run)]
+    if params is None or not names:
+        return None
+    row = execute(_TREE_BRANCH, {**params, "names": names}).first()
+    return None if row is None else str(row[1])
