@@ -16,6 +16,7 @@ from typing import NamedTuple, Optional, cast
 
 import sqlalchemy as sa
 
+from ..identifiers import refused_character
 from ..lines import Totals
 from ..models import Commit, FileCoverage, TreeEntry
 from ..state import execute, get_session
@@ -115,9 +116,12 @@ def split_folder(folder: str) -> tuple[str, str]:
 
 
 def folder_totals(commit: Commit, folder: str) -> Optional[Entry]:
-    """The folder ``folder`` of ``commit`` (``""``: the top, the commit's own totals), or ``None``."""
+    """The folder ``folder`` of ``commit`` (``""``: the top, the commit's own totals), or ``None``
+    (a name no stored path holds included)."""
     if not folder:
         return Entry("", True, commit.files, commit.lines, commit.hits, commit.misses, commit.partials)
+    if refused_character(folder) is not None:
+        return None
     parent, name = split_folder(folder)
     query = sa.select(*_entry_columns()).where(
         _TREE.c.commit_id == commit.id, _TREE.c.parent == parent, _TREE.c.folder.is_(True), _TREE.c.name == name
