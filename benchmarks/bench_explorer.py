@@ -47,7 +47,10 @@ SHA = "e" * 40
 
 def make_app(database: str) -> Flask:
     app = Flask(__name__)
-    app.config.update(SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", SECRET_KEY="bench")
+    # The generated report of 100,000 files is about 60 MB.
+    app.config.update(
+        SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", SECRET_KEY="bench", COVERAGE_MAX_UPLOAD_BYTES=1 << 30
+    )
     CoverageService(app)
     return app
 

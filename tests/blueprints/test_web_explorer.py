@@ -56,11 +56,11 @@ def rows(page: Any) -> list[list[str]]:
 def test_three_levels_down_and_back(web: webtest.TestApp) -> None:
     top = web.get("/gh/globex/layers")
     # Folders first, each with its files' sums; then the files.
-    assert rows(top) == [["📁 src/ 4 files", "9", "55.55%"], ["setup.py", "2", "50.00%"]]
+    assert rows(top) == [["src/ 4 files", "9", "55.55%"], ["setup.py", "2", "50.00%"]]
     page = top
     for name, expected in [
-        ("src/", [["📁 app/ 3 files", "8", "50.00%"], ["cli.py", "1", "100.00%"]]),
-        ("app/", [["📁 core/ 2 files", "6", "66.66%"], ["views.py", "2", "0.00%"]]),
+        ("src/", [["app/ 3 files", "8", "50.00%"], ["cli.py", "1", "100.00%"]]),
+        ("app/", [["core/ 2 files", "6", "66.66%"], ["views.py", "2", "0.00%"]]),
         ("core/", [["engine.py", "4", "50.00%"], ["rules.py", "2", "100.00%"]]),
     ]:
         page = web.get(_link(page, name))
@@ -95,7 +95,7 @@ def test_a_branch_with_a_slash_a_sha_and_a_pull(web: webtest.TestApp) -> None:
         ["rules.py", "2", "100.00%"],
     ]
     assert _link(branch, "engine.py") == "/gh/globex/layers/branch/feat/x/blob/src/app/core/engine.py"
-    assert rows(web.get("/gh/globex/layers/tree/feat/x"))[0] == ["📁 src/ 5 files", "10", "60.00%"]
+    assert rows(web.get("/gh/globex/layers/tree/feat/x"))[0] == ["src/ 5 files", "10", "60.00%"]
     # A sha (or a prefix) where no branch has that name.
     assert rows(web.get(f"/gh/globex/layers/tree/{SECOND[:7]}/src/app/core")) == rows(branch)
     pull = web.get("/gh/globex/layers/pull/4/tree/src")

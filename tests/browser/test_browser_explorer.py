@@ -1,0 +1,119 @@
+"""The file explorer in a real Chromium: where it sits on the page, three folders down and back by its
+links, sorting and paging by its links, a 400-pixel window, and axe-core's accessibility rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from flask import Flask
+
+from flask_coverage import operations
+from flask_coverage.demo.data import generate_lcov
+from flask_coverage.ingest import upload_report
+
+pytestmark = pytest.mark.browser
+
+SHA = "c0ffee" + "0" * 34
+#: A flat folder with more entries than a page holds.
+FLAT = "".join(f"SF:flat/file_{n:03d}.py\nDA:1,{n % 2}\nDA:2,1\nend_of_record\n" for n in range(130)).encode()
+#: Three folders deep, each level a link of the one above.
+DEEP = ("ingest", "tasks", "orders")
+
+
+@pytest.fixture
+def base(make_app: Callable[..., Flask], make_database_url: Callable[[], str], live_server: Any) -> str:
+    app = make_app(make_database_url())
+    with app.app_context():
+        operations.add_org("github", "globex")
+        repository = operations.add_repo("github", "globex", "platform")
+        upload_report(repository, generate_lcov(400), commit=SHA, branch="main")
+        upload_report(repository, FLAT, commit=SHA, branch="main")
+    return live_server(app)
+
+
+def table(page: Any) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#coverage-files tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))"
+    )
+
+
+def serious_violations(page: Any) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        f"{violation['id']}: {violation['help']} ({len(violation['nodes'])} nodes)"
+        for violation in results.response["violations"]
+        if violation["impact"] in ("serious", "critical")
+    ]
+
+
+def test_drill_down_three_levels_and_back(browser_page: Any, page_errors: list[str], base: str, tmp_path: Path) -> None:
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{base}/gh/globex/platform")
+    # The coverage, the trend and the explorer's first rows are in the first screen.
+    assert page.locator("#coverage-summary").bounding_box()["y"] < 200
+    assert page.locator("#coverage-files tbody tr").first.bounding_box()["y"] < 900
+    top = table(page)
+    assert top[0][0].startswith("api/") and top[-1][0].startswith("web/")
+    page.screenshot(path=str(tmp_path / "repository-1280.png"))
+    for depth, name in enumerate(DEEP, start=1):
+        page.click(f"#coverage-files tbody a:text-is('{name}/')")
+        page.wait_for_url(f"{base}/gh/globex/platform/tree/main/{'/'.join(DEEP[:depth])}")
+        assert page.text_content("#coverage-files-title code") == "/".join(DEEP[:depth])
+    # The deepest folder holds files only, each a link to its file view at the branch.
+    rows = table(page)
+    assert rows and all(row[0].endswith(".py") for row in rows)
+    page.screenshot(path=str(tmp_path / "folder-1280.png"))
+    page.click("#coverage-files tbody a >> nth=0")
+    page.wait_for_url(f"{base}/gh/globex/platform/branch/main/blob/{'/'.join(DEEP)}/**")
+    page.go_back()
+    # Back up by the folder path: a link per level.
+    page.click(".coverage-folder-path a:text-is('ingest')")
+    page.wait_for_url(f"{base}/gh/globex/platform/tree/main/ingest")
+    page.click(".coverage-folder-path a:text-is('platform')")
+    page.wait_for_url(f"{base}/gh/globex/platform/tree/main")
+    assert table(page) == top
+    assert page_errors == []
+
+
+def test_sorting_and_paging_by_links(browser_page: Any, page_errors: list[str], base: str) -> None:
+    page = browser_page
+    page.goto(f"{base}/gh/globex/platform/tree/main/flat")
+    assert page.text_content(".coverage-pages span") == "page 1 of 2 (130 entries)"
+    assert len(table(page)) == 100
+    page.click("#coverage-files th a:has-text('Coverage')")
+    page.wait_for_url("**sort=coverage&order=asc**")
+    coverage = [float(row[-1].rstrip("%")) for row in table(page)]
+    assert coverage == sorted(coverage) and coverage[0] == 50.0
+    page.click("#coverage-files th a:has-text('Coverage')")
+    page.wait_for_url("**sort=coverage&order=desc**")
+    assert table(page)[0][-1] == "100.00%"
+    page.click("a[rel=next]")
+    page.wait_for_url("**page=2**")
+    rest = table(page)
+    assert len(rest) == 30 and all(row[-1] == "50.00%" for row in rest)
+    assert page.get_attribute("#coverage-files th[aria-sort]", "aria-sort") == "descending"
+    assert page_errors == []
+
+
+def test_a_narrow_window(browser_page: Any, page_errors: list[str], base: str, tmp_path: Path) -> None:
+    page = browser_page
+    page.set_viewport_size({"width": 400, "height": 800})
+    for path in ("/gh/globex/platform", "/gh/globex/platform/tree/main/ingest/tasks"):
+        page.goto(f"{base}{path}")
+        # The page does not scroll sideways; the table scrolls inside its box.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        assert page.locator("#coverage-files tbody a").first.is_visible()
+        page.screenshot(path=str(tmp_path / f"{path.count('/')}-400.png"), full_page=True)
+    assert page_errors == []
+
+
+def test_no_serious_accessibility_violation(browser_page: Any, base: str) -> None:
+    page = browser_page
+    for path in ("/gh/globex/platform", "/gh/globex/platform/tree/main/ingest/tasks"):
+        page.goto(f"{base}{path}")
+        assert serious_violations(page) == [], path
