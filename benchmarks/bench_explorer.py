@@ -48,9 +48,7 @@ SHA = "e" * 40
 def make_app(database: str) -> Flask:
     app = Flask(__name__)
     # The generated report of 100,000 files is about 60 MB.
-    app.config.update(
-        SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", SECRET_KEY="bench", COVERAGE_MAX_UPLOAD_BYTES=1 << 30
-    )
+    app.config.update(SQLALCHEMY_DATABASE_URI=f"sqlite:///{database}", COVERAGE_MAX_UPLOAD_BYTES=1 << 30)
     CoverageService(app)
     return app
 
@@ -104,7 +102,8 @@ def main() -> None:
             print(f"refresh_tree of {args.files} files: {(time.perf_counter() - started) * 1000:.0f} ms")
         results = {}
         for name in ("small", "big"):
-            for page, path in (("repository", f"/gh/globex/{name}"), ("folder", f"/gh/globex/{name}/tree/main/{FOLDER}")):
+            pages = (("repository", f"/gh/globex/{name}"), ("folder", f"/gh/globex/{name}/tree/main/{FOLDER}"))
+            for page, path in pages:
                 cold = cold_ms(lambda: make_app(database), path, args.repeat)
                 warm, size = warm_ms(app, path, args.repeat)
                 results[name, page] = (cold, warm, size)
@@ -114,7 +113,8 @@ def main() -> None:
                 cold, warm, size = results[name, page]
                 print(f"{page:<12} {files:>8} {cold:>9.1f} {warm:>9.1f} {size:>11}")
             small, big = results["small", page], results["big", page]
-            print(f"{page:<12} {'ratio':>8} {big[0] / small[0]:>9.2f} {big[1] / small[1]:>9.2f} {big[2] / small[2]:>11.2f}")
+            ratios = [big[i] / small[i] for i in range(3)]
+            print(f"{page:<12} {'ratio':>8} {ratios[0]:>9.2f} {ratios[1]:>9.2f} {ratios[2]:>11.2f}")
 
 
 if __name__ == "__main__":
