@@ -241,21 +241,13 @@ def _flat(messages: Any) -> list[str]:
     return [str(message) for message in messages] if isinstance(messages, list) else [str(messages)]
 
 
-def paginated(
-    schema: Schema,
-    listing: Listing,
-    args: dict[str, Any],
-    rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
-    item: Optional[Callable[[Any], Any]] = None,
-) -> dict[str, Any]:
-    """The page ``args["page"]`` (of ``args["page_size"]`` rows) of ``listing``, dumped by ``schema``.
-
-    ``args`` are the request's arguments loaded by a ``PaginationQuerySchema``; ``schema`` is a
-    ``PaginatedSchema`` whose ``results`` dump the rows; ``listing`` and ``rows`` are as for
-    :func:`flask_coverage.pagination.paginate`; ``item``, if given, makes each row into what ``results``
-    dump. The envelope holds ``count``, ``total_pages`` and the
-    absolute links of the neighbour pages. A page past the last is ``InvalidPage`` (a 404).
-    """
+def page_of(
+    listing: Listing, args: dict[str, Any], rows: Optional[Callable[[sa.Subquery], sa.Select]] = None
+) -> tuple[list[Any], dict[str, Any]]:
+    """The rows of page ``args["page"]`` (of ``args["page_size"]`` rows) of ``listing``, and the
+    envelope's ``count``, ``next``, ``previous`` (absolute links of the neighbour pages) and
+    ``total_pages``. ``listing`` and ``rows`` are as for :func:`flask_coverage.pagination.paginate`; a
+    page past the last is ``InvalidPage`` (a 404)."""
     page = paginate(
         listing.query,
         page=args["page"],
@@ -265,15 +257,26 @@ def paginated(
         count=listing.count_query,
         params=listing.params,
     )
-    return schema.dump(
-        {
-            "count": page.count,
-            "next": page_url(page.next_number),
-            "previous": page_url(page.previous_number),
-            "total_pages": page.total_pages,
-            "results": page.items if item is None else [item(row) for row in page.items],
-        }
-    )
+    envelope = {
+        "count": page.count,
+        "next": page_url(page.next_number),
+        "previous": page_url(page.previous_number),
+        "total_pages": page.total_pages,
+    }
+    return page.items, envelope
+
+
+def paginated(
+    schema: Schema,
+    listing: Listing,
+    args: dict[str, Any],
+    rows: Optional[Callable[[sa.Subquery], sa.Select]] = None,
+    item: Optional[Callable[[Any], Any]] = None,
+) -> dict[str, Any]:
+    """:func:`page_of` dumped by ``schema``, a ``PaginatedSchema`` whose ``results`` dump the rows
+    (``item``, if given, makes each row into what ``results`` dump)."""
+    items, envelope = page_of(listing, args, rows)
+    return schema.dump({**envelope, "results": items if item is None else [item(row) for row in items]})
 
 
 def json_routes(bp: Blueprint) -> Callable[[str], Callable[[F], F]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Optional, TypeVar
 
 from flask import Flask
@@ -27,6 +28,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_UPLOAD_URL_PREFIX": "",
     "COVERAGE_ACCOUNT_URL_PREFIX": "/account",
     "COVERAGE_HEALTH_URL_PREFIX": "/_coverage",
+    "COVERAGE_PUBLIC_URL": None,
     "COVERAGE_PAGE_SIZE": 20,
     "COVERAGE_MAX_PAGE_SIZE": 100,
     "COVERAGE_COLOR_RANGE": DEFAULT_COLOR_RANGE,
@@ -81,7 +83,9 @@ class CoverageService:
         object's options) for, and reads, ``COVERAGE_API_URL_PREFIX``, ``COVERAGE_LEGACY_URL_PREFIX``,
         ``COVERAGE_GRAPH_URL_PREFIX``, ``COVERAGE_WEB_URL_PREFIX``, ``COVERAGE_UPLOAD_URL_PREFIX``,
         ``COVERAGE_ACCOUNT_URL_PREFIX`` and ``COVERAGE_HEALTH_URL_PREFIX`` (where each part is mounted;
-        ``None`` leaves the web pages or the health check out), ``COVERAGE_PAGE_SIZE`` and
+        ``None`` leaves the web pages or the health check out), ``COVERAGE_PUBLIC_URL`` (the service's
+        root URL as its users reach it, e.g. ``https://coverage.example.com``: absolute URLs in answers
+        start with it instead of the request's host; ``None``: the request's host), ``COVERAGE_PAGE_SIZE`` and
         ``COVERAGE_MAX_PAGE_SIZE`` (paginated lists),
         ``COVERAGE_COLOR_RANGE`` (graph colors), ``COVERAGE_BADGE_LABEL`` (the left part of the badges),
         ``COVERAGE_MAX_UPLOAD_BYTES`` (largest report), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
@@ -89,7 +93,7 @@ class CoverageService:
         ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``,
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
         source, docs/web.md), ``COVERAGE_PROVIDERS`` (the git hosts' APIs and credentials by service,
-        docs/pull-requests.md; it replaces ``COVERAGE_SOURCE_API``, which is refused),
+        docs/pull-requests.md; it replaces the old source API key, which is refused),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.
@@ -109,6 +113,9 @@ class CoverageService:
             )
         for key, value in DEFAULT_CONFIG.items():
             app.config.setdefault(key, self._options.get(key, value))
+        public = app.config["COVERAGE_PUBLIC_URL"]
+        if public is not None and not re.fullmatch(r"https?://[^/?#\s]+(/[^?#\s]*)?", public):
+            raise ValueError(f"COVERAGE_PUBLIC_URL must be an http(s) URL without query or fragment, not {public!r}")
         # One cache per app: the extension object may serve several apps.
         cache = Cache(with_jinja2_ext=False)
         cache.init_app(app, config=dict(app.config["COVERAGE_CACHE_CONFIG"]))

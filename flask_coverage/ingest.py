@@ -66,7 +66,8 @@ from .models import (
     UploadFlag,
     utcnow,
 )
-from .parsers import ParsedFile, merge_by_path, parse_report, place_by_network
+from .parsers import ParsedFile, Skips, merge_by_path, parse_report, place_by_network
+from .parsers.upload import FileFix
 from .queries.repositories import repository_by_slug
 from .queries.tree import refresh_tree
 from .queries.trend import refresh_days
@@ -89,8 +90,6 @@ ReportSource = Union[bytes, bytearray, memoryview, BinaryIO]
 #: Called with the number of report bytes read since the previous call.
 ProgressCallback = Callable[[int], None]
 
-#: Lines an uploader marks as not code in one file, and its last line (``eof``), if known.
-FileFix = tuple[frozenset[int], Optional[int]]
 
 #: The fields of :class:`UploadMeta` besides ``flags`` and ``external_id``, as stored on the upload.
 META_FIELDS = ("name", "build", "job", "build_url", "provider")
@@ -183,6 +182,7 @@ def upload_report(
     run_id: Optional[str] = None,
     meta: Optional[UploadMeta] = None,
     parent: Optional[str] = None,
+    skips: Optional[Skips] = None,
 ) -> Commit:
     """Merge one coverage report into a commit of ``repository``; see :func:`upload_reports`."""
     return upload_reports(
@@ -197,6 +197,7 @@ def upload_report(
         run_id=run_id,
         meta=meta,
         parent=parent,
+        skips=skips,
     )
 
 
@@ -215,6 +216,7 @@ def upload_reports(
     network: Sequence[str] = (),
     fixes: Optional[Mapping[str, FileFix]] = None,
     parent: Optional[str] = None,
+    skips: Optional[Skips] = None,
 ) -> Commit:
     """Merge coverage reports into the commit ``commit`` of ``repository``, in one transaction.
 
@@ -240,7 +242,8 @@ def upload_reports(
     parent its uploads name (docs/api.md, pulls and compare).
 
     ``commit`` may be a :class:`CommitTarget` already checked, which holds the branch, pull request
-    and parent (then they are not given again).
+    and parent (then they are not given again). What the parsers skipped or clamped (docs/parsing.md)
+    is counted in ``skips``, when given, and stored with the upload record.
 
     Returns the commit, committed. Raises :class:`~flask_coverage.errors.InvalidInput` for a bad
     sha, parent sha, branch or pull request number, :class:`~flask_coverage.errors.ReportError` (or its
@@ -257,7 +260,10 @@ def upload_reports(
     repository_id = repository.id
     max_bytes = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
     digests: list[str] = []
-    parsed = _parse_all(reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests)
+    skips = Skips() if skips is None else skips
+    parsed = _parse_all(
+        reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests, skips=skips
+    )
     files = merge_by_path(parsed)
     meta = meta or UploadMeta()
     if network:
@@ -267,16 +273,15 @@ def upload_reports(
             files[new] = lines if new not in files else files[new].merge(lines)
     for path, (not_code, eof) in (fixes or {}).items():
         if path in files:
-            kept = [e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof)]
-            files[path] = LineCoverage(kept)
-            if not kept:
-                del files[path]
+            files[path] = LineCoverage(e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof))
+    # A file without a tracked line is no coverage (Codecov leaves it out too).
+    files = {path: lines for path, lines in files.items() if len(lines)}
     if not files:
         raise ReportError("the upload has no files with coverage")
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
-    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha))
+    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha, skips))
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
@@ -342,6 +347,7 @@ def _parse_all(
     max_bytes: Optional[int],
     progress: Optional[ProgressCallback],
     digests: list[str],
+    skips: Skips,
 ) -> Iterator[ParsedFile]:
     for name, source in reports:  # each report's SHA-256 goes to digests once it was read
         digest = hashlib.sha256()
@@ -350,7 +356,7 @@ def _parse_all(
         else:
             source = _HashingReader(source, digest, progress)  # type: ignore[assignment]
         try:
-            for parsed in parse_report(source, format=format, root=root, max_bytes=max_bytes):
+            for parsed in parse_report(source, format=format, root=root, max_bytes=max_bytes, skips=skips, name=name):
                 _check_storable(parsed.path)
                 yield parsed
             digests.append(digest.hexdigest())
@@ -405,7 +411,8 @@ def _store(
     files: dict[str, LineCoverage],
     upload_key: str,
     meta: UploadMeta,
-    parent_sha: Optional[str] = None,
+    parent_sha: Optional[str],
+    skips: Skips,
 ) -> int:
     insert = dialect_insert
     commits, stored, uploads = _COMMITS, _FILES, _UPLOADS
@@ -435,6 +442,7 @@ def _store(
         if execute(used).first():
             raise UploadConflict("this upload URL was already used for a different upload")
     about = {key: getattr(meta, key) for key in ("external_id", *META_FIELDS)}
+    about.update(skipped=skips.total, skip_reasons=skips.counts or None)
     row = sa.insert(uploads).values(commit_id=commit_id, key=upload_key, created_at=utcnow(), **about)
     upload_id = cast(Any, execute(row)).inserted_primary_key[0]
     if meta.flags:

@@ -395,7 +395,8 @@ class Upload(Base):
     :func:`flask_coverage.ingest.upload_reports`); a commit has one row per key, so a client's retry
     is not merged again. ``external_id`` is the id a client was given for the upload (the signed
     upload URLs carry it). ``name``, ``build``, ``job``, ``build_url`` and ``provider`` (the CI
-    service) are the uploader's; its flags are :class:`UploadFlag` rows.
+    service) are the uploader's; its flags are :class:`UploadFlag` rows. ``skipped`` and
+    ``skip_reasons`` say what its parsers skipped or clamped.
     """
 
     __tablename__ = "coverage_upload"
@@ -411,6 +412,10 @@ class Upload(Base):
     job: Mapped[Optional[str]] = mapped_column(sa.String(100))
     build_url: Mapped[Optional[str]] = mapped_column(sa.String(500))
     provider: Mapped[Optional[str]] = mapped_column(sa.String(50))
+    #: Lines (or files) its reports held that were skipped or clamped, as Codecov skips them, and
+    #: the count per reason (docs/parsing.md).
+    skipped: Mapped[int] = mapped_column(default=0, server_default="0")
+    skip_reasons: Mapped[Optional[dict[str, int]]] = mapped_column(sa.JSON)
 
 
 class UploadFlag(Base):

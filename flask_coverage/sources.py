@@ -186,7 +186,9 @@ def default_source_loader(repository: Repository, sha: str, path: str) -> Option
         except ProviderError as error:
             raise SourceUnavailable(f"The provider could not send the file: {error}.") from None
     if root:
-        raise SourceUnavailable("There is no git mirror of this repository.")
+        owner = repository.owner
+        where = f"COVERAGE_SOURCE_GIT_ROOT/{owner.service.value}/{owner.username}/{repository.name}.git"
+        raise SourceUnavailable(f"There is no git mirror of this repository: it would be a bare clone at {where}.")
     raise SourceUnavailable("No source loader is configured.")
 
 

@@ -1,5 +1,10 @@
 """The URLs the service writes into its answers, built in one place, while a request is served:
-a repository's, a commit's (its tree graph), graph blocks' file links, an API list's neighbour pages."""
+a repository's, a commit's (its page, or its tree graph), graph blocks' file links, an API list's neighbour pages.
+
+An absolute URL (:func:`absolute_url`) starts with ``COVERAGE_PUBLIC_URL`` when it is set, so a forged
+``Host`` header never reaches an answer; without it, with the request's own host (which Flask's
+``TRUSTED_HOSTS`` should then bound, docs/deployment.md).
+"""
 
 from __future__ import annotations
 
@@ -20,31 +25,40 @@ def repository_path(repository: Repository, prefix_key: str) -> str:
 
 
 def commit_web_path(repository: Repository, sha: str) -> str:
-    """The app-relative URL where a commit's coverage is shown: its tree graph.
-
-    ``{COVERAGE_GRAPH_URL_PREFIX}/{gh|gl|...}/{owner}/{repo}/commit/{sha}/graphs/tree.svg``; every
-    block of that graph links to the file view of the same commit.
-    """
+    """The app-relative URL where a commit's coverage is shown, which uploaders print as "results will be
+    available at": its page (``{COVERAGE_WEB_URL_PREFIX}/{gh|gl|...}/{owner}/{repo}/commit/{sha}``), or
+    its tree graph when the web pages are not mounted
+    (``{COVERAGE_GRAPH_URL_PREFIX}/{gh|gl|...}/{owner}/{repo}/commit/{sha}/graphs/tree.svg``, each block
+    of which links to the file view)."""
+    if current_app.config["COVERAGE_WEB_URL_PREFIX"] is not None:
+        return f"{repository_path(repository, 'COVERAGE_WEB_URL_PREFIX')}/commit/{sha}"
     return f"{repository_path(repository, 'COVERAGE_GRAPH_URL_PREFIX')}/commit/{sha}/graphs/tree.svg"
+
+
+def absolute_url(path: str) -> str:
+    """The absolute URL of ``path``, a URL of the app (``/gh/acme/...``, without the app's mount point):
+    below ``COVERAGE_PUBLIC_URL`` when it is set, else below the request's host and mount point."""
+    public = current_app.config["COVERAGE_PUBLIC_URL"]
+    if public:
+        return public.rstrip("/") + path
+    return request.url_root.rstrip("/") + path
 
 
 def commit_url(repository: Repository, sha: str) -> str:
     """The absolute URL of :func:`commit_web_path`, for answers read outside the service (uploads, API)."""
-    return request.url_root.rstrip("/") + commit_web_path(repository, sha)
+    return absolute_url(commit_web_path(repository, sha))
 
 
-def file_links(
-    repository: Repository, commit: Commit, token: Optional[str], flag: Optional[str]
-) -> tuple[Optional[str], str]:
+def file_links(repository: Repository, commit: Commit, flag: Optional[str]) -> tuple[Optional[str], str]:
     """``(link prefix, link suffix)`` of a graph's file blocks (``None``: no links): the ``file_url``
-    hook's URL as it is (the token is never sent elsewhere), else this service's file views, with the
-    graph ``token`` accepted and the ``flag`` shown: ``../blob/`` (from ``{target}/graphs/``, the same
-    target's: a few bytes per block) when the web pages share the graphs' prefix, else the commit's."""
+    hook's URL as it is, else this service's file views with the ``flag`` shown (never a graph token:
+    it opens images only, and a private file view needs a signed-in reader): ``../blob/`` (from
+    ``{target}/graphs/``, the same target's: a few bytes per block) when the web pages share the
+    graphs' prefix, else the commit's."""
     if get_state().service.file_url_callback is not None:
         return call_hook("file_url", repository, commit), ""
     config = current_app.config
-    query = {key: value for key, value in (("token", token), ("flag", flag)) if value is not None}
-    suffix = f"?{urlencode(query, quote_via=quote)}" if query else ""
+    suffix = f"?{urlencode({'flag': flag}, quote_via=quote)}" if flag is not None else ""
     if config["COVERAGE_WEB_URL_PREFIX"] == config["COVERAGE_GRAPH_URL_PREFIX"]:
         return "../blob/", suffix
     if config["COVERAGE_WEB_URL_PREFIX"] is None:
@@ -65,6 +79,6 @@ def page_url(number: Optional[int]) -> Optional[str]:
     args = [(key, str(number) if key == "page" else value) for key, value in pairs]
     if all(key != "page" for key, _ in pairs):
         args.append(("page", str(number)))
-    # Werkzeug's base_url holds the decoded path; a URI needs it encoded again (names may hold "%" or "é").
-    path = quote(request.script_root + request.path, safe="/!$&'()*+,;=:@~")
-    return f"{request.host_url.rstrip('/')}{path}?{urlencode(args)}"
+    # Werkzeug's path is decoded; a URI needs it encoded again (names may hold "%" or "é").
+    path = quote(request.path, safe="/!$&'()*+,;=:@~")
+    return absolute_url(f"{path}?{urlencode(args)}")

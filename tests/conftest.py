@@ -289,7 +289,7 @@ def lcov_report(files: dict[str, dict[int, int]], partial: dict[str, set[int]] |
     for path, lines in files.items():
         out.append(f"SF:{path}\n")
         out.extend(f"DA:{line},{hits}\n" for line, hits in lines.items())
-        out.extend(f"BRDA:{line},0,0,-\n" for line in sorted((partial or {}).get(path, ())))
+        out.extend(f"BRDA:{line},0,0,1\nBRDA:{line},0,1,-\n" for line in sorted((partial or {}).get(path, ())))
         out.append("end_of_record\n")
     return "".join(out).encode()
 

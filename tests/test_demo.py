@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Optional
 
 import sqlalchemy as sa
 import webtest
@@ -260,3 +260,18 @@ def test_demo_commits_name_their_parents_and_have_a_trend(app, testapp) -> None:
         assert parents == dict(zip(shas, [None, *shas[:-1]]))
         trend = testapp.get(f"/api/v2/github/{spec.owner}/repos/{spec.name}/coverage/?interval=1d", headers=token)
         assert trend.json["count"] == 1 and 0 < trend.json["results"][0]["avg"] <= 100
+
+
+def test_the_curl_line_names_the_port_flask_run_serves_on(app, runner) -> None:
+    def curl_url(*args: str, env: Optional[dict[str, str]] = None) -> str:
+        result = runner.invoke(args=["coverage", "demo", "--files", "1", *args], env=env)
+        assert result.exit_code == 0, result.output
+        line = next(line for line in result.output.splitlines() if line.strip().startswith("curl "))
+        return line.split()[-1]
+
+    users = "/api/v2/github/acme/users/"
+    assert curl_url(env={"FLASK_RUN_PORT": "", "FLASK_RUN_HOST": ""}) == f"http://127.0.0.1:5000{users}"
+    assert curl_url(env={"FLASK_RUN_PORT": "8123"}) == f"http://127.0.0.1:8123{users}"
+    assert curl_url("--url", "https://cov.example.org/") == f"https://cov.example.org{users}"
+    app.config["SERVER_NAME"] = "cov.internal:8080"
+    assert curl_url(env={"FLASK_RUN_PORT": "8123"}) == f"http://cov.internal:8080{users}"

@@ -120,7 +120,7 @@ def test_an_upload_that_failed_can_be_sent_again(widgets, db, snapshot, monkeypa
 def test_a_refused_report_claims_nothing(widgets, db, make_lcov) -> None:
     good = make_lcov({"a.py": {1: 1}})
     with pytest.raises(ReportError):
-        upload_reports(widgets, [("good", good), ("bad", b"SF:a.py\nDA:x\n")], commit=SHA)
+        upload_reports(widgets, [("good", good), ("bad", b"<coverage><packages>")], commit=SHA)
     assert upload_rows(db) == 0
     assert upload_reports(widgets, [("good", good)], commit=SHA).version == 1
 

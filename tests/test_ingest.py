@@ -194,10 +194,9 @@ BAD_REPORTS = {
     "unknown format": (b"<html><body>coverage</body></html>", ReportError, "unknown report format"),
     "billion laughs": (BILLION_LAUGHS, ReportError, "entities"),
     "external entity": (EXTERNAL_ENTITY, ReportError, "entities"),
-    "negative hits": (COBERTURA_LINE % b"-1", ReportError, "hit count"),
-    "non-numeric hits": (COBERTURA_LINE % b"many", ReportError, "hit count"),
-    "negative LCOV hits": (b"SF:a.py\nDA:1,-4\nend_of_record\n", ReportError, "hit count"),
     "no files": (b"<coverage><packages/></coverage>", ReportError, "no files"),
+    "only odd lines": (COBERTURA_LINE % b"many", ReportError, "no files"),
+    "huge hits": (COBERTURA_LINE % b"1e30", ReportError, "hit count"),
     "path too long": (b"SF:" + b"d/" * 600 + b"a.py\nDA:1,1\nend_of_record\n", ReportError, "longer than 1024"),
     "lone surrogate": (
         b'{"meta": {"format": 3}, "files": {"a\\ud800.py": {"executed_lines": [1], "missing_lines": []}}}',

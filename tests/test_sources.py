@@ -73,7 +73,7 @@ def make_repository(app: Flask, service: str, sha: str) -> None:
         f"SF:{path}\n" + "".join(f"DA:{line},{hits}\n" for line, hits in lines.items()) + "end_of_record\n"
         for path, lines in {**LINES, **{path: {1: 1} for path in OTHER_FILES}}.items()
     )
-    report = report.replace("DA:4,1\n", "DA:4,1\nBRDA:4,0,0,-\n")  # line 4 partial
+    report = report.replace("DA:4,1\n", "DA:4,1\nBRDA:4,0,0,1\nBRDA:4,0,1,-\n")  # line 4 partial
     with app.app_context():
         operations.add_org(service, "acme")
         upload_report(operations.add_repo(service, "acme", "widgets"), report.encode(), commit=sha, branch="main")
@@ -176,7 +176,10 @@ def test_a_mirror_linked_from_outside_the_root_is_not_read(
     os.rename(target, outside)
     os.symlink(outside, target)
     page = webtest.TestApp(app).get(f"/gh/acme/widgets/commit/{bare_repository[1]}/blob/pkg/mod.py")
-    assert "no git mirror" in no_source_reason(page)
+    assert no_source_reason(page).endswith(
+        "There is no git mirror of this repository: it would be a bare clone at"
+        " COVERAGE_SOURCE_GIT_ROOT/github/acme/widgets.git."
+    )
 
 
 def test_paths_that_leave_the_repository(mirror_app: tuple[Flask, str], bare_repository: tuple[str, str]) -> None:

@@ -143,8 +143,9 @@ def test_repository_by_slug(widgets) -> None:
     assert repository_by_slug(" github/Acme/widgets ").id == widgets.id
     with pytest.raises(NotFound, match="no repository acme/gadgets on github"):
         repository_by_slug("github/acme/gadgets")
-    with pytest.raises(InvalidInput, match="unknown service 'gh'"):
-        repository_by_slug("gh/acme/widgets")
+    assert repository_by_slug("gh/acme/widgets").id == widgets.id  # as the web URLs name it
+    with pytest.raises(InvalidInput, match="unknown service 'hub'"):
+        repository_by_slug("hub/acme/widgets")
     for slug in ["", "acme/widgets", "github//widgets", "github/acme/widgets/extra"]:
         with pytest.raises(InvalidInput, match="SERVICE/OWNER/REPO"):
             repository_by_slug(slug)
@@ -162,7 +163,10 @@ def test_normalize_sha() -> None:
 
 def test_commit_web_path_escapes_names(app, widgets) -> None:
     sha = "c" * 40
-    assert commit_web_path(widgets, sha) == f"/gh/acme/widgets/commit/{sha}/graphs/tree.svg"
-    app.config["COVERAGE_GRAPH_URL_PREFIX"] = "/coverage/"
+    assert commit_web_path(widgets, sha) == f"/gh/acme/widgets/commit/{sha}"  # the commit's page
+    app.config["COVERAGE_WEB_URL_PREFIX"] = "/coverage/"
     odd = operations.add_repo("github", "acme", "we?ird#name")
-    assert commit_web_path(odd, sha) == f"/coverage/gh/acme/we%3Fird%23name/commit/{sha}/graphs/tree.svg"
+    assert commit_web_path(odd, sha) == f"/coverage/gh/acme/we%3Fird%23name/commit/{sha}"
+    # Without the web pages: the commit's tree graph, whose blocks open the file views.
+    app.config.update(COVERAGE_WEB_URL_PREFIX=None, COVERAGE_GRAPH_URL_PREFIX="/graphs")
+    assert commit_web_path(odd, sha) == f"/graphs/gh/acme/we%3Fird%23name/commit/{sha}/graphs/tree.svg"

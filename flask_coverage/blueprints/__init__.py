@@ -1,13 +1,33 @@
-"""The blueprints of the service, one module per URL family."""
+"""The blueprints of the service, one module per URL family, and what their pages share: the
+navigation of the default layout (``coverage_navigation()`` in templates) and the ``nosniff`` header
+of every answer."""
 
 from __future__ import annotations
 
-from flask import Flask, Response, request
+from typing import Any
+
+from flask import Flask, Response, current_app, request, url_for
+from werkzeug.routing import BaseConverter
+
+from ..state import call_hook
 
 #: The names of the service's blueprints (what :func:`no_sniffing` answers for).
 BLUEPRINT_NAMES = frozenset(
     f"coverage_{name}" for name in ("api", "legacy", "upload", "account", "graphs", "web", "health")
 )
+
+
+class RootConverter(BaseConverter):
+    """Matches the empty string: the entry page's rule ``{COVERAGE_WEB_URL_PREFIX}/<coverage_root:root>``.
+
+    Werkzeug tries a URL's static rules before its dynamic ones, so a host app's own ``/`` answers
+    ``/`` whatever the order the two were registered in; a bare host app's ``/`` is the entry page.
+    """
+
+    regex = ""
+
+    def to_url(self, value: Any) -> str:
+        return ""
 
 
 def no_sniffing(response: Response) -> Response:
@@ -28,6 +48,8 @@ def register_blueprints(app: Flask) -> None:
 
     app.after_request(no_sniffing)
     config = app.config
+    app.url_map.converters["coverage_root"] = RootConverter
+    app.add_template_global(navigation, "coverage_navigation")
     app.register_blueprint(api.bp, url_prefix=config["COVERAGE_API_URL_PREFIX"] or None)
     app.register_blueprint(legacy.bp, url_prefix=config["COVERAGE_LEGACY_URL_PREFIX"] or None)
     app.register_blueprint(upload.bp, url_prefix=config["COVERAGE_UPLOAD_URL_PREFIX"] or None)
@@ -37,3 +59,12 @@ def register_blueprints(app: Flask) -> None:
         app.register_blueprint(web.bp, url_prefix=config["COVERAGE_WEB_URL_PREFIX"] or None)
     if config["COVERAGE_HEALTH_URL_PREFIX"] is not None:
         app.register_blueprint(health.bp, url_prefix=config["COVERAGE_HEALTH_URL_PREFIX"] or None)
+
+
+def navigation() -> dict[str, Any]:
+    """What the default layout's navigation shows: the entry page's URL (``None`` without the web
+    pages), who is signed in (the ``current_user_loader`` hook) and, for a user, the token page's URL."""
+    user = call_hook("current_user")
+    entry = url_for("coverage_web.entry_page", root="") if "coverage_web" in current_app.blueprints else None
+    tokens = url_for("coverage_account.access_tokens") if user is not None and not user.is_org else None
+    return {"entry_url": entry, "user": user, "tokens_url": tokens}

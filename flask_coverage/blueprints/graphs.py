@@ -8,16 +8,17 @@ and ``.txt`` the coverage badge (``graph/`` works as ``graphs/``, as on Codecov)
 (``/blob/{path}``) are web pages (:mod:`flask_coverage.blueprints.web`). See docs/graphs.md.
 
 - Private repositories need ``?token=<graph token>`` (the ``verify_graph_token`` hook); public ones
-  ignore it. Every failure - unknown provider, owner, repository, branch, pull, commit or file, a
-  wrong or missing token, no coverage yet - is one and the same 404, so whether a private
-  repository exists does not leak.
+  ignore it. The graph token opens images only (graphs, badges, the trend chart), as on Codecov: the
+  pages and the source of a private repository need a signed-in reader. Every failure - unknown
+  provider, owner, repository, branch, pull, commit or file, a wrong or missing token, no coverage yet
+  - is one and the same 404, so whether a private repository exists does not leak.
 - A rendered graph is cached (``COVERAGE_CACHE_CONFIG``) under a key made of the commit's coverage
   version and everything else the drawing depends on; the same key, hashed, is the ``ETag``, so a
   conditional request is answered 304 without touching the cache, and a repeat request does no
   layout.
 - Blocks link to the file view of the same target, ``../blob/{path}`` relative to the graph (a
-  few bytes per block, right for every target and any spelling of the URL), with the request's
-  graph token for a private repository; the ``file_url`` hook may point them elsewhere.
+  few bytes per block, right for every target and any spelling of the URL), without the graph token;
+  the ``file_url`` hook may point them elsewhere.
 - Graphs are sent gzip-compressed to clients that accept it (all browsers do): big trees shrink
   about fourfold, and the cache holds the compressed bytes.
 """
@@ -287,7 +288,7 @@ def graph(
     if found is None or not found[2].files:
         raise NotFound()
     repository, commit, coverage, token = found
-    link_prefix, link_suffix = file_links(repository, commit, token, flag)
+    link_prefix, link_suffix = file_links(repository, commit, flag)
     options = params._replace(color_range=color_range(repository), link_prefix=link_prefix, link_suffix=link_suffix)
     etag = _etag("graph", *_commit_identity(commit, coverage), *options)
     if _not_modified(etag):

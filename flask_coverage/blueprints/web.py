@@ -1,5 +1,6 @@
 """The service's web pages: ``{COVERAGE_WEB_URL_PREFIX}/...`` at Codecov's web paths (docs/web.md).
 
+- ``/``: the entry page, the repositories the visitor may see by owner (a host app's own ``/`` wins).
 - ``/{prov}/{owner}``: the owner's repositories the visitor may see.
 - ``/{prov}/{owner}/{repo}``: the tip of the default branch: its coverage and change against the
   parent, the trend, the file explorer at the top folder, the graphs with their legend, and the
@@ -10,35 +11,38 @@
   explorer at a folder (:mod:`flask_coverage.queries.tree`).
 - ``.../blob/{path}`` below each of them: the file view, every line of the file with its state and
   hits, and its source when the ``source_loader`` hook finds it (:mod:`flask_coverage.sources`).
+  Codecov's file links, ``/{prov}/{owner}/{repo}/blob/{ref}/{path}``, redirect to the branch's or the
+  commit's file view.
 
 Pages are server-rendered HTML that works without JavaScript (the file view's keyboard keys are a
 small script file); templates ``coverage/*.html`` extend ``coverage/base.html``, which the host
 overrides. Visibility is the APIs': public repositories for everyone, private ones for activated
-members (the ``current_user_loader`` hook) or with ``?token=<graph token>``; anything else is the
-one 404 page, so a private repository's existence does not leak.
+members (the ``current_user_loader`` hook); anything else is the one 404 page, so a private
+repository's existence does not leak. The graph token opens a private repository's images only (the
+graphs the pages show carry it), never its pages or source, as on Codecov.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
-from flask import Blueprint, Response, make_response, render_template, request, url_for
+from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from markupsafe import Markup
 
 from ..auth import can_read_private, can_read_repository
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..http_errors import handle_errors
-from ..identifiers import pull_number
+from ..identifiers import normalize_sha, pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
 from ..outage import plain_text_response
-from ..queries.compare import compare_files
+from ..queries.compare import changed_files
 from ..queries.files import file_lines, flags_query
-from ..queries.lists import branch_tips, owner_repositories, pull_tips, recent_commits
+from ..queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
 from ..queries.repositories import find_repository, get_owner
-from ..queries.targets import find_flag, find_pull, find_target, resolve_commit, tree_branch
+from ..queries.targets import find_flag, find_pull, find_target, leading_branch, resolve_commit
 from ..queries.tree import SORT_KEYS, Entry, entry_count, folder_entries, folder_totals
-from ..request_args import color_range, etag, graph_token, requested_flag
+from ..request_args import color_range, etag, requested_flag
 from ..sources import load_source
 from ..state import call_hook, execute
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
@@ -52,17 +56,19 @@ _REPO = f"/{_PROV}/<owner>/<repo>"
 
 #: Entries (folders and files) per page of a folder of the file explorer.
 ENTRIES_PER_PAGE = 100
+#: Repositories listed on the entry page at most (the owners' pages list all of theirs).
+ENTRY_REPOSITORIES = 500
 #: Commits listed on a page.
 RECENT_COMMITS = 10
 #: Missed ranges linked at the top of a file view; more are reached with "next miss".
 LISTED_MISS_RANGES = 50
+#: A pull request's page names the changed files of a head of at most this many files (ranked from
+#: the totals of both commits); past it the page links to the v2 API's compare, a page at a time.
+SORTED_FILES = 10_000
 STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 
 #: Every 404 says the same, so a private repository's page is indistinguishable from a missing one.
-NOT_FOUND_MESSAGE = (
-    "There is no coverage here. Private repositories are shown to their members when signed in, "
-    "or with ?token=<graph token>."
-)
+NOT_FOUND_MESSAGE = "There is no coverage here. Private repositories are shown to their members when signed in."
 #: Headers of every page: the graphs are <object>s, the file view's keys a script file.
 PAGE_HEADERS = {
     "Content-Security-Policy": (
@@ -93,13 +99,11 @@ class View(NamedTuple):
     repository: Repository
     target: Target
     commit: Optional[Commit]
-    #: The ``token`` of the request, carried on to the next pages (``None`` for members).
-    token: Optional[str]
 
     def url(self, endpoint: str, target: Optional[Target] = None, **args: Any) -> str:
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
-        return url_for(endpoint, **names, **(target or self.target).args, token=self.token, **args)
+        return url_for(endpoint, **names, **(target or self.target).args, **args)
 
     def tree_url(self, folder: str, **args: Any) -> str:
         """The file explorer at ``folder`` of this page's target: ``.../tree/{ref}/{folder}`` (the
@@ -115,7 +119,7 @@ class View(NamedTuple):
 
     def graph_url(self, kind: str, **args: Any) -> str:
         """The graph of this page's target; a private repository's carries its graph token."""
-        token = self.token or (self.repository.image_token if self.repository.private else None)
+        token = self.repository.image_token if self.repository.private else None
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
         return url_for("coverage_graphs.graph", kind=kind, **names, **self.target.args, token=token, **args)
@@ -144,16 +148,6 @@ def _current_user() -> Optional[Owner]:
     return call_hook("current_user")
 
 
-def _visible(repository: Repository) -> tuple[bool, Optional[str]]:
-    """``(may read, token to carry on)``: public, a member (no token needed), or the graph token."""
-    if not repository.private:
-        return True, None
-    token = graph_token()
-    if token and call_hook("verify_graph_token", repository, token):
-        return True, token
-    return can_read_repository(_current_user(), repository), None
-
-
 def _view(prov: str, owner: str, repo: str, target: Target) -> View:
     """The page's repository and commit, or the one 404."""
     service = SERVICE_BY_SHORT[prov]
@@ -165,10 +159,9 @@ def _view(prov: str, owner: str, repo: str, target: Target) -> View:
         repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
     if found is None and (target != Target() or repository is None):
         raise NotFound(NOT_FOUND_MESSAGE)
-    allowed, token = _visible(repository)
-    if not allowed:
+    if not can_read_repository(_current_user(), repository):
         raise NotFound(NOT_FOUND_MESSAGE)
-    return View(repository, target, commit, token)
+    return View(repository, target, commit)
 
 
 def _target(branch: Optional[str], pullid: Optional[str], sha: Optional[str]) -> Target:
@@ -261,6 +254,24 @@ def _page_number(pages: int) -> int:
     return int(value)
 
 
+@bp.get("/<coverage_root:root>")
+def entry_page(root: str) -> Any:
+    """The repositories the visitor may see, by owner, with the coverage of their default branch."""
+    user = _current_user()
+    rows = readable_repositories(user, limit=ENTRY_REPOSITORIES + 1)
+    owners: dict[int, tuple[Owner, list[tuple[Repository, Optional[Commit]]]]] = {}
+    for repository, tip in rows[:ENTRY_REPOSITORIES]:
+        owners.setdefault(repository.owner_id, (repository.owner, []))[1].append((repository, tip))
+    return render_template(
+        "coverage/index.html",
+        owners=list(owners.values()),
+        more=len(rows) > ENTRY_REPOSITORIES,
+        user=user,
+        totals_of=totals_of,
+        coverage_text=_coverage_text,
+    )
+
+
 @bp.get(f"/{_PROV}/<owner>")
 def owner_page(prov: str, owner: str) -> Any:
     """The repositories of an owner that the visitor may see, with the coverage of their default branch."""
@@ -335,18 +346,26 @@ CHANGED_FILES_SHOWN = 10
 
 def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
     """A pull request's coverage compared with its base (``None`` while the base has no coverage):
-    the base commit, the change of coverage, the files whose coverage changed most and the base's tree."""
+    the base commit, the change of coverage, the files whose coverage changed most (from the totals
+    columns; none named when the head has more than :data:`SORTED_FILES` files: the page links to the
+    API's compare instead) and the base's tree."""
     row = find_pull(view.repository, view.target.pullid or 0)
     if row is None or row[2] is None:
         return None
     _, head, base = row
-    changed = [file for file in compare_files(base, head) if file.base is None or file.base != file.head]
-    changed.sort(key=lambda file: -abs(file.head.coverage - (file.base.coverage if file.base else 0)))
+    changed = changed_files(base, head) if head.files <= SORTED_FILES else None
     return {
         "base": base,
         "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
-        "files": changed[:CHANGED_FILES_SHOWN],
-        "changed": len(changed),
+        "files": (changed or [])[:CHANGED_FILES_SHOWN],
+        "changed": None if changed is None else len(changed),
+        "compare_url": url_for(
+            "coverage_api.repos_compare_retrieve",
+            service=view.repository.owner.service.value,
+            owner_username=view.repository.owner.username,
+            repo=view.repository.name,
+            pullid=view.target.pullid,
+        ),
         "base_graph": view._replace(target=Target(sha=base.sha)).graph_url("tree"),
         "head_graph": view.graph_url("tree"),
     }
@@ -381,8 +400,8 @@ def tree_page(prov: str, owner: str, repo: str, rest: str = "", pullid: Optional
     if pullid is not None:
         target, folder = _target(None, pullid, None), segments
     else:
-        branch = tree_branch(SERVICE_BY_SHORT[prov], owner, repo, segments)
-        taken = len(branch.split("/")) if branch is not None else 1
+        branch = leading_branch(SERVICE_BY_SHORT[prov], owner, repo, segments)
+        taken = branch.count("/") + 1 if branch is not None else 1
         target = Target(branch=branch) if branch is not None else Target(sha=segments[0])
         folder = segments[taken:]
     view = _view(prov, owner, repo, target)
@@ -432,6 +451,22 @@ def lines_html(tracked: dict[int, tuple[int, int]], source: Optional[tuple[Marku
     return Markup("\n".join(rows))  # noqa: S704
 
 
+def _blob_ref(view: View, path: str) -> Optional[str]:
+    """Codecov's file link ``.../blob/{ref}/{path}`` as the file view of that branch (the longest branch
+    name that starts the path: names may hold ``/``) or commit (a sha of 7 to 64 hex digits), or ``None``."""
+    parts = path.split("/")
+    repository = view.repository
+    branch = leading_branch(repository.owner.service, repository.owner.username, repository.name, parts[:-1])
+    if branch is not None:
+        rest = "/".join(parts[branch.count("/") + 1 :])
+        return view.url("coverage_web.file_view", target=Target(branch=branch), path=rest, flag=requested_flag())
+    sha = normalize_sha(parts[0], prefix=True)
+    if sha is not None and len(parts) > 1:
+        rest = "/".join(parts[1:])
+        return view.url("coverage_web.file_view", target=Target(sha=sha), path=rest, flag=requested_flag())
+    return None
+
+
 @bp.get(_REPO + "/blob/<path:path>")
 @bp.get(_REPO + "/branch/<path:branch>/blob/<path:path>")
 @bp.get(_REPO + "/pull/<pullid>/blob/<path:path>")
@@ -452,11 +487,15 @@ def file_view(
     commit = view.commit
     coverage = commit if flag is None or commit is None else find_flag(commit, flag)
     lines = file_lines(coverage, path) if coverage is not None else None
+    if lines is None and view.target == Target():
+        codecov_link = _blob_ref(view, path)
+        if codecov_link is not None:
+            return redirect(codecov_link)
     if commit is None or lines is None:
         raise NotFound(NOT_FOUND_MESSAGE)
     source = load_source(view.repository, commit.sha, path)
     user = _current_user()
-    tag = etag(commit.id, commit.sha, commit.version, path, flag, view.token, getattr(user, "id", None), source)
+    tag = etag(commit.id, commit.sha, commit.version, path, flag, getattr(user, "id", None), source)
     if request.if_none_match.contains(tag):
         response = make_response("", 304)
         response.set_etag(tag)

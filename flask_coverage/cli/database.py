@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from typing import Optional
+
 import click
 from flask import current_app
 
@@ -31,8 +34,15 @@ def init_db_command() -> None:
     type=click.IntRange(1, 100_000),
     help="Files in the generated repository globex/platform.",
 )
+@click.option(
+    "--url",
+    "server_url",
+    metavar="URL",
+    help="The server's URL in the printed curl line. Default: where flask run serves the app (SERVER_NAME,"
+    " else FLASK_RUN_HOST and FLASK_RUN_PORT, else http://127.0.0.1:5000).",
+)
 @reports_errors
-def demo_command(generated_files: int) -> None:
+def demo_command(generated_files: int, server_url: Optional[str]) -> None:
     """Load the demo data set (safe to run again: it resets the demo to the same state)."""
     summary = demo.load_demo(generated_files=generated_files)
     click.echo(
@@ -45,5 +55,16 @@ def demo_command(generated_files: int) -> None:
     if summary.mirrors:
         click.echo(f"Git mirrors with the demo source (the file views show it): {summary.mirrors}")
     users_url = f"{current_app.config['COVERAGE_API_URL_PREFIX']}/{demo.DEMO_SERVICE.value}/acme/users/"
-    click.echo(f"Access token {demo.DEMO_TOKEN_NAME!r} of {summary.token_user} (with flask run):")
-    click.echo(f"  curl -H 'Authorization: Bearer {summary.token}' http://127.0.0.1:5000{users_url}")
+    base = (server_url or flask_run_url()).rstrip("/")
+    click.echo(f"Access token {demo.DEMO_TOKEN_NAME!r} of {summary.token_user}, for the server at {base}:")
+    click.echo(f"  curl -H 'Authorization: Bearer {summary.token}' {base}{users_url}")
+
+
+def flask_run_url() -> str:
+    """Where ``flask run`` serves the app: its ``SERVER_NAME``, else the host and port that ``flask run``
+    reads from ``FLASK_RUN_HOST`` and ``FLASK_RUN_PORT`` (its defaults 127.0.0.1 and 5000)."""
+    server_name = current_app.config.get("SERVER_NAME")
+    if server_name:
+        return f"{current_app.config.get('PREFERRED_URL_SCHEME') or 'http'}://{server_name}"
+    host = os.environ.get("FLASK_RUN_HOST") or "127.0.0.1"
+    return f"http://{host}:{os.environ.get('FLASK_RUN_PORT') or 5000}"

@@ -12,6 +12,7 @@ import click
 from .. import ingest
 from ..errors import InvalidInput
 from ..lines import Totals
+from ..parsers import Skips
 from .base import coverage_cli, reports_errors
 
 #: Reports at least this big show a progress bar even when stderr is not a terminal (CI logs).
@@ -53,6 +54,7 @@ def upload_command(
 ) -> None:
     """Merge a coverage report (Cobertura XML, coverage.py JSON or LCOV; - for stdin) into a commit."""
     meta = ingest.UploadMeta.create(flags=flags)
+    skips = Skips()
     try:
         source: BinaryIO = sys.stdin.buffer if report == "-" else open(report, "rb")  # noqa: SIM115
     except OSError as error:
@@ -75,6 +77,7 @@ def upload_command(
             format=report_format,
             progress=progress,
             meta=meta,
+            skips=skips,
         )
     repository = commit.repository
     totals = Totals.of(commit)
@@ -83,3 +86,5 @@ def upload_command(
         f" at {commit.sha}: {commit.files} files, {commit.lines} lines, {totals.coverage}% covered"
         f" (version {commit.version})."
     )
+    if skips:
+        click.echo(f"The report's odd lines were read as Codecov reads them: {skips.summary()}.")

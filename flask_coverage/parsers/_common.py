@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple, NoReturn
+import re
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from ..errors import ReportError
 from ..lines import LineCoverage
+
+if TYPE_CHECKING:
+    from ._format import Skips
 
 #: Line numbers above this are refused: no real source file is ten million lines long, and a bound
 #: keeps every consumer (file views, graphs) safe from a hostile report.
 MAX_LINE_NUMBER = 10_000_000
 #: Hit counts above this are refused as corrupt; anything that fits is stored saturated at 2**32-1.
 MAX_REPORTED_HITS = 2**63 - 1
+
+# The skip reasons the parsers share (docs/parsing.md): fixed phrases, counted per upload.
+LINE_BELOW_ONE = "lines numbered 0 or less, skipped"
+LINE_UNDEFINED = 'lines numbered "undefined", skipped'
+LINE_NOT_A_NUMBER = "lines whose number is not an integer, skipped"
+HITS_NOT_A_NUMBER = "lines whose hit count is not a number, skipped"
+HITS_NEGATIVE = "negative hit counts, clamped to 0"
+HITS_DECIMAL = "hit counts written as decimals, rounded down"
+EMPTY_NAME = "files with an empty name, skipped"
+
+# A decimal or exponent form of a number, short enough that float() is cheap and exact enough.
+_DECIMAL = re.compile(r"-?[0-9]{1,20}(?:\.[0-9]{0,20})?(?:[eE][+-]?[0-9]{1,3})?|-?\.[0-9]{1,20}")
 
 
 class ParsedFile(NamedTuple):
@@ -60,6 +76,55 @@ def check_hit_count(text: str, line: object, path: str) -> int:
     """``text`` as a hit count in 0..MAX_REPORTED_HITS, else ReportError."""
     number = _to_int(text)
     if number is None or not 0 <= number <= MAX_REPORTED_HITS:
+        bad_hit_count(text, line, path)
+    return number
+
+
+def line_number(text: str, path: str, skips: Skips) -> int | None:
+    """``text`` as a line number, or None for a line Codecov's processors skip (counted in ``skips``).
+
+    Line 0 and below, ``undefined`` and anything else that is not an integer are skipped; a number
+    above MAX_LINE_NUMBER is a ReportError (a bound, not an odd line).
+    """
+    stripped = text.strip()
+    number = _to_int(stripped)
+    if number is None:
+        skips.add(LINE_UNDEFINED if stripped == "undefined" else LINE_NOT_A_NUMBER)
+        return None
+    if number < 1:
+        skips.add(LINE_BELOW_ONE)
+        return None
+    if number > MAX_LINE_NUMBER:
+        bad_line_number(text, path)
+    return number
+
+
+def hit_count(text: str, line: object, path: str, skips: Skips) -> int | None:
+    """``text`` as a hit count, read as Codecov's processors read it, or None to skip the line.
+
+    A negative count is clamped to 0, a decimal or exponent form (``1.0``, ``1e+0``) is rounded down,
+    anything else that is not a number skips the line; each is counted in ``skips``. A count above
+    MAX_REPORTED_HITS is a ReportError.
+    """
+    stripped = text.strip()
+    number = _to_int(stripped)
+    if number is None:
+        if stripped.lstrip("-").isdecimal():
+            bad_hit_count(text, line, path)  # too many digits
+        if _DECIMAL.fullmatch(stripped) is None:
+            skips.add(HITS_NOT_A_NUMBER)
+            return None
+        value = float(stripped)
+        if value > MAX_REPORTED_HITS:
+            bad_hit_count(text, line, path)
+        if value >= 0:
+            skips.add(HITS_DECIMAL)
+            return int(value)
+        number = -1
+    if number < 0:
+        skips.add(HITS_NEGATIVE)
+        return 0
+    if number > MAX_REPORTED_HITS:
         bad_hit_count(text, line, path)
     return number
 

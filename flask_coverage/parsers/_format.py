@@ -61,11 +61,16 @@ class Skips:
         return bool(self.counts)
 
     def summary(self) -> str:
-        """One line for people: ``"3 lines skipped or clamped: 2 line number 0, 1 hits not a number"``."""
+        """One line for people: ``"skipped or clamped: 2 negative hit counts, clamped to 0; 1 ..."``."""
         if not self.counts:
-            return "no lines skipped"
-        parts = ", ".join(f"{count} {reason}" for reason, count in sorted(self.counts.items(), key=_most_first))
-        return f"{self.total} {'line' if self.total == 1 else 'lines'} skipped or clamped: {parts}"
+            return "nothing skipped or clamped"
+        parts = "; ".join(f"{count} {reason}" for reason, count in sorted(self.counts.items(), key=_most_first))
+        return f"skipped or clamped: {parts}"
+
+    def update(self, other: Skips) -> None:
+        """Add the counts of ``other`` to these."""
+        for reason, count in other.counts.items():
+            self.add(reason, count)
 
 
 def _most_first(item: tuple[str, int]) -> tuple[int, str]:

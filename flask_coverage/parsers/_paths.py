@@ -5,8 +5,9 @@ Rules (documented in docs/parsing.md):
 - ``\\`` becomes ``/``; ``.`` segments, doubled slashes and ``a/..`` pairs are collapsed.
 - An absolute name under a Cobertura ``<source>`` is made relative to it (the longest source wins),
   then prefixed with that source's place in the repository; one under ``root`` loses ``root``.
-- A relative Cobertura name is joined to the outermost ``<source>`` (the checkout root whenever it is
-  listed: coverage.py, Istanbul and gcovr all list it).
+- A relative Cobertura name is joined to the outermost absolute ``<source>`` (the checkout root
+  whenever it is listed: coverage.py, Istanbul and gcovr all list it); a relative ``<source>`` is
+  dropped, as Codecov drops it.
 - An absolute name that matches neither is kept without its leading ``/`` (or drive), so nothing
   is lost silently and the uploader can see which ``root`` to pass.
 - A name that is empty, climbs out (``..`` after collapsing), is absurdly long or holds control
@@ -37,8 +38,8 @@ class PathResolver:
 
     def __init__(self, root: str | None = None, sources: Sequence[str] = ()) -> None:
         self._root = _normalise(root) if root else None
+        # A relative source is dropped, as Codecov drops it: it says nothing about where the checkout is.
         absolute = [s for s in (_normalise(s) for s in sources if s.strip()) if _is_absolute(s)]
-        relative = [_normalise(s) for s in sources if s.strip() and not _is_absolute(_normalise(s))]
         # Without a root, the sources' common ancestor stands for the checkout root.
         base = self._root or (_common_ancestor(absolute) if len(absolute) > 1 else None)
         self._sources: list[tuple[str, str | None]] = []
@@ -48,11 +49,10 @@ class PathResolver:
             else:
                 prefix = _strip_prefix(source, base)
             self._sources.append((source, prefix))
-        self._sources.extend((s, "" if s == "." else s) for s in relative)
         usable = [prefix for _, prefix in self._sources if prefix is not None]
         # Outermost first; min() keeps document order among equally deep sources.
         self._relative_prefix = min(usable, key=_depth) if usable else ""
-        self._by_length = sorted(((s, p) for s, p in self._sources if _is_absolute(s)), key=lambda sp: -len(sp[0]))
+        self._by_length = sorted(self._sources, key=lambda sp: -len(sp[0]))
 
     def resolve(self, name: str) -> str:
         """The repository-relative path for the file ``name``, or a ReportError."""

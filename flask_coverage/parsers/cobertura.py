@@ -18,23 +18,27 @@ against 3.3 s for this whole parser, and its DTD switch is all-or-nothing.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Iterator, NoReturn
 from xml.parsers import expat
 
 from ..errors import ReportError
 from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
 from ._common import (
+    EMPTY_NAME,
     MAX_LINE_NUMBER,
     MAX_REPORTED_HITS,
     ParsedFile,
-    check_hit_count,
-    check_line_number,
+    hit_count,
+    line_number,
     quote,
 )
-from ._format import ParseContext, ReportFormat, ReportHead
+from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._paths import MAX_PATH_LENGTH, PathResolver
 
 __all__ = ["FORMAT", "MAX_RUN", "parse_cobertura"]
+
+_CONDITIONS = re.compile(r"\(([0-9]{1,9})/([0-9]{1,9})\)")
 
 #: Bytes between two ``>`` (one tag with its attributes, or one text): real ones are far shorter.
 MAX_RUN = 1 << 20
@@ -81,6 +85,8 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
 
 def _detect(head: ReportHead) -> bool:
     # Clover's root is <coverage> too, but with generated="..." (and clover="..."), never Cobertura's.
+    if head.xml_root == "scoverage":
+        return True
     return head.xml_root == "coverage" and not head.xml_root_has("generated") and not head.xml_root_has("clover")
 
 
@@ -120,7 +126,7 @@ class _CoberturaReader:
         parser.StartElementHandler = self._start_root
 
     def _start_root(self, name: str, attrs: dict[str, str]) -> None:
-        if name != "coverage":
+        if name != "coverage" and name != "scoverage":
             raise ReportError(
                 f"XML report has root element <{quote(name, 40)[1:-1]}>, not <coverage>: not a Cobertura report"
             )
@@ -133,20 +139,29 @@ class _CoberturaReader:
                 return
             number_text = attrs.get("number", "")
             hits_text = attrs.get("hits", "")
-            # Fast path for well-formed lines; _checked_numbers explains any problem.
+            # Fast path for well-formed lines; _checked_numbers reads or skips anything else.
             if number_text.isdecimal() and hits_text.isdecimal() and len(hits_text) < 20:
                 number = int(number_text) if len(number_text) < 9 else 0
                 hits = int(hits_text)
                 if not 1 <= number <= MAX_LINE_NUMBER or hits > MAX_REPORTED_HITS:
-                    number, hits = self._checked_numbers(number_text, hits_text)
+                    number, hits = self._checked_numbers(number_text, hits_text, attrs)
+                    if not number:
+                        return
             else:
-                number, hits = self._checked_numbers(number_text, hits_text)
-            if not hits:
-                target.add(number, 0, MISS)
-            elif attrs.get("branch") == "true" and not _fully_covered(attrs.get("condition-coverage")):
-                target.add(number, hits, PARTIAL)
-            else:
-                target.add(number, hits, HIT)
+                number, hits = self._checked_numbers(number_text, hits_text, attrs)
+                if not number:
+                    return
+            if attrs.get("branch", "").lower() == "true":
+                # Codecov's rule: the state of a branch line comes from "(n/m)", whatever the hits.
+                taken = _conditions(attrs.get("condition-coverage"))
+                if taken is not None:
+                    covered, total = taken
+                    state = HIT if covered == total else MISS if covered == 0 else PARTIAL
+                    target.add(number, hits, state)
+                    return
+            target.add(number, hits, HIT if hits else MISS)
+        elif name == "statement":
+            self._statement(attrs)
         elif name == "class":
             self._start_class(attrs)
         elif name == "methods":
@@ -185,12 +200,14 @@ class _CoberturaReader:
 
     def _start_class(self, attrs: dict[str, str]) -> None:
         self.end_class()
-        filename = attrs.get("filename")
-        if filename is None:
-            raise ReportError("invalid Cobertura report: a <class> has no filename attribute")
         if self._resolver is None:
             # <sources> precede <packages> (the Cobertura DTD's order), so they are all known here.
             self._resolver = self._context.resolver(self._sources)
+        filename = attrs.get("filename", "")
+        if not filename.strip():
+            # Codecov skips such a class; its lines go nowhere.
+            self._context.skips.add(EMPTY_NAME)
+            return
         self._path = self._resolver.resolve(filename)
         self._class_lines = self._target = LineCoverageBuilder()
         self._method_lines = LineCoverageBuilder()
@@ -204,24 +221,47 @@ class _CoberturaReader:
         self.done.append(ParsedFile(self._path, chosen.build()))
         self._class_lines = self._method_lines = self._target = None
 
-    def _checked_numbers(self, number_text: str, hits_text: str) -> tuple[int, int]:
-        if not number_text:
-            raise ReportError(f"invalid Cobertura report: a <line> of {quote(self._path)} has no number")
-        number = check_line_number(number_text, self._path)
-        if not hits_text:
-            raise ReportError(f"invalid Cobertura report: line {number} of {quote(self._path)} has no hits")
-        return number, check_hit_count(hits_text, number, self._path)
+    def _checked_numbers(self, number_text: str, hits_text: str, attrs: dict[str, str]) -> tuple[int, int]:
+        # (0, 0) for a line to skip, counted in the skips.
+        skips = self._context.skips
+        number = line_number(number_text, self._path, skips)
+        if number is None:
+            return 0, 0
+        # A branch line's state comes from its conditions: its hits are a fallback, not worth a word.
+        taken = _conditions(attrs.get("condition-coverage")) if _is_branch(attrs) else None
+        hits = hit_count(hits_text, number, self._path, skips if taken is None else Skips())
+        if hits is None:
+            if taken is None:
+                return 0, 0
+            hits = taken[0]
+        return number, hits
+
+    def _statement(self, attrs: dict[str, str]) -> None:
+        # scoverage's <statement line= invocation-count=>, counted like a <line>; ignored="true" skipped.
+        target = self._class_lines
+        if target is None or attrs.get("ignored") == "true":
+            return
+        skips = self._context.skips
+        number = line_number(attrs.get("line", ""), self._path, skips)
+        if number is None:
+            return
+        hits = hit_count(attrs.get("invocation-count", ""), number, self._path, skips)
+        if hits is not None:
+            target.add(number, hits, HIT if hits else MISS)
 
 
-def _fully_covered(condition: str | None) -> bool:
-    # "50% (1/2)" -> False, "100% (2/2)" -> True; absent or unreadable counts as covered, the
-    # same as a line without branch data.
+def _is_branch(attrs: dict[str, str]) -> bool:
+    return attrs.get("branch", "").lower() == "true"
+
+
+def _conditions(condition: str | None) -> tuple[int, int] | None:
+    # "50% (1/2)" -> (1, 2); None when there is no "(n/m)", and the hits decide, as on Codecov.
     if not condition:
-        return True
-    percent = condition.split("%", 1)[0].strip()
-    if percent.replace(".", "", 1).isdecimal():
-        return float(percent) >= 100
-    return True
+        return None
+    match = _CONDITIONS.search(condition)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2))
 
 
 def _describe(exc: expat.ExpatError) -> str:

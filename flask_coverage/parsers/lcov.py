@@ -2,8 +2,10 @@
 
 Only the records that describe lines matter here: ``SF:`` opens a file, ``DA:line,hits[,checksum]``
 gives a line, ``BRDA:line,block,branch,taken`` marks a branch (``-`` or ``0`` = not taken) and
-``end_of_record`` closes the file. A hit line with any branch not taken is PARTIAL. Other records
-(``TN``, ``FN*``, ``LF``, ``BRF``, ``VER`` ...) are skipped.
+``end_of_record`` closes the file. As on Codecov, a line with branches takes its state from them
+(all taken HIT, none MISS, some PARTIAL), with or without a ``DA`` record. Other records (``TN``,
+``FN*``, ``LF``, ``BRF``, ``VER`` ...) are passed over; what is skipped or clamped is counted
+(docs/parsing.md).
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ import re
 from typing import Iterable, Iterator
 
 from ..errors import ReportError
-from ..lines import HIT, MISS, LineCoverageBuilder
+from ..lines import HIT, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
 from ._common import (
+    EMPTY_NAME,
     MAX_LINE_NUMBER,
     MAX_REPORTED_HITS,
     ParsedFile,
-    check_hit_count,
-    check_line_number,
-    quote,
+    hit_count,
+    line_number,
 )
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._input import not_utf8
@@ -31,6 +33,12 @@ __all__ = ["FORMAT", "parse_lcov"]
 MAX_RECORD_LENGTH = 1 << 20
 
 _FIRST_RECORD = re.compile(rb"(?:TN|SF|VER):")
+
+# What the parser skips, counted (docs/parsing.md).
+NOT_A_RECORD = "lines that are not LCOV records, skipped"
+OUTSIDE_A_FILE = "DA or BRDA records outside an SF: block, skipped"
+SHORT_BRDA = "BRDA records without line, block, branch and taken, skipped"
+NOT_CLOSED = "SF: blocks without end_of_record, closed"
 
 
 def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
@@ -46,7 +54,9 @@ def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
     pending = ""
     path = ""
     builder: LineCoverageBuilder | None = None
-    missed_branches: set[int] = set()
+    branches = _Branches()
+    skips = context.skips
+    seen_file = False
     final = False
     chunk_iter = iter(chunks)
     while not final:
@@ -75,51 +85,112 @@ def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
             lineno += 1
             if record.startswith("DA:"):
                 if builder is None:
-                    raise ReportError(f"LCOV line {lineno}: DA record outside of an SF: block")
+                    skips.add(OUTSIDE_A_FILE)
+                    continue
                 number_text, _, rest = record[3:].partition(",")
                 hits_text = rest.partition(",")[0]
-                # Fast path for well-formed lines; the checks explain anything else.
+                # Fast path for well-formed lines; line_number and hit_count read or skip the rest.
                 if number_text.isdecimal() and hits_text.isdecimal() and len(hits_text) < 20:
                     number = int(number_text) if len(number_text) < 9 else 0
                     hits = int(hits_text)
-                    if not 1 <= number <= MAX_LINE_NUMBER or hits > MAX_REPORTED_HITS:
-                        number = check_line_number(number_text, path)
-                        hits = check_hit_count(hits_text, number, path)
-                else:
-                    number = check_line_number(number_text, path)
-                    hits = check_hit_count(hits_text, number, path)
-                builder.add(number, hits, HIT if hits else MISS)
+                    if 1 <= number <= MAX_LINE_NUMBER and hits <= MAX_REPORTED_HITS:
+                        builder.add(number, hits, HIT if hits else MISS)
+                        continue
+                checked = line_number(number_text, path, skips)
+                hits_checked = None if checked is None else hit_count(hits_text, checked, path, skips)
+                if checked is not None and hits_checked is not None:
+                    builder.add(checked, hits_checked, HIT if hits_checked else MISS)
             elif record.startswith("BRDA:"):
                 if builder is None:
-                    raise ReportError(f"LCOV line {lineno}: BRDA record outside of an SF: block")
+                    skips.add(OUTSIDE_A_FILE)
+                    continue
                 body = record[5:]
-                taken = body.rpartition(",")[2].strip()
-                if taken == "-" or taken == "0":
-                    missed_branches.add(check_line_number(body.partition(",")[0], path))
+                if body.count(",") < 3:
+                    skips.add(SHORT_BRDA)
+                    continue
+                # The branch's name may hold commas (coverage.py's descriptions): taken is the last field.
+                branch_line = line_number(body.partition(",")[0], path, skips)
+                if branch_line is not None:
+                    branches.add(branch_line, body.rpartition(",")[2].strip() not in ("-", "0"))
             elif record.startswith("SF:"):
                 if builder is not None:
-                    raise ReportError(
-                        f"LCOV line {lineno}: SF: record for {quote(path)} is not closed by end_of_record"
-                    )
-                path = resolver.resolve(record[3:])
+                    skips.add(NOT_CLOSED)
+                    if path:
+                        yield ParsedFile(path, branches.apply(builder))
+                    branches = _Branches()
+                seen_file = True
+                name = record[3:]
+                if name.strip():
+                    path = resolver.resolve(name)
+                else:
+                    skips.add(EMPTY_NAME)
+                    path = ""  # read, then dropped
                 builder = LineCoverageBuilder()
             elif record == "end_of_record":
                 if builder is None:
-                    raise ReportError(f"LCOV line {lineno}: end_of_record without an SF: record")
-                yield ParsedFile(path, builder.build(missed_branches))
+                    skips.add(NOT_A_RECORD)
+                    continue
+                if path:
+                    yield ParsedFile(path, branches.apply(builder))
                 builder = None
-                missed_branches = set()
+                branches = _Branches()
             elif record and not _is_other_record(record):
-                raise ReportError(f"LCOV line {lineno} is not an LCOV record: {quote(record, 60)}")
+                skips.add(NOT_A_RECORD)
     if builder is not None:
-        raise ReportError(f"LCOV report is truncated: the record for {quote(path)} has no end_of_record")
-    if not lineno or not path:
+        # Codecov reads a last record without its end_of_record too.
+        skips.add(NOT_CLOSED)
+        if path:
+            yield ParsedFile(path, branches.apply(builder))
+    if not seen_file:
         raise ReportError("LCOV report has no SF: record")
 
 
+class _Branches:
+    """The ``BRDA`` records of one file, kept as compactly as its ``DA`` lines (9 bytes a record)."""
+
+    def __init__(self) -> None:
+        self.total = LineCoverageBuilder()  # hits: branches of the line
+        self.taken = LineCoverageBuilder()  # hits: branches taken
+
+    def add(self, line: int, taken: bool) -> None:
+        self.total.add(line, 1, MISS)
+        self.taken.add(line, 1 if taken else 0, MISS)
+
+    def apply(self, builder: LineCoverageBuilder) -> LineCoverage:
+        """The file's lines, where a line with branches takes its state from them, as on Codecov: all
+        taken HIT, none MISS, some PARTIAL; a line with branches and no ``DA`` is tracked, its hits
+        the number of branches taken."""
+        lines = builder.build()
+        if not len(self.total):
+            return lines
+        return LineCoverage(_override(lines, self.total.build(), self.taken.build()))
+
+
+def _override(lines: LineCoverage, total: LineCoverage, taken: LineCoverage) -> Iterator[tuple[int, int, int]]:
+    # Both inputs are in line order, so the result is too: no sort, no list.
+    da = iter(lines)
+    current = next(da, None)
+    for (line, count, _), (_, hits, _) in zip(total, taken):
+        state = HIT if hits == count else MISS if hits == 0 else PARTIAL
+        while current is not None and current[0] < line:
+            yield current
+            current = next(da, None)
+        if current is not None and current[0] == line:
+            yield line, current[1], state
+            current = next(da, None)
+        else:
+            yield line, hits, state
+    if current is not None:
+        yield current
+        yield from da
+
+
 def _detect(head: ReportHead) -> bool:
-    # The first record of a tracefile: a test name, a source file, or lcov 2's version.
-    return head.kind == "text" and _FIRST_RECORD.match(head.text) is not None
+    # The first record of a tracefile (a test name, a source file, or lcov 2's version), or, after
+    # stray lines, a record's end (what Codecov looks for).
+    if head.kind != "text":
+        return False
+    return _FIRST_RECORD.match(head.text) is not None or b"\nend_of_record" in head.text
 
 
 FORMAT = ReportFormat("lcov", "LCOV", _detect, parse_lcov, ("*.lcov", "lcov.info", "*.info"))

@@ -3,16 +3,21 @@
 Without a diff of the sources, a comparison says what the reports say: each file of the head commit
 with its totals before and after, and how many of the lines tracked in both changed state. A file
 whose stored coverage is byte for byte the same in both commits is not decoded at all.
+
+A comparison costs the page it answers, not the commit: :func:`head_files` is a list query in path
+order for :func:`flask_coverage.pagination.paginate` (its count is the commit's ``files`` column), and
+:func:`compare_page` reads the base's files for the paths of one page only.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 import sqlalchemy as sa
+from sqlalchemy.orm import aliased
 
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
 from ..models import Commit, FileCoverage
@@ -48,24 +53,57 @@ def change_summary(base: LineCoverage, head: LineCoverage) -> dict[str, int]:
     return {name: count for name, count in summary.items() if count}
 
 
-def _files(commit: Commit) -> sa.Select:
-    columns = (FileCoverage.path, FileCoverage.lines, FileCoverage.hits, FileCoverage.misses, FileCoverage.partials)
-    return sa.select(*columns, FileCoverage.data).where(FileCoverage.commit_id == commit.id).order_by(FileCoverage.path)
+_COLUMNS = (FileCoverage.path, FileCoverage.lines, FileCoverage.hits, FileCoverage.misses, FileCoverage.partials)
 
 
-def compare_files(base: Commit, head: Commit) -> Iterator[FileComparison]:
-    """Every file of ``head``, by path, compared with the same path in ``base``."""
+def head_files(head: Commit) -> tuple[sa.Select, sa.Select]:
+    """The files of ``head`` in path order, with their line data (a list query for ``paginate``), and
+    the count query of that list: the commit's ``files`` column, so no file is counted."""
+    query = sa.select(*_COLUMNS, FileCoverage.data).where(FileCoverage.commit_id == head.id)
+    return query.order_by(FileCoverage.path), sa.select(Commit.files).where(Commit.id == head.id)
+
+
+def compare_page(base: Commit, rows: Sequence[Any]) -> list[FileComparison]:
+    """The rows of a page of :func:`head_files` compared with the same paths in ``base`` (read for those
+    paths alone)."""
+    paths = [row[0] for row in rows]
     before = {
         path: (Totals(lines, hits, misses, partials), data)
-        for path, lines, hits, misses, partials, data in execute(_files(base))
+        for path, lines, hits, misses, partials, data in execute(
+            sa.select(*_COLUMNS, FileCoverage.data).where(
+                FileCoverage.commit_id == base.id, FileCoverage.path.in_(paths)
+            )
+        )
     }
-    rows = execute(_files(head).execution_options(yield_per=500))
+    compared = []
     for path, lines, hits, misses, partials, data in rows:
         totals = Totals(lines, hits, misses, partials)
         old = before.get(path)
         if old is None:
-            yield FileComparison(path, None, totals)
+            compared.append(FileComparison(path, None, totals))
             continue
         old_totals, old_data = old
         summary = {} if old_data == data else change_summary(LineCoverage.decode(old_data), LineCoverage.decode(data))
-        yield FileComparison(path, old_totals, totals, summary)
+        compared.append(FileComparison(path, old_totals, totals, summary))
+    return compared
+
+
+def changed_files(base: Commit, head: Commit) -> list[FileComparison]:
+    """The files of ``head`` whose totals differ from ``base``'s (new files included), from the totals
+    columns alone (no line data read), the largest change of coverage first; no change summaries."""
+    before = aliased(FileCoverage)
+    on = sa.and_(before.commit_id == base.id, before.path == FileCoverage.path)
+    differs = sa.or_(
+        before.id.is_(None),
+        before.hits != FileCoverage.hits,
+        before.misses != FileCoverage.misses,
+        before.partials != FileCoverage.partials,
+    )
+    old_columns = (before.id, before.lines, before.hits, before.misses, before.partials)
+    query = sa.select(*_COLUMNS, *old_columns).outerjoin(before, on).where(FileCoverage.commit_id == head.id, differs)
+    changed = [
+        FileComparison(path, None if old_id is None else Totals(*old), Totals(lines, hits, misses, partials))
+        for path, lines, hits, misses, partials, old_id, *old in execute(query)
+    ]
+    changed.sort(key=lambda file: (-abs(file.head.coverage - (file.base.coverage if file.base else 0)), file.path))
+    return changed

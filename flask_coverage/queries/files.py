@@ -16,6 +16,7 @@ from sqlalchemy.orm import aliased
 from ..identifiers import refused_character
 from ..lines import LineCoverage, Totals
 from ..models import Commit, CommitFlag, FileCoverage, FlagFileCoverage, Repository, Upload, UploadFlag
+from ..pagination import Listing
 from ..state import execute, get_connection, get_engine
 
 #: What coverage is read from: a commit (all its uploads) or one of its flags (the uploads with it).
@@ -83,6 +84,32 @@ def file_totals(commit: Coverage, path_prefix: Optional[str] = None) -> list[Fil
     if query is None:
         return []
     return [FileTotals(*row) for row in execute(query)]
+
+
+def files_listing(coverage: Coverage, path_prefix: Optional[str] = None) -> Listing:
+    """The files of :func:`file_totals` as a list for :func:`~flask_coverage.pagination.paginate`: a page
+    of them costs the page, and without ``path_prefix`` they are counted from the ``files`` column."""
+    query = _files_query(coverage, path_prefix)
+    if query is None:
+        return Listing([])
+    if path_prefix:
+        return Listing(query)
+    model = type(coverage)
+    return Listing(query, count_query=sa.select(model.files).where(model.id == coverage.id))
+
+
+def summed_totals(coverage: Coverage, path_prefix: Optional[str] = None) -> tuple[Totals, int]:
+    """The totals and the number of the files of ``coverage`` under ``path_prefix``: the stored totals
+    without a prefix (nothing summed), else summed by the database."""
+    if not path_prefix:
+        return Totals.of(coverage), coverage.files
+    query = _files_query(coverage, path_prefix)
+    if query is None:
+        return Totals(), 0
+    files = query.order_by(None).subquery()
+    sums = [sa.func.coalesce(sa.func.sum(column), 0) for column in (files.c.hits, files.c.misses, files.c.partials)]
+    count, hits, misses, partials = execute(sa.select(sa.func.count(), *sums)).one()
+    return Totals.from_counts(int(hits), int(misses), int(partials)), int(count)
 
 
 def file_rows(commit: Coverage, path_prefix: Optional[str] = None) -> Iterator[tuple[str, int, int, int, int, bytes]]:

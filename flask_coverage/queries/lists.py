@@ -12,7 +12,9 @@ import functools
 from typing import Any, Optional
 
 import sqlalchemy as sa
+from sqlalchemy.orm import contains_eager
 
+from ..auth import READABLE, reader_id
 from ..models import Branch, Commit, Membership, Owner, OwnerRow, Pull, Repository
 from ..pagination import Listing
 from ..state import execute, get_engine
@@ -129,6 +131,23 @@ def owner_repositories(owner_id: int, *, private: bool) -> list[tuple[Repository
     if not private:
         query = query.where(_PUBLIC)
     return [(repository, tip) for repository, tip in execute(query)]
+
+
+def readable_repositories(user: Optional[Owner], *, limit: int) -> list[tuple[Repository, Optional[Commit]]]:
+    """The repositories ``user`` (``None``: anonymous) may read (:data:`~flask_coverage.auth.READABLE`),
+    by service, owner and name, each with its owner loaded and the tip of its default branch: what the
+    web prefix's entry page lists; at most ``limit``."""
+    query = (
+        sa.select(Repository, Commit)
+        .join(Owner, Owner.id == Repository.owner_id)
+        .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
+        .outerjoin(Commit, Commit.id == Branch.head_commit_id)
+        .where(READABLE, _LISTED)
+        .order_by(Owner.service, sa.func.lower(Owner.username), _SORT_NAME, Repository.id)
+        .options(contains_eager(Repository.owner))
+        .limit(limit)
+    )
+    return [(repository, tip) for repository, tip in execute(query, {"reader_id": reader_id(user)})]
 
 
 def recent_commits(

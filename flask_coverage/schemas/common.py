@@ -48,8 +48,9 @@ class PaginationQuerySchema(Schema):
     )
 
 
-class PaginatedSchema(Schema):
-    """The envelope of a page of a list; subclasses add ``results``."""
+class PageEnvelopeSchema(Schema):
+    """Where a page is among the pages: of a list (:class:`PaginatedSchema`), or of the files of a
+    comparison or of a commit's totals."""
 
     count = fields.Integer(required=True, metadata={"description": "The number of results on all pages."})
     next = fields.String(
@@ -63,6 +64,10 @@ class PaginatedSchema(Schema):
         metadata={"format": "uri", "description": "The absolute URL of the previous page (null on the first)."},
     )
     total_pages = fields.Integer(required=True, metadata={"description": "The number of pages (at least 1)."})
+
+
+class PaginatedSchema(PageEnvelopeSchema):
+    """The envelope of a page of a list; subclasses add ``results``."""
 
 
 class ErrorSchema(Schema):

@@ -17,6 +17,7 @@ from .common import (
     SHA_PATTERN,
     SHA_RULE,
     CommitQuerySchema,
+    PageEnvelopeSchema,
     PaginatedSchema,
     PaginationQuerySchema,
     RepositoryPathSchema,
@@ -82,8 +83,12 @@ class PaginatedUploadListSchema(PaginatedSchema):
     results = fields.List(fields.Nested(UploadSchema), required=True)
 
 
-class TotalsQuerySchema(ReportQuerySchema):
-    """Query arguments of ``repos_totals_retrieve``: which commit, which of its files, which flag."""
+class TotalsQuerySchema(PaginationQuerySchema, ReportQuerySchema):
+    """Query arguments of ``repos_totals_retrieve``: which commit, which of its files, which flag, and
+    which page of its files."""
+
+    class Meta:
+        unknown = EXCLUDE
 
     flag = fields.String(
         validate=validate.Regexp(rf"\A{FLAG_PATTERN.pattern}\Z", error="Not a flag (1 to 45 letters, digits, _ . -)."),
@@ -101,11 +106,14 @@ class FileTotalsSchema(Schema):
     totals = PlainNested(CoverageTotalsSchema, required=True)
 
 
-class CommitTotalsReportSchema(Schema):
-    """The totals of a commit (or of the files under ``path``), and each file's."""
+class CommitTotalsReportSchema(PageEnvelopeSchema):
+    """The totals of a commit (or of the files under ``path``), and a page of its files with theirs
+    (``count``, ``next``, ``previous`` and ``total_pages`` are about the files, as in the lists)."""
 
     totals = PlainNested(CoverageTotalsSchema, required=True)
-    files = fields.List(fields.Nested(FileTotalsSchema), required=True, metadata={"description": "By path."})
+    files = fields.List(
+        fields.Nested(FileTotalsSchema), required=True, metadata={"description": "One page of the files, by path."}
+    )
     commit_file_url = fields.String(required=True, metadata={"format": "uri"})
 
 
@@ -122,8 +130,9 @@ class CommitFileReportSchema(FileReportSchema):
     commit_file_url = fields.String(required=True, metadata={"format": "uri"})
 
 
-class CompareQuerySchema(Schema):
-    """Query arguments of ``repos_compare_retrieve``: two commits, or a pull request."""
+class CompareQuerySchema(PaginationQuerySchema):
+    """Query arguments of ``repos_compare_retrieve``: two commits, or a pull request, and which page of
+    the head's files."""
 
     class Meta:
         unknown = EXCLUDE
@@ -178,13 +187,16 @@ class ComparedFileSchema(Schema):
     change_summary = fields.Nested(ChangeSummarySchema, required=True)
 
 
-class ComparisonSchema(Schema):
-    """The coverage of a head commit compared with a base commit."""
+class ComparisonSchema(PageEnvelopeSchema):
+    """The coverage of a head commit compared with a base commit: the totals, and a page of the head's
+    files (``count``, ``next``, ``previous`` and ``total_pages`` are about the files, as in the lists)."""
 
     base_commit = fields.String(required=True)
     head_commit = fields.String(required=True)
     totals = fields.Nested(ComparedTotalsSchema, required=True)
-    files = fields.List(fields.Nested(ComparedFileSchema), required=True, metadata={"description": "By path."})
+    files = fields.List(
+        fields.Nested(ComparedFileSchema), required=True, metadata={"description": "One page of the files, by path."}
+    )
     untracked = fields.List(
         fields.String(), required=True, metadata={"description": "Always empty: changed files need a diff."}
     )

@@ -111,7 +111,7 @@ def test_the_body_has_totals_files_and_line_types(testapp, history) -> None:
         },
         "line_coverage": [[1, 0], [2, 1], [3, 2]],
     }
-    assert body["commit_file_url"] == f"http://localhost/gh/acme/widgets/commit/{SHA_MAIN}/graphs/tree.svg"
+    assert body["commit_file_url"] == f"http://localhost/gh/acme/widgets/commit/{SHA_MAIN}"
 
 
 def test_sha_branch_and_the_default_branch_name_the_commit(testapp, history) -> None:
@@ -126,11 +126,7 @@ def test_sha_branch_and_the_default_branch_name_the_commit(testapp, history) -> 
     assert core_lines(sha=SHA_FEATURE[:7].upper()) == [[1, 0], [2, 0], [3, 2]]
     assert core_lines(sha=SHA_MAIN[:7]) == [[1, 0], [2, 1], [3, 2]]
     assert core_lines(sha=SHA_MAIN, branch="feature/x") == [[1, 0], [2, 1], [3, 2]]  # sha wins
-    assert (
-        testapp.get(URL, params={"sha": SHA_FEATURE})
-        .json["commit_file_url"]
-        .endswith(f"/commit/{SHA_FEATURE}/graphs/tree.svg")
-    )
+    assert testapp.get(URL, params={"sha": SHA_FEATURE}).json["commit_file_url"].endswith(f"/commit/{SHA_FEATURE}")
 
 
 def test_path_keeps_only_the_files_under_it_and_totals_follow(testapp, history) -> None:

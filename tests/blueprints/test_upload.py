@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 
 from werkzeug.test import EnvironBuilder
 
-from flask_coverage.blueprints.upload import split_envelope
 from flask_coverage.lines import HIT
+from flask_coverage.parsers.upload import read_envelope
 from flask_coverage.queries.files import file_lines, file_totals
 from flask_coverage.queries.targets import resolve_commit
 
@@ -37,10 +37,11 @@ def test_upload_answers_with_the_commit_url(testapp, widgets) -> None:
     assert response.content_type == "text/plain"
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     blank, url, summary, end = response.text.split("\n")
-    graph_url = f"http://localhost/gh/acme/widgets/commit/{SHA}/graphs/tree.svg"
-    assert (blank, url, end) == ("", graph_url, "")
+    page_url = f"http://localhost/gh/acme/widgets/commit/{SHA}"  # the commit's page
+    assert (blank, url, end) == ("", page_url, "")
+    assert testapp.get(url).html.select_one("h1").text == f"Commit {SHA[:12]}"
     summary = json.loads(summary)
-    assert summary["uploaded"] is True and summary["url"] == graph_url
+    assert summary["uploaded"] is True and summary["url"] == page_url
     assert (summary["commit"], summary["version"], summary["files"]) == (SHA, 1, 10)
     assert '"uploaded": true' in response.text  # what the last bash uploaders look for
     commit = resolve_commit(widgets)
@@ -53,11 +54,15 @@ def test_the_answer_follows_the_configured_url_prefixes(make_app, make_database_
 
     from flask_coverage import operations
 
-    app = make_app(make_database_url(), COVERAGE_UPLOAD_URL_PREFIX="/cov", COVERAGE_GRAPH_URL_PREFIX="/graphs")
+    app = make_app(make_database_url(), COVERAGE_UPLOAD_URL_PREFIX="/cov", COVERAGE_WEB_URL_PREFIX="/web")
     with app.app_context():
         operations.add_org("gitlab", "acme")
         token = operations.add_repo("gitlab", "acme", "widgets").upload_token
     testapp = webtest.TestApp(app, extra_environ={"HTTP_HOST": "cov.example.org", "SCRIPT_NAME": "/app"})
+    response = post(testapp, "/app/cov" + upload_url(token=token), make_lcov({"a.py": {1: 1}}))
+    assert response.text.split("\n")[1] == f"http://cov.example.org/app/web/gl/acme/widgets/commit/{SHA}"
+    # Without the web pages: the commit's tree graph.
+    app.config.update(COVERAGE_WEB_URL_PREFIX=None, COVERAGE_GRAPH_URL_PREFIX="/graphs")
     response = post(testapp, "/app/cov" + upload_url(token=token), make_lcov({"a.py": {1: 1}}))
     assert (
         response.text.split("\n")[1]
@@ -145,6 +150,10 @@ def test_every_report_of_the_envelope_is_merged(testapp, widgets) -> None:
     assert list(file_lines(commit, "src/a.py")) == [(1, 1, HIT), (2, 0, 1)]
 
 
+def split_envelope(body: bytes) -> list:
+    return read_envelope(body).reports
+
+
 def test_split_envelope() -> None:
     plain = b"SF:a.py\nend_of_record\n"
     assert [(name, bytes(part)) for name, part in split_envelope(plain)] == [("", plain)]
@@ -186,8 +195,8 @@ UNCHANGED_ERRORS = [
     ({}, b"<svg/>", {}, 400, "unknown report format"),
     ({}, b'<!DOCTYPE coverage [<!ENTITY x "y">]><coverage/>', {}, 400, "entities"),
     ({}, b'<!DOCTYPE coverage [<!ENTITY x SYSTEM "file:///etc/passwd">]><coverage>&x;</coverage>', {}, 400, "entit"),
-    ({}, b"SF:a.py\nDA:1,-1\nend_of_record\n", {}, 400, "hit count"),
-    ({}, b"SF:a.py\nDA:1,lots\nend_of_record\n", {}, 400, "hit count"),
+    ({}, b"SF:a.py\nDA:1,1e40\nend_of_record\n", {}, 400, "hit count"),
+    ({}, b"SF:a.py\nDA:1,lots\nend_of_record\n", {}, 400, "no files with coverage"),
     ({}, b'{"meta": {}, "files": {"\\udfff": {"executed_lines": [1], "missing_lines": []}}}', {}, 400, "U\\+DFFF"),
     ({}, b"SF:src/c1\xc2\x85ctl.py\nDA:1,1\nend_of_record\n", {}, 400, "must not contain control, format"),
     ({}, b"SF:\xe2\x80\xaegnp.py\nDA:1,1\nend_of_record\n", {}, 400, r"it holds U\+202E"),

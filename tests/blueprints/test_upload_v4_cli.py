@@ -61,7 +61,7 @@ def test_v4_answers_two_urls_and_the_put_merges_once(testapp, widgets) -> None:
     assert response.content_type == "text/plain"
     assert not response.text.endswith("\n") and len(response.text.split("\n")) == 2
     report_url, url = response.text.split()
-    assert report_url == f"http://localhost/gh/acme/widgets/commit/{SHA}/graphs/tree.svg"
+    assert report_url == f"http://localhost/gh/acme/widgets/commit/{SHA}"
     assert url.startswith("http://localhost/upload/put?signature=")
     body = gzip.compress(b"<<<<<< network\n# path=coverage.xml\n" + XML + b"\n<<<<<< EOF\n")
     for _ in range(2):  # a retried PUT changes nothing
@@ -167,7 +167,7 @@ def test_the_cli_flow_stores_branch_and_pull_for_the_upload(db, testapp, widgets
     }
     upload = cli(testapp, f"/commits/{SHA}/reports/default/uploads", {**body, "cli_args": {"build_code": "70"}}, token)
     assert set(upload.json) == {"external_id", "created_at", "raw_upload_location", "url"}
-    assert upload.json["url"] == f"http://localhost/gh/acme/widgets/commit/{SHA}/graphs/tree.svg"
+    assert upload.json["url"] == f"http://localhost/gh/acme/widgets/commit/{SHA}"
     network = ["src/flask_sqlalchemy/__init__.py"]
     answer = put(testapp, upload.json["raw_upload_location"], cli_body(cli_file(XML), network_files=network))
     assert answer.json["uploaded"] is True and answer.json["files"] == 10

@@ -15,7 +15,9 @@ def test_a_pull_page_compares_with_its_base(testapp, history) -> None:
     assert section is not None and C1[:12] in section.text
     assert page.html.find(id="coverage-change").text == f"{coverage(testapp, C2) - coverage(testapp, C1):+.2f}"
     rows = page.html.find(id="coverage-changed-files").find_all("tr")[1:]
-    compared = testapp.get("/api/v2/github/acme/repos/widgets/compare/", params={"pullid": 7}).json["files"]
+    compared = testapp.get("/api/v2/github/acme/repos/widgets/compare/", params={"pullid": 7, "page_size": 100}).json[
+        "files"
+    ]
     changed = [f for f in compared if f["totals"]["base"] != f["totals"]["head"]]
     assert f"{len(changed)} files changed coverage" in section.text and len(rows) == min(10, len(changed))
     graphs = [tag["data"] for tag in section.find_all("object")]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pytest
 import webtest
@@ -175,30 +175,37 @@ def test_a_repository_without_coverage(web: webtest.TestApp) -> None:
     web.get("/gh/acme/empty/branch/main", status=404)
 
 
-def test_private_pages_for_members_or_with_the_token(web: webtest.TestApp, site: dict[str, Any]) -> None:
+def test_private_pages_for_members_only_the_graph_token_opens_images(
+    web: webtest.TestApp, site: dict[str, Any]
+) -> None:
     token = site["token"]
-    reference = web.get("/gh/acme/nothing", status=404)
     for url, headers in [
         ("/gh/acme/secret", {}),
         ("/gh/acme/secret", {"X-User": "eve"}),
         ("/gh/acme/secret?token=wrong", {}),
-        (f"/gh/acme/secret/pull/7?token={token}x", {}),
+        # The graph token opens the images, never the pages or the source (issue 26, F8).
+        (f"/gh/acme/secret?token={token}", {}),
+        (f"/gh/acme/secret/pull/7?token={token}", {}),
+        (f"/gh/acme/secret/branch/main?token={token}", {"X-User": "eve"}),
+        (f"/gh/acme/secret/commit/{MAIN}?token={token}", {}),
+        (f"/gh/acme/secret/blob/pkg/mod001.py?token={token}", {}),
         (f"/gh/acme/secret/blob/pkg/mod001.py?token={'t' * 300}", {}),
         ("/gh/acme/secret/tree/main/pkg", {"X-User": "eve"}),
         ("/gh/acme/secret/pull/7/tree/pkg", {}),
     ]:
+        # The same page as for a repository that does not exist, for the same visitor (the layout says who).
+        reference = web.get("/gh/acme/nothing", headers=headers, status=404)
         response = web.get(url, headers=headers, status=404)
         assert response.body == reference.body, url
+    assert web.get(f"/gh/acme/secret/graphs/tree.svg?token={token}").content_type == "image/svg+xml"
     member = web.get("/gh/acme/secret", headers={"X-User": "bob"})
     # A member's links carry no token; the graphs carry the graph token.
-    assert "token=" not in member.html.select_one("#coverage-files tbody a")["href"]
+    links = [a["href"] for a in member.html.select("#coverage-files tbody a, #coverage-branches a, th a")]
+    assert links and all("token=" not in link for link in links)
     assert all(obj["data"].endswith(f"?token={token}") for obj in member.html.select(".coverage-graph object"))
-    with_token = web.get(f"/gh/acme/secret?token={token}")
-    links = [a["href"] for a in with_token.html.select("#coverage-files tbody a, #coverage-branches a, th a")]
-    assert links and all(f"token={token}" in link for link in links)
     for link in links[:3]:
-        web.get(link.split("#")[0])
-    assert with_token.headers["Cache-Control"] == "private, no-cache"
+        web.get(link.split("#")[0], headers={"X-User": "bob"})
+    assert member.headers["Cache-Control"] == "private, no-cache"
 
 
 def test_the_pages_can_be_left_out(make_app: Callable[..., Flask], make_database_url: Callable[[], str]) -> None:
@@ -239,3 +246,65 @@ def test_no_input_is_a_500(web: webtest.TestApp, target: str, name: str, query: 
     url = f"/gh/acme/widgets{target}{quote(name, safe='/')}{query}{quote(value)}"
     response = web.get(url, expect_errors=True)
     assert response.status_int in (200, 308, 400, 404), (url, response.status)
+
+
+# --- the entry page and the navigation (issue 27) ------------------------------------------------
+
+
+def test_the_entry_page_lists_what_the_visitor_may_see(web: webtest.TestApp) -> None:
+    def listed(user: Optional[str]) -> list[tuple[str, list[str]]]:
+        page = web.get("/", headers={"X-User": user} if user else {})
+        return [
+            (section.select_one("h2 a")["href"], [a["href"] for a in section.select("tbody td:first-child a")])
+            for section in page.html.select(".coverage-owner")
+        ]
+
+    public = [("/gh/acme", ["/gh/acme/empty", "/gh/acme/widgets"])]
+    assert listed(None) == listed("eve") == public
+    assert listed("bob") == [("/gh/acme", ["/gh/acme/empty", "/gh/acme/secret", "/gh/acme/widgets"])]
+    row = web.get("/").html.select(".coverage-owner tbody tr")[1]
+    assert [cell.text.strip() for cell in row.select("td")][-1] == "82.05%"
+
+
+def test_the_layout_says_who_is_signed_in_and_links_the_tokens_page(web: webtest.TestApp) -> None:
+    for url in ("/", "/gh/acme", "/gh/acme/widgets", "/gh/acme/widgets/blob/pkg/mod001.py", "/gh/acme/nothing"):
+        anonymous = web.get(url, status="*").html.select_one(".coverage-header")
+        assert anonymous.select_one(".coverage-home")["href"] == "/"
+        assert anonymous.select_one(".coverage-user").text.strip() == "Not signed in"
+        member = web.get(url, headers={"X-User": "bob"}, status="*").html.select_one(".coverage-header")
+        assert " ".join(member.select_one(".coverage-user").text.split()) == "Signed in as bob · Access tokens"
+        assert member.select_one(".coverage-user a")["href"] == "/account/access"
+
+
+def test_codecovs_file_links_redirect_to_the_file_view(web: webtest.TestApp) -> None:
+    file = "pkg/mod001.py"
+    assert web.get(f"/gh/acme/widgets/blob/main/{file}", status=302).location.endswith(
+        f"/gh/acme/widgets/branch/main/blob/{file}"
+    )
+    assert web.get(f"/gh/acme/widgets/blob/{MAIN}/{file}?flag=x", status=302).location.endswith(
+        f"/gh/acme/widgets/commit/{MAIN}/blob/{file}?flag=x"
+    )
+    # A branch name with "/" in it (the longest branch that starts the path wins).
+    hostile = web.get(f"/gh/acme/widgets/blob/{quote(HOSTILE)}/{file}", status=302).location
+    assert unquote(hostile).endswith(f"/gh/acme/widgets/branch/{HOSTILE}/blob/{file}")
+    assert web.get(hostile).html.select_one("h1").text == file
+    web.get(f"/gh/acme/widgets/blob/{file}", status=200)  # the default branch's file view as before
+    web.get(f"/gh/acme/widgets/blob/nobranch/{file}", status=404)
+    # A private repository's link answers only those who may read it.
+    nothing = web.get("/gh/acme/nothing", status=404).body
+    assert web.get(f"/gh/acme/secret/blob/main/{file}", status=404).body == nothing
+    web.get(f"/gh/acme/secret/blob/main/{file}", headers={"X-User": "bob"}, status=302)
+
+
+def test_a_host_apps_own_root_keeps_its_page(
+    make_app: Callable[..., Flask], module_database_url: str, site: dict[str, Any]
+) -> None:
+    for prefix, entry in (("", None), ("/coverage", "/coverage/")):
+        app = make_app(module_database_url, COVERAGE_WEB_URL_PREFIX=prefix)
+        app.add_url_rule("/", "home", lambda: "the host's home page")  # registered after the service
+        client = webtest.TestApp(app)
+        assert client.get("/").text == "the host's home page"
+        if entry is not None:
+            page = client.get(entry)
+            assert page.html.select_one(".coverage-home")["href"] == entry
+            assert page.html.select_one(".coverage-owner h2 a")["href"] == "/coverage/gh/acme"

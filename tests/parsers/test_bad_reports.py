@@ -108,24 +108,6 @@ def test_json_without_meta():
         parse_all(b'{"files": {}}')
 
 
-def test_truncated_lcov():
-    data = (DATA / "marshmallow.lcov").read_bytes()
-    with pytest.raises(
-        ReportError, match=r"^LCOV report is truncated: the record for 'src/marshmallow/.*' has no end_of_record$"
-    ):
-        parse_all(data[: len(data) // 2])
-
-
-def test_lcov_junk_line():
-    with pytest.raises(ReportError, match=r"^LCOV line 4 is not an LCOV record: 'hello world'$"):
-        parse_all(lcov("DA:1,1\nhello world"))
-
-
-def test_lcov_unclosed_record():
-    with pytest.raises(ReportError, match=r"^LCOV line 4: SF: record for 'a.py' is not closed by end_of_record$"):
-        parse_all(b"TN:\nSF:a.py\nDA:1,1\nSF:b.py\nDA:1,1\nend_of_record\n")
-
-
 def test_invalid_utf8_lcov():
     with pytest.raises(ReportError, match=r"^report is not valid UTF-8 \(invalid byte at offset 8\)$"):
         parse_all(b"TN:\nSF:a\xff.py\nDA:1,1\nend_of_record\n")
@@ -167,36 +149,6 @@ def test_undeclared_entity():
         parse_all(cobertura('<line number="1" hits="1"/>', filename="&nope;"))
 
 
-def test_negative_hits():
-    with pytest.raises(ReportError, match=r"^invalid hit count '-1' for line 3 of 'a.py': negative$"):
-        parse_all(lcov("DA:3,-1"))
-
-
-def test_negative_hits_cobertura():
-    with pytest.raises(ReportError, match=r"^invalid hit count '-5' for line 2 of 'a.py': negative$"):
-        parse_all(cobertura('<line number="2" hits="-5"/>'))
-
-
-def test_non_numeric_hits():
-    with pytest.raises(ReportError, match=r"^invalid hit count 'many' for line 2 of 'a.py': not an integer$"):
-        parse_all(cobertura('<line number="2" hits="many"/>'))
-
-
-def test_missing_hits():
-    with pytest.raises(ReportError, match=r"^invalid Cobertura report: line 2 of 'a.py' has no hits$"):
-        parse_all(cobertura('<line number="2"/>'))
-
-
-def test_line_number_zero():
-    with pytest.raises(ReportError, match=r"^invalid line number '0' in 'a.py': must be at least 1$"):
-        parse_all(lcov("DA:0,1"))
-
-
-def test_negative_line_number():
-    with pytest.raises(ReportError, match=r"^invalid line number '-4' in 'a.py': must be at least 1$"):
-        parse_all(cobertura('<line number="-4" hits="1"/>'))
-
-
 def test_non_integer_line_number_in_json():
     with pytest.raises(ReportError, match=r"^invalid line number '\"7\"' in 'a.py': not an integer$"):
         parse_all(b'{"meta": {}, "files": {"a.py": {"executed_lines": ["7"]}}}')
@@ -210,8 +162,10 @@ def test_absurd_line_number():
 
 
 def test_absurd_hit_count():
-    with pytest.raises(ReportError, match=r"^invalid hit count '1{30}' for line 1 of 'a.py': too large"):
+    with pytest.raises(ReportError, match=r"^invalid hit count '1{30}' for line 1 of 'a.py': "):
         parse_all(cobertura(f'<line number="1" hits="{"1" * 30}"/>'))
+    with pytest.raises(ReportError, match=r"^invalid hit count '1e30' for line 1 of 'a.py': "):
+        parse_all(lcov("DA:1,1e30"))
 
 
 def test_absurd_number_in_json():
@@ -227,11 +181,6 @@ def test_deeply_nested_json():
 def test_path_climbing_out():
     with pytest.raises(ReportError, match=r"^path 'src/../../etc/passwd' climbs out of the repository root$"):
         parse_all(lcov("DA:1,1", path="src/../../etc/passwd"))
-
-
-def test_empty_path():
-    with pytest.raises(ReportError, match="^report names a file with an empty path$"):
-        parse_all(cobertura('<line number="1" hits="1"/>', filename=""))
 
 
 @pytest.mark.parametrize(

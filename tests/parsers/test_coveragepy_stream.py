@@ -53,7 +53,7 @@ BAD = {
     "trailing comma": (b'"executed_lines": [1, 2,]', "Expecting value"),
     "float": (b'"executed_lines": [1, 2.5]', "invalid line number '2.5'"),
     "string": (b'"missing_lines": ["3"]', "invalid line number '\"3\"'"),
-    "zero": (b'"executed_lines": [0]', "invalid line number '0'"),
+    "boolean": (b'"executed_lines": [1, true]', "invalid line number 'true'"),
     "too big": (b'"executed_lines": [99999999999]', "invalid line number"),
     "not a list": (b'"executed_lines": 3', "executed_lines of 'a.py' is not a list"),
     "empty arc": (b'"missing_branches": [[], []]', r"bad branch '\[\]' in 'a.py'"),

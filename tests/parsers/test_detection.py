@@ -78,13 +78,17 @@ def test_the_description_never_echoes_control_characters():
 def test_skips_count_by_reason_and_summarise_most_first():
     skips = Skips()
     assert not skips
-    assert skips.summary() == "no lines skipped"
+    assert skips.summary() == "nothing skipped or clamped"
     skips.add("line number 0")
     skips.add("hit count not an integer", 3)
     skips.add("line number 0")
     assert skips.total == 5
     assert skips.counts == {"line number 0": 2, "hit count not an integer": 3}
-    assert skips.summary() == "5 lines skipped or clamped: 3 hit count not an integer, 2 line number 0"
+    assert skips.summary() == "skipped or clamped: 3 hit count not an integer; 2 line number 0"
+    more = Skips()
+    more.add("line number 0")
+    more.update(skips)
+    assert more.counts == {"line number 0": 3, "hit count not an integer": 3}
 
 
 def test_skip_reasons_are_bounded():

@@ -121,10 +121,11 @@ def test_lcov_windows_line_ends_and_repeated_records():
 
 
 def test_lcov_branch_names_with_commas():
-    # coverage.py writes branch descriptions; only the first and last fields matter.
-    data = b"SF:a.py\nDA:1,1\nBRDA:1,0,jump to line 2, or not,0\nend_of_record\n"
+    # coverage.py writes branch descriptions; only the first and last fields matter. Its one branch
+    # was not taken: a miss, as on Codecov, though the line ran.
+    data = b"SF:a.py\nDA:1,1\nBRDA:1,0,jump to line 2, or not,0\nBRDA:2,0,x,y,1\nend_of_record\n"
     (parsed,) = parse_report(data)
-    assert list(parsed.lines) == [(1, 1, PARTIAL)]
+    assert list(parsed.lines) == [(1, 1, MISS), (2, 1, HIT)]
 
 
 def test_coveragepy_line_states():

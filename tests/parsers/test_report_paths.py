@@ -88,9 +88,10 @@ def test_root_places_a_nested_source():
     assert resolver.resolve("com/example/App.java") == "src/main/java/com/example/App.java"
 
 
-def test_relative_sources():
+def test_relative_sources_are_dropped_as_codecov_drops_them():
     assert PathResolver(None, ["."]).resolve("a.py") == "a.py"
-    assert PathResolver(None, ["src"]).resolve("pkg/a.py") == "src/pkg/a.py"
+    assert PathResolver(None, ["src"]).resolve("pkg/a.py") == "pkg/a.py"
+    assert PathResolver(None, ["src", "/ci/repo"]).resolve("pkg/a.py") == "pkg/a.py"
 
 
 def test_a_source_outside_the_root_is_ignored():

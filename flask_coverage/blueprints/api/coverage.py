@@ -15,11 +15,13 @@ from typing import Any, Optional
 import sqlalchemy as sa
 from flask import Response, current_app, stream_with_context
 
+from ...endpoints import page_of
 from ...errors import NotFound
 from ...lines import Totals
 from ...models import Commit, Repository
-from ...queries.compare import compare_files
-from ...queries.files import Coverage, file_lines, file_totals, flags_query, uploads_query
+from ...pagination import Listing
+from ...queries.compare import compare_page, head_files
+from ...queries.files import Coverage, file_lines, files_listing, flags_query, summed_totals, uploads_query
 from ...queries.lookups import NOT_FOUND, queried_commit, readable_commit, readable_file, readable_repository
 from ...queries.targets import find_flag, find_pull, resolve_commit
 from ...queries.trend import coverage_trend, trend_day_start
@@ -132,10 +134,12 @@ def repos_totals_retrieve(repository: Repository, args: dict[str, Any]) -> dict[
     coverage: Optional[Coverage] = commit if args.get("flag") is None else find_flag(commit, args["flag"])
     if coverage is None:
         raise NotFound(NOT_FOUND)
-    files = file_totals(coverage, args.get("path"))
+    totals, count = summed_totals(coverage, args.get("path"))
+    files, envelope = page_of(files_listing(coverage, args.get("path")), args)
     return {
-        "totals": totals_body(sum((file.totals for file in files), Totals()), len(files)),
-        "files": [{"name": file.path, "totals": totals_body(file.totals, 1)} for file in files],
+        **envelope,
+        "totals": totals_body(totals, count),
+        "files": [{"name": file.path, "totals": totals_body(Totals.of(file), 1)} for file in files],
         "commit_file_url": commit_url(repository, commit.sha),
     }
 
@@ -196,6 +200,8 @@ def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Com
 def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
     """Compare the coverage of two commits."""
     base, head = _compared(repository, args)
+    query, count = head_files(head)
+    rows, envelope = page_of(Listing(query, count_query=count), args)
     files = [
         {
             "name": {"base": None if file.base is None else file.path, "head": file.path},
@@ -204,14 +210,21 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
             "stats": None,
             "change_summary": file.change_summary,
         }
-        for file in compare_files(base, head)
+        for file in compare_page(base, rows)
     ]
     totals = {
         "base": totals_body(Totals.of(base), base.files),
         "head": totals_body(Totals.of(head), head.files),
         "patch": None,
     }
-    return {"base_commit": base.sha, "head_commit": head.sha, "totals": totals, "files": files, "untracked": []}
+    return {
+        **envelope,
+        "base_commit": base.sha,
+        "head_commit": head.sha,
+        "totals": totals,
+        "files": files,
+        "untracked": [],
+    }
 
 
 @repo_get(

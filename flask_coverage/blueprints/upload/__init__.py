@@ -7,7 +7,8 @@ with the report as the body, as the Codecov uploaders send it (see docs/upload.m
   and its decompressed form are bounded by ``COVERAGE_MAX_UPLOAD_BYTES`` (413 above it);
 - the body may be the uploaders' envelope: an env block ended by ``<<<<<< ENV``, a file list ended
   by ``<<<<<< network``, then reports, each starting with ``# path=<name>``, separated by
-  ``<<<<<< EOF`` lines. Every report in it is merged, all in one transaction.
+  ``<<<<<< EOF`` lines, read by :func:`flask_coverage.parsers.upload.read_envelope`. Every report
+  in it is merged, all in one transaction.
 
 ``POST /upload/v4`` takes v2's query and answers with the commit's URL and a signed URL to ``PUT``
 the body to (:mod:`flask_coverage.upload_urls`); that ``PUT`` and the codecov-cli protocol are in
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import re
 import uuid
 from typing import Any, NoReturn, Optional
 from urllib.parse import urlencode
@@ -34,19 +34,15 @@ from ...inflate import GZIP_MAGIC, check_size, gunzip
 from ...ingest import META_FIELDS, CommitTarget, UploadMeta, upload_reports
 from ...lines import Totals
 from ...models import Commit, Repository
+from ...parsers import Skips
+from ...parsers.upload import read_envelope
 from ...queries.repositories import find_repository_by_upload_token
 from ...upload_urls import sign_upload
-from ...urls import commit_url
+from ...urls import absolute_url, commit_url
 
 bp = Blueprint("coverage_upload", __name__)
 
 _READ_SIZE = 64 * 1024
-# Envelope markers, each alone on its line.
-_MARKER = re.compile(rb"^<<<<<< (ENV|network|EOF)[ \t]*\r?$", re.MULTILINE)
-_BLANK = re.compile(rb"\s*")
-_PATH_LINE = re.compile(rb"# path=([^\r\n]*)(?:\r?\n|$)")
-# The uploaders' "fixes" section lists source lines to adjust, not coverage.
-_NOT_REPORTS = frozenset({"fixes"})
 # Not part of an upload's run_id: the token (a secret, which may change between two attempts) and
 # the arguments that are passed to the upload on their own.
 _NOT_RUN_ARGS = frozenset({"token", "commit", "branch", "pr", "pull_request", "parent"})
@@ -88,7 +84,7 @@ def upload_v2() -> Response:
     limit = check_length()
     repository = repository_for_token(upload_token())
     target, meta = _v2_arguments()
-    return v2_answer(repository, merge_v2_body(repository, limit, commit=target, run_id=_run_id(), meta=meta))
+    return v2_answer(repository, *merge_v2_body(repository, limit, commit=target, run_id=_run_id(), meta=meta))
 
 
 @bp.route("/upload/v4", methods=["POST"])
@@ -132,7 +128,8 @@ def put_url(repository: Repository, claims: dict[str, Any]) -> str:
     and, for v2, ``run``.
     """
     signature = sign_upload(repository, claims)
-    return url_for("coverage_upload.upload_put", signature=signature, _external=True)
+    # url_for's path starts with the app's mount point, which absolute_url adds itself.
+    return absolute_url(url_for("coverage_upload.upload_put", signature=signature)[len(request.script_root) :])
 
 
 def target_claims(target: CommitTarget) -> dict[str, Any]:
@@ -151,10 +148,16 @@ def meta_claims(meta: UploadMeta) -> dict[str, Any]:
     return {"flags": list(meta.flags), **{key: getattr(meta, key) for key in META_FIELDS}}
 
 
-def merge_v2_body(repository: Repository, limit: Optional[int], **arguments: Any) -> Commit:
-    """Merge the reports of a v2 request body (plain or gzip, maybe the uploaders' envelope)."""
+def merge_v2_body(repository: Repository, limit: Optional[int], **arguments: Any) -> tuple[Commit, Skips]:
+    """Merge the reports of a v2 request body (plain or gzip, maybe the uploaders' envelope); the
+    commit, and what the parsers skipped or clamped."""
     body = _decompressed(read_body(limit), limit)
-    return upload_reports(repository, split_envelope(body), network=envelope_network(body), **arguments)
+    skips = Skips()
+    parts = read_envelope(body)
+    commit = upload_reports(
+        repository, parts.reports, network=parts.network, fixes=parts.fixes, skips=skips, **arguments
+    )
+    return commit, skips
 
 
 def check_length() -> Optional[int]:
@@ -173,15 +176,18 @@ def _v2_arguments() -> tuple[CommitTarget, UploadMeta]:
     return CommitTarget.check(args["commit"], args.get("branch"), pr, args.get("parent")), upload_meta(args)
 
 
-def v2_answer(repository: Repository, commit: Commit) -> Response:
-    summary = upload_summary(repository, commit)
+def v2_answer(repository: Repository, commit: Commit, skips: Skips) -> Response:
+    summary = upload_summary(repository, commit, skips)
     # Line 1 empty and line 2 the URL: every Codecov bash uploader then reports success and prints
-    # the URL; the last ones also look for '"uploaded": true', which line 3 carries.
-    return _text(200, f"\n{summary['url']}\n{json.dumps(summary)}\n")
+    # the URL; the last ones also look for '"uploaded": true', which line 3 carries. What was
+    # skipped, if anything, is said for people on a last line.
+    said = f"{skips.summary()}\n" if skips else ""
+    return _text(200, f"\n{summary['url']}\n{json.dumps(summary)}\n{said}")
 
 
-def upload_summary(repository: Repository, commit: Commit) -> dict[str, Any]:
-    """What an upload answers about the commit it went into: its URL, version, files and totals."""
+def upload_summary(repository: Repository, commit: Commit, skips: Skips) -> dict[str, Any]:
+    """What an upload answers about the commit it went into: its URL, version, files and totals,
+    and how many lines (or files) of its reports were skipped or clamped, per reason."""
     return {
         "uploaded": True,
         "url": commit_url(repository, commit.sha),
@@ -190,6 +196,8 @@ def upload_summary(repository: Repository, commit: Commit) -> dict[str, Any]:
         "files": commit.files,
         "lines": commit.lines,
         "coverage": Totals.of(commit).coverage,
+        "skipped": skips.total,
+        "skip_reasons": skips.counts,
     }
 
 
@@ -260,43 +268,6 @@ def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:
     if "gzip" not in encoding.lower() and not body.startswith(GZIP_MAGIC):
         return body
     return gunzip(body, limit)
-
-
-def envelope_network(body: bytes | bytearray) -> list[str]:
-    """The file list of an upload body: the lines before its ``<<<<<< network`` line (after any env)."""
-    network = [m for m in _MARKER.finditer(body) if m.group(1) == b"network"]
-    if not network:
-        return []
-    end = network[-1].start()
-    start = max((m.end() for m in _MARKER.finditer(body, 0, end) if m.group(1) == b"ENV"), default=0)
-    return [line.strip() for line in body[start:end].decode("utf-8", "replace").splitlines() if line.strip()]
-
-
-def split_envelope(body: bytes | bytearray) -> list[tuple[str, memoryview]]:
-    """The reports of an upload body: ``(name, content)`` pairs (a plain body is one unnamed report).
-
-    In the uploaders' envelope, everything up to the last ``<<<<<< ENV`` or ``<<<<<< network``
-    line (environment, file list) is dropped, and the rest is split at ``<<<<<< EOF`` lines; each
-    part may start with a ``# path=<name>`` line. Blank parts and the ``fixes`` part are skipped.
-    """
-    markers = list(_MARKER.finditer(body))
-    if not markers and not _PATH_LINE.match(body, _BLANK.match(body).end()):  # type: ignore[union-attr]
-        return [("", memoryview(body))]
-    start = max((m.end() for m in markers if m.group(1) != b"EOF"), default=0)
-    bounds = [(m.start(), m.end()) for m in markers if m.group(1) == b"EOF" and m.start() >= start]
-    view = memoryview(body)
-    reports: list[tuple[str, memoryview]] = []
-    for end, next_start in [*bounds, (len(body), len(body))]:
-        position = _BLANK.match(body, start, end).end()  # type: ignore[union-attr]
-        name = ""
-        path_line = _PATH_LINE.match(body, position, end)
-        if path_line:
-            name = path_line.group(1).decode("utf-8", "replace").strip()[:200]
-            position = path_line.end()
-        if name not in _NOT_REPORTS and (name or position < end):
-            reports.append((name or f"#{len(reports) + 1}", view[position:end]))
-        start = next_start
-    return reports
 
 
 # The codecov-cli protocol's views join bp.

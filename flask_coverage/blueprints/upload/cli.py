@@ -18,8 +18,6 @@ Every answer is JSON; every refusal ``{"detail": message}`` with its 4xx.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 import uuid
@@ -27,10 +25,11 @@ from typing import Any, Optional
 
 from flask import Response, jsonify, request
 
-from ...identifiers import MAX_NAME_LENGTH, check_name, check_sha, parse_service
-from ...inflate import inflate
-from ...ingest import CommitTarget, FileFix, UploadMeta, record_commit, upload_reports
+from ...identifiers import check_name, check_sha, parse_service
+from ...ingest import CommitTarget, UploadMeta, record_commit, upload_reports
 from ...models import Commit, Repository, utcnow
+from ...parsers import Skips
+from ...parsers.upload import read_cli_payload
 from ...queries.files import upload_count
 from ...queries.targets import resolve_commit
 from ...upload_urls import InvalidUploadUrl, load_upload
@@ -242,71 +241,10 @@ def upload_put() -> Response:
     meta = UploadMeta.create(**claims["meta"], external_id=claims["id"])
     arguments: dict[str, Any] = {"commit": claimed_target(claims), "meta": meta}
     if claims["kind"] == "v2":
-        return v2_answer(repository, merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
-    reports, network, fixes = _cli_payload(read_body(limit), limit)
-    commit = upload_reports(repository, reports, network=network, fixes=fixes, **arguments)
-    return _json(200, upload_summary(repository, commit))
-
-
-def _cli_payload(raw: bytes, limit: Optional[int]) -> tuple[list[tuple[str, bytearray]], list[str], dict[str, FileFix]]:
-    """The reports, file list and fixes of codecov-cli's upload body; a 4xx for anything malformed.
-
-    Each coverage file's ``data`` is base64 of zlib data, inflated with what is left of ``limit``
-    (so all of them together stay under it: a bomb is a 413 before it costs more).
-    """
-    payload = _json_object(raw)
-    files = payload.get("coverage_files")
-    if not isinstance(files, list) or not files:
-        fail(400, "Upload refused: coverage_files must be a non-empty list.")
-    reports: list[tuple[str, bytearray]] = []
-    left = limit
-    for index, item in enumerate(files):
-        if not isinstance(item, dict) or not isinstance(item.get("data"), str):
-            fail(400, f"Upload refused: coverage_files[{index}] must be an object with data.")
-        filename = item.get("filename")
-        name = filename[:200] if isinstance(filename, str) else f"#{index + 1}"
-        if item.get("format", "base64+compressed") != "base64+compressed":
-            fail(400, f"Upload refused: coverage file {name!r}: format must be 'base64+compressed'.")
-        try:
-            compressed = base64.b64decode(item["data"], validate=True)
-        except (binascii.Error, ValueError):
-            fail(400, f"Upload refused: coverage file {name!r}: data is not base64.")
-        data = inflate(compressed, left, what=f"coverage file {name!r}")
-        if left is not None:
-            left -= len(data)
-        reports.append((name, data))
-    return reports, _network(payload.get("network_files")), _fixes(payload.get("report_fixes"))
-
-
-def _network(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-        fail(400, "Upload refused: network_files must be a list of paths.")
-    return value
-
-
-def _fixes(value: Any) -> dict[str, FileFix]:
-    """``report_fixes`` (``{"format": "legacy", "value": {path: {"eof": n, "lines": [...]}}}``) checked."""
-    if value is None:
-        return {}
-    fixes = value.get("value") if isinstance(value, dict) else None
-    if not isinstance(fixes, dict):
-        fail(400, "Upload refused: report_fixes must be {'format': 'legacy', 'value': {path: fixes}}.")
-    checked: dict[str, FileFix] = {}
-    for path, fix in fixes.items():  # JSON object keys are always text
-        eof = fix.get("eof") if isinstance(fix, dict) else None
-        lines = fix.get("lines", []) if isinstance(fix, dict) else None
-        if not (
-            isinstance(lines, list)
-            and all(_is_line(line) for line in lines)
-            and (eof is None or _is_line(eof))
-            and len(path) <= MAX_NAME_LENGTH * 4
-        ):
-            fail(400, f"Upload refused: report_fixes for {str(path)[:80]!r} must be {{'eof': n, 'lines': [n, ...]}}.")
-        checked[path] = (frozenset(lines), eof)
-    return checked
-
-
-def _is_line(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**32
+        return v2_answer(repository, *merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
+    parts = read_cli_payload(read_body(limit), limit)
+    skips = Skips()
+    commit = upload_reports(
+        repository, parts.reports, network=parts.network, fixes=parts.fixes, skips=skips, **arguments
+    )
+    return _json(200, upload_summary(repository, commit, skips))
