@@ -55,7 +55,7 @@ def test_drill_down_three_levels_and_back(browser_page: Any, page_errors: list[s
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{base}/gh/globex/platform")
     # The coverage, the trend and the explorer's first rows are in the first screen.
-    assert page.locator("#coverage-summary").bounding_box()["y"] < 200
+    assert page.locator("#coverage-summary").bounding_box()["y"] < 300
     assert page.locator("#coverage-files tbody tr").first.bounding_box()["y"] < 900
     top = table(page)
     assert top[0][0].startswith("api/") and top[-1][0].startswith("web/")
