@@ -42,11 +42,13 @@ from ..queries.lists import branch_tips, owner_repositories, pull_tips, readable
 from ..queries.repositories import find_repository, get_owner
 from ..queries.targets import find_flag, find_pull, find_target, leading_branch, resolve_commit
 from ..queries.tree import SORT_KEYS, Entry, entry_count, folder_entries, folder_totals
-from ..request_args import color_range, etag, requested_flag
+from ..queries.trend import trend_points
+from ..request_args import color_range, etag, requested_flag, trend_period
 from ..sources import load_source
 from ..state import call_hook, execute
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
 from ..svg.color import NO_DATA_COLOR, coverage_color, coverage_steps
+from ..svg.trend import TREND_PERIODS
 from ..svg.writer import format_percent
 
 bp = Blueprint("coverage_web", __name__, template_folder="../templates")
@@ -304,19 +306,25 @@ def _parent_change(view: View) -> Optional[float]:
     return Totals.of(commit).coverage - Totals.of(parent).coverage
 
 
-def _target_page(view: View, folder: str = "") -> Any:
+def _target_page(view: View, folder: Optional[str] = None) -> Any:
+    """The page of a target (``folder`` ``None``), or of a folder of its file explorer (``""`` the top):
+    the same heading and totals, then the folder alone."""
     repository, target, commit = view.repository, view.target, view.commit
     flag = requested_flag()
     flags = _commit_flags(repository, commit)
     if flag is not None and flag not in dict(flags):
         raise NotFound(NOT_FOUND_MESSAGE)
-    explorer = _explorer(commit, folder) if commit is not None else None
-    is_default = target == Target() and not folder
-    lists = not folder  # a folder's page is its explorer; the lists stay on the target's own page
+    explorer = _explorer(commit, folder or "") if commit is not None else None
+    lists = folder is None  # a folder's page is its explorer; the lists stay on the target's own page
+    is_default = target == Target() and lists
     trend = lists and flag is None and commit is not None and target.pullid is None and target.sha is None
+    period = trend_period() if trend else "all"
     return render_template(
         "coverage/repository.html",
-        trend_url=view.graph_url("commits") if trend else None,
+        trend_url=view.graph_url("commits", period=None if period == "all" else period) if trend else None,
+        trend_points=trend_points(repository, target.branch or repository.branch, period) if trend else [],
+        period=period,
+        periods=TREND_PERIODS,
         comparison=_pull_comparison(view) if lists and target.pullid is not None and commit is not None else None,
         view=view,
         repository=repository,

@@ -7,11 +7,11 @@ import re
 
 import sqlalchemy as sa
 from defusedxml import ElementTree as ET
+from v2_history import C0, C1, DATA, upload
 
 from flask_coverage.models import Commit, utcnow
 from flask_coverage.queries.targets import find_target
 from flask_coverage.state import execute, get_session
-from v2_history import C0, C1, DATA, upload
 
 URL = "/gh/acme/widgets/graphs/commits.svg"
 
@@ -58,7 +58,8 @@ def test_the_period(app, testapp, history) -> None:
     assert len(point_titles(testapp.get(URL + "?period=7d").body)) == len(everything) - 1
     assert len(point_titles(testapp.get(URL + "?period=30d").body)) == len(everything) - 1
     assert len(point_titles(testapp.get(URL + "?period=90d").body)) == len(everything)
-    assert testapp.get(URL + "?period=1y", status=400).text.strip() == "Bad request: period must be one of 7d, 30d, 90d, all."
+    refused = testapp.get(URL + "?period=1y", status=400).text.strip()
+    assert refused == "Bad request: period must be one of 7d, 30d, 90d, all."
 
 
 def test_a_branch_a_size_and_what_has_no_trend(testapp, history) -> None:

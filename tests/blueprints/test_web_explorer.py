@@ -136,3 +136,22 @@ def test_init_db_builds_the_rows_of_older_commits(module_app: Flask, web: webtes
         operations.init_db()
         assert execute(sa.select(sa.func.count()).select_from(TreeEntry)).scalar_one() > 0
     assert web.get("/gh/globex/layers/tree/feat/x/src").body == before
+
+
+def test_the_trend_and_its_table_say_the_same(web: webtest.TestApp) -> None:
+    page = web.get("/gh/globex/layers/branch/feat/x")
+    chart = page.html.select_one("#coverage-trend object")["data"]
+    assert chart == "/gh/globex/layers/branch/feat/x/graphs/commits.svg"
+    svg = web.get(chart).body.decode()
+    titles = [title for title in svg.split("<title>")[1:] if "UTC" in title]
+    table = [" ".join(td.text for td in row.select("td")) for row in page.html.select("#coverage-trend-table tbody tr")]
+    assert [title.split("</title>")[0].replace(" UTC:", " UTC") for title in titles] == table
+    assert table[0].endswith(" UTC 58.33%")
+    # The period: links to each, the chosen one marked and passed on to the chart.
+    links = page.html.select(".coverage-periods a")
+    assert [a.text for a in links] == ["last 7 days", "last 30 days", "last 90 days", "last 100 commits"]
+    assert links[3]["aria-current"] == "true"
+    week = web.get(links[0]["href"])
+    assert week.html.select_one("#coverage-trend object")["data"].endswith("/graphs/commits.svg?period=7d")
+    assert week.html.select_one(".coverage-periods a[aria-current]").text == "last 7 days"
+    assert web.get("/gh/globex/layers?period=1y", status=400).html.select_one("#coverage-error-message").text

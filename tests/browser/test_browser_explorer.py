@@ -117,3 +117,32 @@ def test_no_serious_accessibility_violation(browser_page: Any, base: str) -> Non
     for path in ("/gh/globex/platform", "/gh/globex/platform/tree/main/ingest/tasks"):
         page.goto(f"{base}{path}")
         assert serious_violations(page) == [], path
+
+
+def test_the_trend_chart_reads(
+    make_app: Callable[..., Flask], make_database_url: Callable[[], str], live_server: Any, browser_page: Any,
+    page_errors: list[str], tmp_path: Path,
+) -> None:  # fmt: skip
+    app = make_app(make_database_url())
+    with app.app_context():
+        operations.add_org("github", "globex")
+        repository = operations.add_repo("github", "globex", "trend")
+        for index in range(6):
+            report = generate_lcov(20 + 10 * index, seed=index)
+            upload_report(repository, report, commit=f"{index:x}" * 40, branch="main")
+    base = live_server(app)
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{base}/gh/globex/trend")
+    chart = page.locator("#coverage-trend object")
+    chart.evaluate("(object) => object.contentDocument.readyState")
+    frame = next(frame for frame in page.frames if "/graphs/commits.svg" in frame.url)
+    # What a hover shows (each point's <title>) is what the table alternative lists.
+    hovers = frame.locator("circle.trend-point title").all_text_contents()
+    page.click("#coverage-trend summary")
+    rows = page.eval_on_selector_all("#coverage-trend-table tbody tr", "rows => rows.map(r => r.innerText)")
+    assert len(hovers) == 6 and [hover.replace(" UTC: ", " UTC\t") for hover in hovers] == rows
+    box = chart.bounding_box()
+    page.screenshot(path=str(tmp_path / "trend-1280.png"), clip={**box, "height": box["height"] + 200})
+    assert serious_violations(page) == []
+    assert page_errors == []
