@@ -79,10 +79,15 @@ def render_trend_svg(
             y = y_of(percent)
             out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
             out.append(f'<text x="{left - 4}" y="{y + 3:.1f}" text-anchor="end" {_FONT}>{percent}%</text>')
-        for moment in _date_ticks(points, plot_w):
+        ticks = _date_ticks(points, plot_w)
+        # Within two days, hours tell the points apart; beyond, days.
+        label = "%H:%M" if span < 2 * 86400 else "%b %d"
+        for index, moment in enumerate(ticks):
             x = x_of(moment)
+            # The first and last labels stay inside the chart.
+            anchor = "middle" if len(ticks) == 1 else {0: "start", len(ticks) - 1: "end"}.get(index, "middle")
             out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 3}" stroke="#999"/>')
-            out.append(f'<text x="{x:.1f}" y="{height - 6}" text-anchor="middle" {_FONT}>{moment:%b %d}</text>')
+            out.append(f'<text x="{x:.1f}" y="{height - 6}" text-anchor="{anchor}" {_FONT}>{moment:{label}}</text>')
     if points:
         color = coverage_color(points[-1].coverage, low, high)
         coordinates = [(x_of(point.time), y_of(point.coverage)) for point in points]

@@ -32,7 +32,13 @@ def test_points_by_time_and_percent() -> None:
         "2026-11-05 12:00 UTC: 0.00%",
     ]
     root = ET.fromstring(render_trend_svg(points, 700, 150))
-    assert [text.text for text in root.iter(f"{SVG}text")][5:] == ["Nov 01", "Nov 02", "Nov 03", "Nov 04", "Nov 05"]
+    dates = list(root.iter(f"{SVG}text"))[5:]
+    assert [text.text for text in dates] == ["Nov 01", "Nov 02", "Nov 03", "Nov 04", "Nov 05"]
+    assert [text.get("text-anchor") for text in dates] == ["start", "middle", "middle", "middle", "end"]
+    # Within two days, the axis tells hours.
+    hours = [TrendPoint(DAY, 50.0), TrendPoint(DAY + dt.timedelta(hours=6), 60.0)]
+    labels = [text.text for text in ET.fromstring(render_trend_svg(hours, 700, 150)).iter(f"{SVG}text")][5:]
+    assert labels[0] == "12:00" and labels[-1] == "18:00"
 
 
 def test_one_commit_is_a_point_not_a_line() -> None:
