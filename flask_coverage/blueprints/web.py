@@ -330,7 +330,7 @@ def _target_page(view: View, folder: Optional[str] = None) -> Any:
         repository=repository,
         commit=commit,
         totals=totals_of(commit),
-        change=_parent_change(view) if lists else None,
+        change=_parent_change(view) if lists and target.pullid is None else None,
         coverage_text=_coverage_text,
         totals_of=totals_of,
         graphs=[(kind, view.graph_url(kind, flag=flag), GRAPH_DEFAULTS[kind]) for kind in GRAPH_KINDS] if lists else [],
@@ -350,6 +350,8 @@ def _target_page(view: View, folder: Optional[str] = None) -> Any:
 
 #: The files a pull request's page lists: those whose coverage changed most.
 CHANGED_FILES_SHOWN = 10
+#: ... and with ``?changes=all``: every changed file, up to this many (the API's compare pages the rest).
+CHANGED_FILES_ALL = 500
 
 
 def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
@@ -361,12 +363,16 @@ def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
     if row is None or row[2] is None:
         return None
     _, head, base = row
+    every = request.args.get("changes")
+    if every not in (None, "all"):
+        raise InvalidInput("changes must be all, or left out.")
     changed = changed_files(base, head) if head.files <= SORTED_FILES else None
     return {
         "base": base,
         "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
-        "files": (changed or [])[:CHANGED_FILES_SHOWN],
+        "files": (changed or [])[: CHANGED_FILES_ALL if every else CHANGED_FILES_SHOWN],
         "changed": None if changed is None else len(changed),
+        "all_url": view.url(request.endpoint, changes="all") + "#coverage-comparison-title",
         "compare_url": url_for(
             "coverage_api.repos_compare_retrieve",
             service=view.repository.owner.service.value,
