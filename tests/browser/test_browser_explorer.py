@@ -146,3 +146,30 @@ def test_the_trend_chart_reads(
     page.screenshot(path=str(tmp_path / "trend-1280.png"), clip={**box, "height": box["height"] + 200})
     assert serious_violations(page) == []
     assert page_errors == []
+
+
+def test_the_pull_page_leads_with_its_changed_files(
+    make_app: Callable[..., Flask], make_database_url: Callable[[], str], live_server: Any, browser_page: Any,
+    page_errors: list[str], tmp_path: Path,
+) -> None:  # fmt: skip
+    app = make_app(make_database_url())
+    with app.app_context():
+        operations.add_org("github", "globex")
+        repository = operations.add_repo("github", "globex", "platform")
+        upload_report(repository, generate_lcov(60), commit=SHA, branch="main")
+        upload_report(repository, generate_lcov(60, seed=7), commit="d" * 40, pullid=3, branch="fix", parent=SHA)
+    base = live_server(app)
+    page = browser_page
+    for width in (1280, 400):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{base}/gh/globex/platform/pull/3")
+        table = page.locator("#coverage-changed-files")
+        # The changed files are in the first screen, before the trend, the explorer and the graphs.
+        assert table.bounding_box()["y"] < 900
+        assert page.text_content("#coverage-changed-count").startswith("10 of ")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(tmp_path / f"pull-{width}.png"))
+    assert serious_violations(page) == []
+    page.click("#coverage-changed-files tbody a >> nth=0")
+    page.wait_for_url(f"{base}/gh/globex/platform/pull/3/blob/**")
+    assert page_errors == []
