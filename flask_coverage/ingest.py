@@ -71,6 +71,7 @@ from .parsers.upload import FileFix
 from .queries.repositories import repository_by_slug
 from .queries.tree import refresh_tree
 from .queries.trend import refresh_days
+from .sources import CommitAbout, commit_about
 from .state import dialect_insert, execute, get_session
 
 __all__ = [
@@ -281,7 +282,10 @@ def upload_reports(
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
-    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha, skips))
+    described = _unknown_about(repository, sha)
+    commit_id = _with_retries(
+        lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha, skips, described)
+    )
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
@@ -304,6 +308,7 @@ def record_commit(
     sha = target.sha
     values: dict[str, Any] = {"branch": target.branch, "pullid": target.pullid, "parent_sha": target.parent}
     given = {key: value for key, value in values.items() if value is not None}
+    given.update(_about_values(_unknown_about(repository, sha)))
     insert = dialect_insert
     this = sa.and_(_COMMITS.c.repository_id == repository.id, _COMMITS.c.sha == sha)
 
@@ -413,6 +418,7 @@ def _store(
     meta: UploadMeta,
     parent_sha: Optional[str],
     skips: Skips,
+    described: Optional[CommitAbout] = None,
 ) -> int:
     insert = dialect_insert
     commits, stored, uploads = _COMMITS, _FILES, _UPLOADS
@@ -455,6 +461,7 @@ def _store(
         values["pullid"] = pullid
     if parent_sha is not None:
         values["parent_sha"] = parent_sha
+    values.update(_about_values(described))
     execute(sa.update(commits).where(commits.c.id == commit_id).values(**values))
     refresh_tree(commit_id)
     refresh_days(repository_id, {old_branch, branch}, timestamp)
@@ -494,6 +501,25 @@ def _store(
             )
         )
     return int(commit_id)
+
+
+def _unknown_about(repository: Repository, sha: str) -> Optional[CommitAbout]:
+    """The message and author of a commit not stored with them yet, from the git mirror (if any),
+    read before the upload's transaction: once per commit, never per page view."""
+    known = sa.select(_COMMITS.c.message).where(
+        _COMMITS.c.repository_id == repository.id, _COMMITS.c.sha == sha, _COMMITS.c.message.is_not(None)
+    )
+    return None if execute(known).first() else commit_about(repository, sha)
+
+
+def _about_values(about: Optional[CommitAbout]) -> dict[str, Any]:
+    """The columns ``about`` fills, where they are still empty."""
+    if about is None:
+        return {}
+    return {
+        "message": sa.func.coalesce(_COMMITS.c.message, about.message),
+        "author_name": sa.func.coalesce(_COMMITS.c.author_name, about.author_name),
+    }
 
 
 def _default_tip_sha(repository_id: int) -> sa.Select:

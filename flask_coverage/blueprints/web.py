@@ -372,7 +372,7 @@ def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
         "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
         "files": (changed or [])[: CHANGED_FILES_ALL if every else CHANGED_FILES_SHOWN],
         "changed": None if changed is None else len(changed),
-        "all_url": view.url(request.endpoint, changes="all") + "#coverage-comparison-title",
+        "all_url": view.url("coverage_web.repository_page", changes="all") + "#coverage-comparison-title",
         "compare_url": url_for(
             "coverage_api.repos_compare_retrieve",
             service=view.repository.owner.service.value,

@@ -12,7 +12,7 @@ import functools
 from typing import Any, Optional
 
 import sqlalchemy as sa
-from sqlalchemy.orm import contains_eager
+from sqlalchemy.orm import aliased, contains_eager
 
 from ..auth import READABLE, reader_id
 from ..models import Branch, Commit, Membership, Owner, OwnerRow, Pull, Repository
@@ -152,14 +152,18 @@ def readable_repositories(user: Optional[Owner], *, limit: int) -> list[tuple[Re
 
 def recent_commits(
     repository: Repository, *, branch: Optional[str] = None, pullid: Optional[int] = None, limit: int
-) -> list[Commit]:
-    """The newest ``limit`` commits of ``repository`` (of ``branch``, else of the pull ``pullid``, if given)."""
-    query = sa.select(Commit).where(Commit.repository_id == repository.id)
+) -> list[tuple[Commit, Optional[Commit]]]:
+    """The newest ``limit`` commits of ``repository`` (of ``branch``, else of the pull ``pullid``, if given),
+    each with its parent (the commit of its ``parent_sha``, ``None`` if not uploaded)."""
+    parent = aliased(Commit)
+    on = sa.and_(parent.repository_id == Commit.repository_id, parent.sha == Commit.parent_sha)
+    query = sa.select(Commit, parent).outerjoin(parent, on).where(Commit.repository_id == repository.id)
     if branch is not None:
         query = query.where(Commit.branch == branch)
     elif pullid is not None:
         query = query.where(Commit.pullid == pullid)
-    return list(execute(query.order_by(Commit.timestamp.desc(), Commit.id.desc()).limit(limit)).scalars())
+    rows = execute(query.order_by(Commit.timestamp.desc(), Commit.id.desc()).limit(limit))
+    return [(commit, before) for commit, before in rows]
 
 
 def _tips(model: Any, repository: Repository, order: Any) -> list[tuple[Any, Commit]]:
