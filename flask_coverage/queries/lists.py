@@ -25,7 +25,7 @@ REPOSITORY_FIELDS = ("name", "private", "updatestamp", "language", "branch", "ac
 #: The totals of a commit as stored, in the order of :class:`~flask_coverage.lines.Totals` after ``files``.
 TOTALS_FIELDS = ("files", "lines", "hits", "misses", "partials")
 #: The fields of a commit that the rows of :func:`commit_rows` hold: its ``CommitSchema`` fields as stored.
-COMMIT_FIELDS = ("sha", "timestamp", "branch", "version", "parent_sha", *TOTALS_FIELDS)
+COMMIT_FIELDS = ("sha", "timestamp", "branch", "version", "parent_sha", "message", "author_name", *TOTALS_FIELDS)
 
 # The lists are written on the tables, not the mapped classes, and their fixed parts are built once
 # here (statements are immutable): a request builds only what its arguments change, and runs a
