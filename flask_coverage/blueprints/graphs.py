@@ -313,15 +313,15 @@ def _trend_graph(
     if pullid is not None or sha is not None:
         raise NotFound()
     params = validate_graph_params("icicle", request.args.get("width"), request.args.get("height"))
-    period = trend_period()
+    period, flag = trend_period(), requested_flag()
     found = _readable_target(prov, owner, repo, branch, None, None, None)
     if found is None:
         raise NotFound()
     repository = found[0]
-    points = trend_points(repository, branch or repository.branch, period)
+    points = trend_points(repository, branch or repository.branch, period, flag)
     low, high = color_range(repository)
     # The ETag is made of what is drawn, so any upload to any of these commits changes it.
-    etag = _etag("commits", repository.id, params.width, params.height, low, high, *points)
+    etag = _etag("commits", repository.id, params.width, params.height, low, high, flag, *points)
     if _not_modified(etag):
         response = _svg_response(b"", 304)
     else:

@@ -404,6 +404,23 @@ def repository_page(
     return _target_page(view)
 
 
+@bp.get(_REPO + "/flags")
+def flags_page(prov: str, owner: str, repo: str) -> Any:
+    """The flags of the default branch's tip: each one's coverage, its trend and its graphs."""
+    view = _view(prov, owner, repo, Target())
+    flags = _commit_flags(view.repository, view.commit)
+    return render_template(
+        "coverage/flags.html",
+        view=view,
+        repository=view.repository,
+        commit=view.commit,
+        flags=flags,
+        kinds=GRAPH_KINDS,
+        coverage_text=_coverage_text,
+        Target=Target,
+    )
+
+
 @bp.get(_REPO + "/tree/<path:rest>")
 @bp.get(_REPO + "/pull/<pullid>/tree")
 @bp.get(_REPO + "/pull/<pullid>/tree/<path:rest>")

@@ -10,11 +10,11 @@ uploads and ``record_commit`` (:mod:`flask_coverage.ingest`) keep them up to dat
 from __future__ import annotations
 
 import datetime as dt
-from typing import Optional, cast
+from typing import Any, Optional, cast
 
 import sqlalchemy as sa
 
-from ..models import Commit, CoverageDay, Repository, utcnow
+from ..models import Commit, CommitFlag, CoverageDay, Repository, utcnow
 from ..state import dialect_insert, execute, get_session
 from ..svg.trend import TREND_COMMITS, TREND_PERIODS, TrendPoint
 
@@ -99,16 +99,20 @@ def trend_day_start(day: int) -> dt.datetime:
     return TREND_ORIGIN + int(day) * _DAY
 
 
-def trend_points(repository: Repository, branch: str, period: str) -> list[TrendPoint]:
+def trend_points(repository: Repository, branch: str, period: str, flag: Optional[str] = None) -> list[TrendPoint]:
     """The commits of ``branch`` with tracked lines that the trend chart of ``period`` shows
     (:data:`~flask_coverage.svg.trend.TREND_PERIODS`: the last days, at most the last
-    :data:`~flask_coverage.svg.trend.TREND_COMMITS` commits), oldest first, with when they were first seen."""
+    :data:`~flask_coverage.svg.trend.TREND_COMMITS` commits), oldest first, with when they were first seen;
+    with ``flag``, the coverage of that flag in those of them that have it."""
+    coverage: Any = Commit if flag is None else CommitFlag
     query = (
-        sa.select(Commit.timestamp, Commit.hits, Commit.lines)
-        .where(Commit.repository_id == repository.id, Commit.branch == branch, Commit.lines > 0)
+        sa.select(Commit.timestamp, coverage.hits, coverage.lines)
+        .where(Commit.repository_id == repository.id, Commit.branch == branch, coverage.lines > 0)
         .order_by(Commit.timestamp.desc(), Commit.id.desc())
         .limit(TREND_COMMITS)
     )
+    if flag is not None:
+        query = query.join(CommitFlag, sa.and_(CommitFlag.commit_id == Commit.id, CommitFlag.flag == flag))
     days = TREND_PERIODS[period]
     if days is not None:
         query = query.where(Commit.timestamp >= utcnow() - dt.timedelta(days=days))
