@@ -12,7 +12,8 @@ server's own work; CPU time is used where it is steadier than wall time on a bus
 - ``members``: ``POST /upload/v2`` with a body made of the 20-byte gzip of ``b""`` repeated, 1 MB
   and 8 MB (the review's reproduction). Goal: the 8 MB body costs at most 3x the 1 MB one.
 - ``oracle``: an existing private repository against a missing one, 400 interleaved samples each, on
-  the report API (anonymous) and the older settings API (an outsider's access token). Goal: the
+  the report API (anonymous), the older settings API (an outsider's access token) and a branch's web
+  page (anonymous, and signed in as an outsider). Goal: the
   medians of the two 404s differ by less than 0.3 ms.
 - ``report``: the report API on a commit of ``--report-files`` one-line files (100,000), in process,
   against the reference: the same rows read with the sqlite3 driver's own cursor, each file's line
@@ -56,13 +57,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))  # generate_reports
 sys.path.insert(0, str(ROOT / "tests"))  # production_service, a test-support module
 
-from flask import Flask  # noqa: E402
+from flask import Flask, request  # noqa: E402
 from sqlalchemy import text as sa_text  # noqa: E402
 
 from flask_coverage import CoverageService  # noqa: E402
 from flask_coverage.ingest import upload_report  # noqa: E402
 from flask_coverage.lines import LineCoverage  # noqa: E402
 from flask_coverage.operations import add_org, add_repo, add_user, create_token, init_db  # noqa: E402
+from flask_coverage.queries.repositories import get_owner  # noqa: E402
 
 SHA = "5eed" * 10
 
@@ -70,7 +72,13 @@ SHA = "5eed" * 10
 def make_app(directory: str) -> Flask:
     app = Flask("bench_abuse")
     app.config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{directory}/abuse.sqlite"
-    CoverageService(app)
+    service = CoverageService(app)
+
+    @service.current_user_loader
+    def signed_in() -> Any:  # the web pages' visitor: the X-Bench-User header's user
+        name = request.headers.get("X-Bench-User")
+        return get_owner("github", name) if name else None
+
     with app.app_context():
         init_db()
         add_org("github", "acme")
@@ -121,6 +129,8 @@ def check_oracle(app: Flask, args: argparse.Namespace) -> bool:
     cases = {
         "report, anonymous": ("/api/v2/github/acme/repos/{}/report/", {}),
         "settings, outsider": ("/api/pub/gh/acme/{}/settings", outsider),
+        "branch page, anonymous": ("/gh/acme/{}/branch/main", {}),
+        "branch page, signed-in outsider": ("/gh/acme/{}/branch/main", {"X-Bench-User": "outsider"}),
     }
     met = True
     for name, (url, headers) in cases.items():

@@ -11,6 +11,7 @@ from flask_sqlalchemy import SQLAlchemy
 
 from . import auth
 from .logging import install_log_filter
+from .providers import check_providers
 from .sources import default_source_loader
 from .state import CoverageState
 from .svg.params import DEFAULT_COLOR_RANGE
@@ -113,6 +114,7 @@ class CoverageService:
             )
         for key, value in DEFAULT_CONFIG.items():
             app.config.setdefault(key, self._options.get(key, value))
+        check_providers(app.config["COVERAGE_PROVIDERS"])
         public = app.config["COVERAGE_PUBLIC_URL"]
         if public is not None and not re.fullmatch(r"https?://[^/?#\s]+(/[^?#\s]*)?", public):
             raise ValueError(f"COVERAGE_PUBLIC_URL must be an http(s) URL without query or fragment, not {public!r}")

@@ -68,6 +68,7 @@ from .models import (
 )
 from .parsers import ParsedFile, Skips, merge_by_path, parse_report, place_by_network
 from .parsers.upload import FileFix
+from .queries.files import known_paths
 from .queries.repositories import repository_by_slug
 from .queries.tree import refresh_tree
 from .queries.trend import refresh_days
@@ -235,8 +236,9 @@ def upload_reports(
 
     ``meta`` (flags, name, build, job, CI URL) is stored with the upload record and is part of its
     key too. ``network`` is the uploader's list of the repository's files, which places report
-    paths (:func:`~flask_coverage.parsers.place_by_network`); ``fixes`` maps a path to the lines
-    that are not code in it and its last line (:data:`FileFix`): those lines, and any past the
+    paths (:func:`~flask_coverage.parsers.place_by_network`); without one, the paths are placed on
+    the files the repository already knows (the commit's, its default branch's tip's). ``fixes``
+    maps a path to the lines that are not code in it and its last line (:data:`FileFix`): those lines, and any past the
     last one, leave that file's coverage. With ``meta.external_id``, a different upload under an
     id already used raises :class:`UploadConflict` (and changes nothing). ``parent``, the sha of the
     commit's parent (as uploaders send it), is stored on the commit: a pull request's base is the
@@ -265,20 +267,10 @@ def upload_reports(
     parsed = _parse_all(
         reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests, skips=skips
     )
-    files = merge_by_path(parsed)
     meta = meta or UploadMeta()
-    if network:
-        for old, new in place_by_network(files, network).items():
-            _check_storable(new)
-            lines = files.pop(old)
-            files[new] = lines if new not in files else files[new].merge(lines)
-    for path, (not_code, eof) in (fixes or {}).items():
-        if path in files:
-            files[path] = LineCoverage(e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof))
-    # A file without a tracked line is no coverage (Codecov leaves it out too).
-    files = {path: lines for path, lines in files.items() if len(lines)}
-    if not files:
-        raise ReportError("the upload has no files with coverage")
+    # Placement comes before the merge, so two uploaders' spellings of a file end up as one path.
+    files = _placed(merge_by_path(parsed), network or known_paths(repository, sha))
+    files = _fixed(files, fixes or {})
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
@@ -287,6 +279,27 @@ def upload_reports(
         lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha, skips, described)
     )
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
+
+
+def _placed(files: dict[str, LineCoverage], known: Iterable[str]) -> dict[str, LineCoverage]:
+    """``files`` with each path moved to the repository's file it names (:func:`place_by_network`)."""
+    for old, new in place_by_network(files, known).items():
+        _check_storable(new)
+        lines = files.pop(old)
+        files[new] = lines if new not in files else files[new].merge(lines)
+    return files
+
+
+def _fixed(files: dict[str, LineCoverage], fixes: Mapping[str, FileFix]) -> dict[str, LineCoverage]:
+    """``files`` without the lines the uploader says are not code; a file left with no line is dropped
+    (no coverage: Codecov leaves it out too). A ReportError if no file is left."""
+    for path, (not_code, eof) in fixes.items():
+        if path in files:
+            files[path] = LineCoverage(e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof))
+    files = {path: lines for path, lines in files.items() if len(lines)}
+    if not files:
+        raise ReportError("the upload has no files with coverage")
+    return files
 
 
 def record_commit(
@@ -420,17 +433,35 @@ def _store(
     skips: Skips,
     described: Optional[CommitAbout] = None,
 ) -> int:
-    insert = dialect_insert
-    commits, stored, uploads = _COMMITS, _FILES, _UPLOADS
+    """The upload's transaction, in its steps: lock the commit, record the upload (or stop at a repeat),
+    merge the files into the commit and each flag, move the tips."""
+    commit_id, version, old_branch, timestamp = _lock_commit(repository_id, sha)
+    if not _record_upload(commit_id, version, upload_key, meta, skips):
+        return commit_id  # a repeat of an upload already merged: nothing changes
+    _merge_commit(commit_id, files, branch, pullid, parent_sha, described)
+    refresh_days(repository_id, {old_branch, branch}, timestamp)
+    _merge_flags(commit_id, files, meta.flags)
+    _move_tips(repository_id, commit_id, branch, pullid)
+    return commit_id
+
+
+def _lock_commit(repository_id: int, sha: str) -> tuple[int, int, Optional[str], Any]:
+    """The commit's row, created if new and locked: its id, version, branch and timestamp."""
     # First statement, and a write: on SQLite it takes the write lock before anything is read.
     execute(
-        insert(commits)
+        dialect_insert(_COMMITS)
         .values(repository_id=repository_id, sha=sha)
         .on_conflict_do_nothing(index_elements=["repository_id", "sha"])
     )
-    this = sa.and_(commits.c.repository_id == repository_id, commits.c.sha == sha)
-    read = sa.select(commits.c.id, commits.c.version, commits.c.branch, commits.c.timestamp).where(this)
-    commit_id, version, old_branch, timestamp = execute(read.with_for_update()).one()
+    this = sa.and_(_COMMITS.c.repository_id == repository_id, _COMMITS.c.sha == sha)
+    read = sa.select(_COMMITS.c.id, _COMMITS.c.version, _COMMITS.c.branch, _COMMITS.c.timestamp).where(this)
+    commit_id, version, branch, timestamp = execute(read.with_for_update()).one()
+    return int(commit_id), version, branch, timestamp
+
+
+def _record_upload(commit_id: int, version: int, upload_key: str, meta: UploadMeta, skips: Skips) -> bool:
+    """Record the upload with its flags and what was skipped; False for a repeat (its key is there)."""
+    uploads = _UPLOADS
     # Under the commit's lock: a concurrent repeat waits for it, then finds its key and stops.
     repeat = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id, uploads.c.key == upload_key)
     if version == 0:  # created just now, maybe with a deleted commit's id, whose uploads SQLite kept
@@ -440,7 +471,7 @@ def _store(
         for table in (_FLAG_FILES, _COMMIT_FLAGS, _TREE):
             execute(sa.delete(table).where(table.c.commit_id == commit_id))
     elif execute(repeat).first():
-        return int(commit_id)  # a repeat of an upload already merged: nothing changes
+        return False
     if meta.external_id is not None:
         used = sa.select(uploads.c.id).where(
             uploads.c.commit_id == commit_id, uploads.c.external_id == meta.external_id
@@ -453,8 +484,20 @@ def _store(
     upload_id = cast(Any, execute(row)).inserted_primary_key[0]
     if meta.flags:
         execute(sa.insert(_FLAGS), [{"upload_id": upload_id, "flag": flag} for flag in meta.flags])
+    return True
 
-    values: dict[str, Any] = {"version": commits.c.version + 1, **_merge_into(stored, {"commit_id": commit_id}, files)}
+
+def _merge_commit(
+    commit_id: int,
+    files: dict[str, LineCoverage],
+    branch: Optional[str],
+    pullid: Optional[int],
+    parent_sha: Optional[str],
+    described: Optional[CommitAbout],
+) -> None:
+    """Merge ``files`` into the commit's, with its new totals, version, branch, pull, parent, message and
+    author (where it has none yet), and rebuild its file explorer's rows."""
+    values: dict[str, Any] = {"version": _COMMITS.c.version + 1, **_merge_into(_FILES, {"commit_id": commit_id}, files)}
     if branch is not None:
         values["branch"] = branch
     if pullid is not None:
@@ -462,14 +505,17 @@ def _store(
     if parent_sha is not None:
         values["parent_sha"] = parent_sha
     values.update(_about_values(described))
-    execute(sa.update(commits).where(commits.c.id == commit_id).values(**values))
+    execute(sa.update(_COMMITS).where(_COMMITS.c.id == commit_id).values(**values))
     refresh_tree(commit_id)
-    refresh_days(repository_id, {old_branch, branch}, timestamp)
-    for flag in meta.flags:
-        # Each flag's coverage is merged like the commit's, under the same lock: merge-once holds per
-        # flag, and concurrent uploads of different flags queue behind each other.
+
+
+def _merge_flags(commit_id: int, files: dict[str, LineCoverage], flags: Iterable[str]) -> None:
+    """Merge ``files`` into the coverage of each flag of the commit, as the commit's own."""
+    for flag in flags:
+        # Under the commit's lock too: merge-once holds per flag, and concurrent uploads of
+        # different flags queue behind each other.
         execute(
-            insert(_COMMIT_FLAGS)
+            dialect_insert(_COMMIT_FLAGS)
             .values(commit_id=commit_id, flag=flag)
             .on_conflict_do_nothing(index_elements=["commit_id", "flag"])
         )
@@ -478,12 +524,15 @@ def _store(
         this_flag = sa.and_(_COMMIT_FLAGS.c.commit_id == commit_id, _COMMIT_FLAGS.c.flag == flag)
         execute(sa.update(_COMMIT_FLAGS).where(this_flag).values(version=_COMMIT_FLAGS.c.version + 1, **totals))
 
+
+def _move_tips(repository_id: int, commit_id: int, branch: Optional[str], pullid: Optional[int]) -> None:
+    """Move the branch's and the pull request's tips to the commit."""
     now = utcnow()
     tips: list[tuple[Any, dict[str, Any], dict[str, Any]]] = []
     if pullid is not None:
         # Read before the branch tip moves: the pull's base is the parent this commit names, else
         # the default branch's tip as it was before this upload (kept from the pull's first upload).
-        parent = execute(sa.select(commits.c.parent_sha).where(commits.c.id == commit_id)).scalar()
+        parent = execute(sa.select(_COMMITS.c.parent_sha).where(_COMMITS.c.id == commit_id)).scalar()
         base = parent or execute(_default_tip_sha(repository_id)).scalar()
         pull_update = {"base_sha": parent} if parent else {}
     if branch is not None:
@@ -493,14 +542,15 @@ def _store(
     for table, tip, changes in tips:
         # Branch before pull, in every upload: concurrent uploads take these row locks in one order.
         unique = [name for name in tip if name != "base_sha"]
-        statement = insert(table).values(repository_id=repository_id, head_commit_id=commit_id, updatestamp=now, **tip)
+        statement = dialect_insert(table).values(
+            repository_id=repository_id, head_commit_id=commit_id, updatestamp=now, **tip
+        )
         execute(
             statement.on_conflict_do_update(
                 index_elements=["repository_id", *unique],
                 set_={"head_commit_id": commit_id, "updatestamp": now, **changes},
             )
         )
-    return int(commit_id)
 
 
 def _unknown_about(repository: Repository, sha: str) -> Optional[CommitAbout]:

@@ -213,6 +213,23 @@ class LineCoverage:
         states.extend(b_states[j:])
         return LineCoverage._trusted(lines, hits, states)
 
+    def with_branch_states(self, branches: LineCoverage, taken: LineCoverage) -> LineCoverage:
+        """These lines where each line of ``branches`` (hits: its number of branches) takes its state
+        from ``taken`` (the same lines; hits: the branches taken): all HIT, none MISS, else PARTIAL.
+        A branch line not tracked here is added, its hits the branches taken (LCOV's ``BRDA`` rule)."""
+        where = dict(zip(self._lines, range(len(self._lines))))  # built in C: cheap per line
+        states = bytearray(self._states)
+        added = []
+        for line, count, hits in zip(branches._lines, branches._hits, taken._hits):
+            state = HIT if hits == count else MISS if hits == 0 else PARTIAL
+            k = where.get(line)
+            if k is None:
+                added.append((line, hits, state))
+            else:
+                states[k] = state
+        result = LineCoverage._trusted(self._lines, self._hits, states)
+        return result.merge(LineCoverage(added)) if added else result
+
     def encode(self) -> bytes:
         """A compact binary form for one database column; :meth:`decode` reads it back."""
         lines = self._lines

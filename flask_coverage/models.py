@@ -322,6 +322,11 @@ class Pull(Base):
     # when its first upload came (flask_coverage.ingest); a sha, so it may name a commit not yet uploaded.
     base_sha: Mapped[Optional[str]] = mapped_column(sa.String(64))
     updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # As the provider last said (its webhooks, flask_coverage.providers.webhooks): "open" until it says
+    # otherwise; the title and target branch unknown (None) until then.
+    state: Mapped[str] = mapped_column(sa.String(8), default="open", server_default="open")
+    title: Mapped[Optional[str]] = mapped_column(sa.String(255))
+    base_branch: Mapped[Optional[str]] = mapped_column(sa.String(255))
 
     head: Mapped[Commit] = relationship()
 

@@ -43,6 +43,12 @@ FAILURE_CACHE_SECONDS = 60
 #: Bigger files are shown without highlighting: Pygments lexes about 1 ms per KiB, and the first
 #: view of a file must stay fast (docs/web.md).
 HIGHLIGHT_MAX_BYTES = 64 * 1024
+#: The CPU time (of the request's thread) Pygments may spend on one file. Some lexers are quadratic on
+#: some input (C, C++ and Java on runs of blank lines: 20 KiB took 25 s); past the budget the file is
+#: shown plain, and that is cached as the highlighted file would be. Lexing is checked between tokens,
+#: so the bound is this plus one token's time: 1.17 s in all for the worst of 384 adversarial 64 KiB
+#: files (benchmarks/bench_highlight.py, docs/benchmarks.md).
+HIGHLIGHT_CPU_SECONDS = 1.0
 
 # Few threads: a loader that hangs holds one until it returns (the built-in ones return by their
 # deadline, however slowly a provider answers); the queue behind them times out.
@@ -81,6 +87,7 @@ def _run_loader(repository: Repository, sha: str, path: str) -> tuple[Source, in
     config = current_app.config
     if ".." in path.split("/") or path.startswith("/") or "\0" in path:
         return Source(None, "The path leaves the repository."), CACHE_SECONDS
+    deadline = time.monotonic() + config["COVERAGE_SOURCE_TIMEOUT"]
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     hook = get_state().service.source_loader_callback
     future = _executor.submit(_call_in_app, app, hook, repository, sha, path)
@@ -96,7 +103,10 @@ def _run_loader(repository: Repository, sha: str, path: str) -> tuple[Source, in
         return Source(None, "The source loader failed."), FAILURE_CACHE_SECONDS
     if found is None:
         return Source(None, "The source of this file was not found at this commit."), CACHE_SECONDS
-    return _decoded(found, config["COVERAGE_SOURCE_MAX_BYTES"], path), CACHE_SECONDS
+    source = _decoded(found, config["COVERAGE_SOURCE_MAX_BYTES"], path, deadline)
+    # Past the deadline the read may have left highlighting no time: kept briefly, highlighted later. A
+    # file cut by Pygments' own CPU budget is kept as long as any (it would be cut again).
+    return source, FAILURE_CACHE_SECONDS if time.monotonic() > deadline else CACHE_SECONDS
 
 
 def _call_in_app(app: Flask, hook: Any, repository: Repository, sha: str, path: str) -> Any:
@@ -104,7 +114,7 @@ def _call_in_app(app: Flask, hook: Any, repository: Repository, sha: str, path: 
         return app.ensure_sync(hook)(repository, sha, path)
 
 
-def _decoded(found: Union[str, bytes], max_bytes: int, path: str) -> Source:
+def _decoded(found: Union[str, bytes], max_bytes: int, path: str, deadline: float) -> Source:
     data = found.encode("utf-8", "surrogatepass") if isinstance(found, str) else bytes(found)
     if len(data) > max_bytes:
         return Source(None, f"The file is larger than {max_bytes:,} bytes.")
@@ -117,12 +127,15 @@ def _decoded(found: Union[str, bytes], max_bytes: int, path: str) -> Source:
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     if len(data) > HIGHLIGHT_MAX_BYTES:
         return Source(tuple(escape(line) for line in lines))
-    return Source(highlight_lines(lines, path))
+    return Source(highlight_lines(lines, path, deadline))
 
 
-def highlight_lines(lines: list[str], path: str) -> tuple[Markup, ...]:
+def highlight_lines(lines: list[str], path: str, deadline: float = float("inf")) -> tuple[Markup, ...]:
     """Each line as HTML: escaped, and highlighted by Pygments when it is installed and knows the
-    file's language (classes of Pygments' short token names, e.g. ``<span class="k">``)."""
+    file's language (classes of Pygments' short token names, e.g. ``<span class="k">``).
+
+    Pygments gets :data:`HIGHLIGHT_CPU_SECONDS` of the thread's CPU time, and no time past ``deadline``
+    (``time.monotonic()``, the source's deadline); past either, the lines are escaped plain text."""
     try:
         from pygments.lexers import get_lexer_for_filename
         from pygments.token import STANDARD_TYPES
@@ -135,7 +148,12 @@ def highlight_lines(lines: list[str], path: str) -> tuple[Markup, ...]:
         return tuple(escape(line) for line in lines)
     out: list[list[tuple[str, str]]] = [[]]
     classes: dict[Any, str] = {}
+    cpu_limit = time.thread_time() + HIGHLIGHT_CPU_SECONDS
     for token, value in lexer.get_tokens("\n".join(lines)):
+        # Every token: one of a quadratic lexer may take 20 ms (and the check 0.2 µs).
+        if time.thread_time() > cpu_limit or time.monotonic() > deadline:
+            log.info("%s is shown plain: highlighting it took too long", path)
+            return tuple(escape(line) for line in lines)
         css = classes.get(token)
         if css is None:
             standard = token
@@ -184,6 +202,7 @@ def default_source_loader(repository: Repository, sha: str, path: str) -> Option
             with budget(config["COVERAGE_SOURCE_TIMEOUT"], max_bytes):
                 return provider.read_file(repository, sha, path)
         except ProviderError as error:
+            log.warning("the provider could not send %s: %s", path, error)
             raise SourceUnavailable(f"The provider could not send the file: {error}.") from None
     if root:
         owner = repository.owner

@@ -346,7 +346,7 @@ def test_init_db_without_the_right_to_create_pg_trgm_says_so_and_search_still_wo
         with app.app_context():
             add_org("github", "acme")
             add_user("github", "alice", name="Alice Liddell")
-            add_member("github", "acme", "alice")
+            add_member("github", "acme", "alice", activated=True)  # a deactivated membership reads nothing
             token = create_token("github", "alice", name="ci")[1]
             engine = app.extensions["sqlalchemy"].engine
             assert "ix_coverage_owner_search" not in {
@@ -471,7 +471,9 @@ def test_list_repos(app, runner, db, estate) -> None:
     assert "dotfiles" not in run_ok(runner, "list-repos", "gh/bob").output
     assert "No repositories." in run_ok(runner, "list-repos", "gh/bob").output
     assert "no owner 'ghost'" in run_error(runner, db, "list-repos", "gh/ghost")
-    assert "expected SERVICE or SERVICE/OWNER" in run_error(runner, db, "list-repos", "gh/acme/widgets")
+    assert "expected SERVICE[/OWNER] (e.g. gh/acme), not 'gh/acme/widgets'" in run_error(
+        runner, db, "list-repos", "gh/acme/widgets"
+    )
 
 
 def test_show_repo_prints_the_tokens_again_without_rotating_them(app, runner, db, estate) -> None:
@@ -480,7 +482,7 @@ def test_show_repo_prints_the_tokens_again_without_rotating_them(app, runner, db
     upload(webtest.TestApp(app), vault.upload_token, branch="trunk")
     output = run_ok(runner, "show-repo", "gh/acme/vault").output
     assert f"upload_token: {tokens[0]}\n" in output and f"graph_token: {tokens[1]}\n" in output
-    assert "path: gh/acme/vault\n" in output and "private: true\n" in output and "branch: trunk\n" in output
+    assert "path: gh/acme/vault\n" in output and "private: yes\n" in output and "branch: trunk\n" in output
     assert f"tip: {SHA} (50.0% of 1 files)\n" in output
     shown = json.loads(run_ok(runner, "show-repo", "github", "acme", "VAULT", "--json").output)
     assert (
@@ -551,12 +553,9 @@ def test_destructive_commands_ask_first(runner, db, estate) -> None:
     question = refused(runner, db, "delete-repo", "gh/acme/vault", answer="n\n")
     assert "Delete gh/acme/vault and all its coverage? [y/N]" in question
     question = refused(runner, db, "delete-org", "gh/acme")
-    assert "Delete organization gh/acme with its 2 repositories (and their coverage), 2 memberships" in question
+    assert "Delete organization gh/acme with its 2 repositories (and their coverage), 2 memberships and 0" in question
     question = refused(runner, db, "delete-user", "gh/bob", answer="no\n")
-    assert (
-        "Delete user gh/bob with its 1 repositories (and their coverage), 1 memberships and 1 access tokens?"
-        in question
-    )
+    assert "Delete user gh/bob with its 1 repository (and their coverage), 1 membership and 1 access token?" in question
     result = runner.invoke(args=["coverage", "delete-repo", "gh/acme/vault"], input="y\n")
     assert result.exit_code == 0 and result.output.endswith("Deleted acme/vault and its coverage.\n")
 

@@ -100,11 +100,43 @@ def test_the_graph_cache_keeps_to_its_byte_budget(app: Any, testapp: webtest.Tes
     stored = get_cache().cache._cache
     first = testapp.get(f"{URL}?width=100")
     size = len(get_cache().get(next(key for key in stored if key.startswith("coverage-graph:"))))
-    app.config["COVERAGE_GRAPH_CACHE_MAX_BYTES"] = 3 * size + size // 2  # the one stored, and two more
+    # The repository's share: the one stored, and two more.
+    app.config["COVERAGE_GRAPH_CACHE_MAX_BYTES"] = int((3 * size + size // 2) / graphs.REPOSITORY_BUDGET_SHARE)
     for width in range(101, 110):
         assert f'width="{width}"'.encode() in testapp.get(f"{URL}?width={width}").body
     counters = {key: get_cache().get(key) for key in stored if key.startswith("coverage-graph-bytes:")}
     assert len([key for key in stored if key.startswith("coverage-graph:")]) == 3, (size, counters)
     assert testapp.get(f"{URL}?width=100").body == first.body  # still served from the cache
-    counters = [key for key in stored if key.startswith("coverage-graph-bytes:")]
-    assert len(counters) == 1 and get_cache().get(counters[0]) >= 3 * size
+    # One counter for the whole service and one for the repository, each with at least what was stored.
+    assert len(counters) == 2 and all(value >= 3 * size for value in counters.values())
+
+
+def test_one_repository_cannot_spend_the_budget_of_the_others(
+    app: Any, testapp: webtest.TestApp, uploaded: Any, make_lcov: Callable[..., bytes]
+) -> None:
+    """Issue 26, F9: ever new sizes of one repository's graphs once turned caching off for every repository."""
+    from flask_coverage import operations
+
+    stored = get_cache().cache._cache
+    testapp.get(f"{URL}?width=100")
+    size = len(get_cache().get(next(key for key in stored if key.startswith("coverage-graph:"))))
+    app.config["COVERAGE_GRAPH_CACHE_MAX_BYTES"] = 16 * size  # a repository's share: 2 graphs
+    other = operations.add_repo("github", "acme", "gadgets")
+    upload_report(other, make_lcov({"a.py": {1: 1, 2: 0}, "b/c.py": {1: 3}}), commit=SHA, branch="main")
+    for width in range(101, 140):  # widgets asks for ever new sizes
+        testapp.get(f"{URL}?width={width}")
+    graphs_of = {key for key in stored if key.startswith("coverage-graph:")}
+    assert len(graphs_of) <= 2
+    # gadgets' graphs are still cached.
+    testapp.get("/gh/acme/gadgets/graphs/tree.svg?width=100")
+    assert len({key for key in stored if key.startswith("coverage-graph:")} - graphs_of) == 1
+
+
+def test_the_byte_counters_expire(app: Any, testapp: webtest.TestApp, uploaded: Any) -> None:
+    import time
+
+    testapp.get(f"{URL}?width=100")
+    timeout = app.config["COVERAGE_CACHE_CONFIG"]["CACHE_DEFAULT_TIMEOUT"]
+    counters = {key: expires for key, (expires, _) in get_cache().cache._cache.items() if "graph-bytes" in key}
+    assert len(counters) == 2
+    assert all(0 < expires <= time.time() + 2 * timeout for expires in counters.values()), counters

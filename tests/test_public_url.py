@@ -36,7 +36,7 @@ def test_absolute_urls_start_with_the_public_url_whatever_the_host(make_app, mak
     app = make_app(make_database_url(), COVERAGE_PUBLIC_URL="https://coverage.example.com/ci/")
     urls = _absolute_urls(app, FORGED)
     assert all(url.startswith("https://coverage.example.com/ci/") for url in urls), urls
-    assert urls[0] == f"https://coverage.example.com/ci/gh/acme/widgets/commit/{SHA}/graphs/tree.svg"
+    assert urls[0] == f"https://coverage.example.com/ci/gh/acme/widgets/commit/{SHA}"
     assert urls[1].startswith("https://coverage.example.com/ci/upload/put?signature=")
     assert urls[3] == "https://coverage.example.com/ci/api/v2/github/acme/repos/widgets/totals/?page_size=1&page=2"
     assert not any("evil" in url for url in urls)

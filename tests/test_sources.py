@@ -392,6 +392,40 @@ def test_a_provider_dripping_bytes_is_cut_at_the_deadline(
     assert [code for _, _, code in lines_of(page)] == SOURCE.splitlines()
 
 
+def test_a_file_that_cannot_be_highlighted_in_time_is_shown_plain_and_that_is_cached(
+    make_app: Callable[..., Flask], make_database_url: Callable[[], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("pygments", reason="the highlight extra (Pygments) is not installed")
+    from flask_coverage import sources
+
+    app = make_app(make_database_url())
+    with app.app_context():
+        operations.add_org("github", "acme")
+        repository = operations.add_repo("github", "acme", "widgets")
+        report = b"SF:slow.c\nDA:1,1\nend_of_record\nSF:fast.c\nDA:1,1\nend_of_record\n"
+        upload_report(repository, report, commit=SHA, branch="main")
+    # The C lexer is quadratic on runs of blank lines (issue 26, F1): 20 KiB of them took 25 s of CPU.
+    answers = {"slow.c": "int x;\n" + "\n" * 20_000 + "int y;\n", "fast.c": "int x;\n"}
+    calls: list[str] = []
+
+    @app.extensions["coverage"].service.source_loader
+    def loader(repository: Repository, sha: str, path: str) -> str:
+        calls.append(path)
+        return answers[path]
+
+    monkeypatch.setattr(sources, "HIGHLIGHT_CPU_SECONDS", 0.2)
+    web = webtest.TestApp(app)
+    fast = web.get("/gh/acme/widgets/blob/fast.c")
+    assert fast.html.select_one("#L1 td:nth-child(3) .kt").text == "int"  # highlighted
+    slow = web.get("/gh/acme/widgets/blob/slow.c")
+    assert lines_of(slow)[0] == ("coverage-hit", "1", "int x;") and len(lines_of(slow)) == 20_002
+    assert slow.html.select_one("#L1 td:nth-child(3) span") is None  # plain, escaped text
+    # The outcome is cached with the source: a second view neither reads nor lexes the file again.
+    monkeypatch.setattr(sources, "highlight_lines", None)
+    assert web.get("/gh/acme/widgets/blob/slow.c").text == slow.text
+    assert calls == ["fast.c", "slow.c"]
+
+
 def test_a_commit_s_message_and_author_come_once_from_the_mirror(
     mirror_app: tuple[Flask, str], bare_repository: tuple[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

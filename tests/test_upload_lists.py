@@ -13,8 +13,11 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_upload_memory import LIMIT_MB, PEAK_MB, limit, run_child
 
+from flask_coverage.errors import InvalidInput
 from flask_coverage.parsers import upload
 from flask_coverage.parsers.upload import MAX_FIX_LINES, MAX_NETWORK_FILES, read_cli_payload, read_envelope
 
@@ -177,3 +180,64 @@ def test_each_list_at_the_limit_stays_under_300_mb(tmp_path: Path, kind: str, st
     measured = run_child(CLI_CHILD, str(tmp_path / "body"), f"sqlite:///{tmp_path}/memory.sqlite", protocol)
     assert measured["status"] == status, measured
     assert measured["peak"] < LIMIT_MB, measured
+
+
+FUZZ = settings(max_examples=200, deadline=None, derandomize=True)
+PIECES = st.sampled_from(
+    [
+        b"<<<<<< network\n",
+        b"<<<<<< ENV\n",
+        b"<<<<<< EOF\n",
+        b"# path=fixes\n",
+        b"# path=a.info\n",
+        b"a.py:1,2\n",
+        b"a.py:3:/*\n",
+        b"a.py:9:*/\n",
+        b"EOF: 4 a.py\n",
+        b"SF:a.py\nDA:1,1\nend_of_record\n",
+        b"\n",
+        b"\x00\xff",
+        b"==FROMNOWONIGNOREDBYCODECOV==>>>",
+        b"a.py:99999999999\n",
+    ]
+)
+
+
+@FUZZ
+@given(st.lists(PIECES | st.binary(max_size=12), max_size=12))
+def test_any_envelope_is_read_or_refused_with_a_4xx(pieces) -> None:
+    try:
+        parts = read_envelope(b"".join(pieces))
+    except InvalidInput as error:
+        assert error.status in (400, 413)
+        return
+    assert all(isinstance(name, str) for name, _ in parts.reports)
+    assert all(isinstance(lines, frozenset) for lines, _ in parts.fixes.values())
+
+
+JSON_LEAVES = st.none() | st.booleans() | st.integers(-5, 2**40) | st.text(max_size=8)
+JSON_VALUES = st.recursive(
+    JSON_LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@FUZZ
+@given(
+    st.dictionaries(
+        st.sampled_from(["coverage_files", "network_files", "report_fixes", "metadata", "value", "lines"]),
+        JSON_VALUES,
+        max_size=4,
+    ),
+    st.booleans(),
+)
+def test_any_cli_payload_is_read_or_refused_with_a_4xx(payload, with_report) -> None:
+    if with_report:
+        payload["coverage_files"] = [{"filename": "x", "data": base64.b64encode(zlib.compress(LCOV)).decode()}]
+    raw = json.dumps(payload).encode()
+    for cut in (len(raw), len(raw) // 2):
+        try:
+            read_cli_payload(raw[:cut], limit)
+        except InvalidInput as error:
+            assert error.status in (400, 413)

@@ -55,6 +55,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Drawn graphs of one commit's coverage (sizes, borders, kinds, links) that the cache stores.
 MAX_CACHED_VARIANTS = 8
+#: The share of ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` one repository may store per cache timeout, so that no
+#: repository (nor one of its commits) spends the budget on behalf of all.
+REPOSITORY_BUDGET_SHARE = 1 / 8
 # Part of every cache key and ETag: a new release may draw differently.
 try:
     _RENDERER = metadata.version("flask-coverage")
@@ -161,7 +164,9 @@ def _not_modified(etag: str) -> bool:
     return request.if_none_match.contains_weak(etag)
 
 
-def _compressed_svg(key: str, options: GraphOptions, commit: Coverage, version: tuple[object, ...]) -> bytes:
+def _compressed_svg(
+    key: str, options: GraphOptions, commit: Coverage, version: tuple[object, ...], repository_id: int
+) -> bytes:
     """The graph, gzip-compressed: from the cache, or drawn from the database and stored."""
     cache, body = get_cache(), None
     with cache_errors("graphs"):
@@ -173,20 +178,23 @@ def _compressed_svg(key: str, options: GraphOptions, commit: Coverage, version: 
     # Level 1: most of the gain of level 9 (SVG repeats itself) at a fraction of the time.
     body = gzip.compress(svg.encode(), compresslevel=1, mtime=0)
     with cache_errors("graphs"):
-        if _may_cache(cache, f"coverage-graph-variants:{_etag('variants', *version)}", key, len(body)):
+        variants_key = f"coverage-graph-variants:{_etag('variants', *version)}"
+        if _may_cache(cache, variants_key, key, len(body), repository_id):
             cache.set(key, body)
     return body
 
 
-def _may_cache(cache: Any, variants_key: str, key: str, size: int) -> bool:
-    """Whether the graph ``key`` of ``size`` bytes may be stored: one of the first
-    :data:`MAX_CACHED_VARIANTS` drawn of its commit's coverage, and within the byte budget.
+def _may_cache(cache: Any, variants_key: str, key: str, size: int, repository_id: int) -> bool:
+    """Whether the graph ``key`` of ``size`` bytes of repository ``repository_id`` may be stored: one of
+    the first :data:`MAX_CACHED_VARIANTS` drawn of its commit's coverage, within the repository's share
+    of the byte budget (:data:`REPOSITORY_BUDGET_SHARE`) and within the budget.
 
     Beyond them a graph is drawn on each request (from the records this process keeps) but not
-    stored, so no client can fill the cache by asking for ever new sizes. The budget,
-    ``COVERAGE_GRAPH_CACHE_MAX_BYTES``, counts the bytes stored during one cache timeout in a counter
-    kept in the cache itself (shared by the workers with Redis); entries live one timeout at most, so
-    the graphs in the cache never exceed twice the budget.
+    stored, so no client can fill the cache by asking for ever new sizes, and no repository can use up
+    the budget of the others. The budget, ``COVERAGE_GRAPH_CACHE_MAX_BYTES``, counts the bytes stored
+    during one cache timeout in counters kept in the cache itself (shared by the workers with Redis),
+    which expire after two timeouts; entries live one timeout at most, so the graphs in the cache never
+    exceed twice the budget.
     """
     variants = cache.get(variants_key)
     variants = variants if isinstance(variants, list) else []
@@ -197,11 +205,23 @@ def _may_cache(cache: Any, variants_key: str, key: str, size: int) -> bool:
     budget = current_app.config["COVERAGE_GRAPH_CACHE_MAX_BYTES"]
     if budget is not None:
         timeout = current_app.config["COVERAGE_CACHE_CONFIG"].get("CACHE_DEFAULT_TIMEOUT") or 86400
-        stored = cache.cache.inc(f"coverage-graph-bytes:{int(time.time()) // timeout}", size)  # the backend's
-        if stored is None or stored > budget:
+        period = f"coverage-graph-bytes:{int(time.time()) // timeout}"
+        share = int(budget * REPOSITORY_BUDGET_SHARE)
+        if not (
+            _count(cache, f"{period}:{repository_id}", size, share, timeout)
+            and _count(cache, period, size, budget, timeout)
+        ):
             return False
     cache.set(variants_key, [*variants, key])
     return True
+
+
+def _count(cache: Any, counter: str, size: int, budget: int, timeout: int) -> bool:
+    """Add ``size`` to the byte counter ``counter`` (made with an expiry, so that no counter outlives its
+    period) and say whether it stays within ``budget``."""
+    cache.add(counter, 0, timeout=2 * timeout)
+    stored = cache.cache.inc(counter, size)  # the backend's own: atomic in Redis, and keeps the expiry
+    return stored is not None and stored <= budget
 
 
 #: The query arguments a graph is drawn with.
@@ -294,7 +314,8 @@ def graph(
     if _not_modified(etag):
         response = _svg_response(b"", 304)
     else:
-        body = _compressed_svg(f"coverage-graph:{etag}", options, coverage, _commit_identity(commit, coverage))
+        identity = _commit_identity(commit, coverage)
+        body = _compressed_svg(f"coverage-graph:{etag}", options, coverage, identity, repository.id)
         if request.accept_encodings["gzip"]:
             response = _svg_response(body)
             response.headers["Content-Encoding"] = "gzip"

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple, Optional
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..auth import can_read_private, can_read_repository
+from ..auth import can_read_private
 from ..errors import CoverageError, InvalidInput, NotFound
 from ..http_errors import handle_errors
 from ..identifiers import normalize_sha, pull_number
@@ -39,8 +39,8 @@ from ..outage import plain_text_response
 from ..queries.compare import changed_files
 from ..queries.files import file_lines, flags_query
 from ..queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
-from ..queries.repositories import find_repository, get_owner
-from ..queries.targets import find_flag, find_pull, find_target, leading_branch, resolve_commit
+from ..queries.repositories import find_readable_repository, get_owner
+from ..queries.targets import find_flag, find_pull, leading_branch, resolve_commit
 from ..queries.tree import SORT_KEYS, Entry, entry_count, folder_entries, folder_totals
 from ..queries.trend import trend_points
 from ..request_args import color_range, etag, requested_flag, trend_period
@@ -151,17 +151,17 @@ def _current_user() -> Optional[Owner]:
 
 
 def _view(prov: str, owner: str, repo: str, target: Target) -> View:
-    """The page's repository and commit, or the one 404."""
-    service = SERVICE_BY_SHORT[prov]
-    found = find_target(service, owner, repo, **target._asdict())
-    if found is not None:
-        repository, commit = found
-    elif target == Target():
-        # A repository without coverage on its default branch still has its page.
-        repository, commit = find_repository(service, owner, repo), None  # type: ignore[assignment]
-    if found is None and (target != Target() or repository is None):
+    """The page's repository and commit, or the one 404.
+
+    The repository is found with the visitor's right to read it in one statement
+    (``find_readable_repository``), so a private repository and a missing one cost the same statements in
+    the same order, for anyone; only a readable one goes on to its commit."""
+    repository = find_readable_repository(_current_user(), SERVICE_BY_SHORT[prov], owner, repo)
+    if repository is None:
         raise NotFound(NOT_FOUND_MESSAGE)
-    if not can_read_repository(_current_user(), repository):
+    commit = resolve_commit(repository, **target._asdict())
+    # A repository without coverage on its default branch still has its page.
+    if commit is None and target != Target():
         raise NotFound(NOT_FOUND_MESSAGE)
     return View(repository, target, commit)
 
@@ -319,13 +319,15 @@ def _target_page(view: View, folder: Optional[str] = None) -> Any:
     is_default = target == Target() and lists
     trend = lists and flag is None and commit is not None and target.pullid is None and target.sha is None
     period = trend_period() if trend else "all"
+    pull = find_pull(repository, target.pullid) if target.pullid is not None and commit is not None else None
     return render_template(
         "coverage/repository.html",
         trend_url=view.graph_url("commits", period=None if period == "all" else period) if trend else None,
         trend_points=trend_points(repository, target.branch or repository.branch, period) if trend else [],
         period=period,
         periods=TREND_PERIODS,
-        comparison=_pull_comparison(view) if lists and target.pullid is not None and commit is not None else None,
+        comparison=_pull_comparison(view, pull) if lists and pull is not None else None,
+        pull=pull[0] if pull is not None else None,
         view=view,
         repository=repository,
         commit=commit,
@@ -354,13 +356,12 @@ CHANGED_FILES_SHOWN = 10
 CHANGED_FILES_ALL = 500
 
 
-def _pull_comparison(view: View) -> Optional[dict[str, Any]]:
+def _pull_comparison(view: View, row: Any) -> Optional[dict[str, Any]]:
     """A pull request's coverage compared with its base (``None`` while the base has no coverage):
     the base commit, the change of coverage, the files whose coverage changed most (from the totals
     columns; none named when the head has more than :data:`SORTED_FILES` files: the page links to the
-    API's compare instead) and the base's tree."""
-    row = find_pull(view.repository, view.target.pullid or 0)
-    if row is None or row[2] is None:
+    API's compare instead) and the base's tree; ``row`` is :func:`~flask_coverage.queries.targets.find_pull`'s."""
+    if row[2] is None:
         return None
     _, head, base = row
     every = request.args.get("changes")

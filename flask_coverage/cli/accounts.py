@@ -8,7 +8,6 @@ from typing import Optional
 import click
 
 from .. import operations
-from ..identifiers import parse_service
 from ..models import ServiceEnum
 from ..queries.inventory import list_members, list_owners, owner_holdings
 from ..queries.repositories import require_owner
@@ -18,8 +17,10 @@ from .base import (
     coverage_cli,
     echo_rows,
     json_option,
+    plural,
     reports_errors,
     service_command,
+    split_names,
     yes_option,
 )
 
@@ -47,7 +48,7 @@ def add_org_command(service: ServiceEnum, org: str, name: Optional[str]) -> None
 @reports_errors
 def list_owners_command(service: Optional[str], as_json: bool) -> None:
     """List the users and organizations (of SERVICE if given), with their repositories and memberships."""
-    rows = list_owners(None if service is None else parse_service(service.strip("/"), short=True))
+    rows = list_owners(split_names((service,), (), "SERVICE")[0] if service else None)
     echo_rows(rows, as_json, "No users or organizations.")
 
 
@@ -55,9 +56,12 @@ def _delete_owner(service: ServiceEnum, username: str, *, is_org: bool, yes: boo
     owner = require_owner(service, username, is_org=is_org)
     held = owner_holdings(owner)
     kind = "organization" if is_org else "user"
+    repositories = plural(held["repositories"], "repository", "repositories")
+    memberships = plural(held["memberships"], "membership", "memberships")
+    tokens = plural(held["access_tokens"], "access token", "access tokens")
     confirm(
-        f"Delete {kind} {service.short}/{owner.username} with its {held['repositories']} repositories (and their"
-        f" coverage), {held['memberships']} memberships and {held['access_tokens']} access tokens?",
+        f"Delete {kind} {service.short}/{owner.username} with its {repositories} (and their coverage),"
+        f" {memberships} and {tokens}?",
         yes,
     )
     (operations.delete_org if is_org else operations.delete_user)(service, owner.username)

@@ -46,15 +46,17 @@ def reports_errors(f: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def split_names(arguments: tuple[str, ...], names: tuple[str, ...], metavar: str) -> tuple[ServiceEnum, list[str]]:
+def split_names(
+    arguments: tuple[str, ...], names: tuple[str, ...], metavar: str, *, optional: bool = False
+) -> tuple[ServiceEnum, list[str]]:
     """The service and the ``names`` that the command line's ``arguments`` give, as one path
     (``gh/acme widgets``, ``gh/acme/widgets``) or as separate words (``github acme widgets``, the form of the
-    first versions, still read)."""
+    first versions, still read). With ``optional``, trailing names may be left out (``gh`` or ``gh/acme``)."""
     # A path copied from an address bar may start or end with "/".
     parts = [
         part for argument in arguments for part in (argument.strip("/") if "/" in argument else argument).split("/")
     ]
-    if len(parts) != len(names) + 1:
+    if not (1 if optional else len(names) + 1) <= len(parts) <= len(names) + 1:
         given = " ".join(arguments)
         raise InvalidInput(f"expected {metavar} (e.g. {_EXAMPLES[len(names)]}), not {given!r}")
     return parse_service(parts[0], short=True), parts[1:]
@@ -111,13 +113,19 @@ def echo_rows(rows: list[dict[str, Any]], as_json: bool, empty: str) -> None:
 
 def _echo_table(rows: list[dict[str, Any]]) -> None:
     columns = list(rows[0])
-    cells = [columns] + [[_cell(row[column]) for column in columns] for row in rows]
+    cells = [columns] + [[cell(row[column]) for column in columns] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
     for line in cells:
         click.echo("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
 
 
-def _cell(value: Any) -> str:
+def plural(count: int, one: str, many: str) -> str:
+    """``1 repository``, ``2 repositories``."""
+    return f"{count} {one if count == 1 else many}"
+
+
+def cell(value: Any) -> str:
+    """A value as the text output shows it: ``-`` for nothing, ``yes``/``no`` for a boolean."""
     if value is None:
         return "-"
     if isinstance(value, bool):

@@ -8,12 +8,12 @@ import click
 
 from .. import operations
 from ..errors import InvalidInput
-from ..identifiers import parse_service
 from ..models import ServiceEnum
 from ..queries.inventory import list_repositories, show_repository
 from ..queries.repositories import require_owner, require_repository
 from .base import (
     SERVICES_HELP,
+    cell,
     confirm,
     coverage_cli,
     echo_json,
@@ -21,6 +21,7 @@ from .base import (
     json_option,
     reports_errors,
     service_command,
+    split_names,
     yes_option,
 )
 
@@ -47,11 +48,8 @@ def add_repo_command(
 def list_repos_command(path: Optional[str], deleted: bool, as_json: bool) -> None:
     """List the repositories (of a service, e.g. gh, or of an owner, e.g. gh/acme): settings, and the
     coverage of the default branch's tip."""
-    parts = (path or "").strip("/").split("/") if path else []
-    if len(parts) > 2:
-        raise InvalidInput(f"expected SERVICE or SERVICE/OWNER (e.g. gh/acme), not {path!r}")
-    service = parse_service(parts[0], short=True) if parts else None
-    owner = require_owner(service, parts[1]) if service is not None and len(parts) == 2 else None
+    service, names = split_names((path,), ("OWNER",), "SERVICE[/OWNER]", optional=True) if path else (None, [])
+    owner = require_owner(service, names[0]) if service is not None and names else None
     rows = list_repositories(service, owner, deleted=deleted)
     echo_rows(rows, as_json, "No repositories.")
 
@@ -67,7 +65,7 @@ def show_repo_command(service: ServiceEnum, owner: str, repo: str, as_json: bool
         return
     tip = shown.pop("tip")
     for key, value in shown.items():
-        click.echo(f"{key}: {'-' if value is None else str(value).lower() if isinstance(value, bool) else value}")
+        click.echo(f"{key}: {cell(value)}")
     click.echo("tip: -" if tip is None else f"tip: {tip['sha']} ({tip['coverage']}% of {tip['files']} files)")
 
 

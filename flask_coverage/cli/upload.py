@@ -12,7 +12,7 @@ import click
 from .. import ingest
 from ..errors import InvalidInput
 from ..lines import Totals
-from ..parsers import Skips
+from ..parsers import FORMATS, Skips
 from .base import coverage_cli, reports_errors
 
 #: Reports at least this big show a progress bar even when stderr is not a terminal (CI logs).
@@ -31,7 +31,7 @@ PROGRESS_BAR_BYTES = 16 * 1024 * 1024
     "report_format",
     default="auto",
     show_default=True,
-    metavar="auto|cobertura|coveragepy|lcov",
+    metavar="|".join(("auto", *FORMATS)),
     help="The report format; auto detects it from the content.",
 )
 @click.option(

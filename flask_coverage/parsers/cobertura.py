@@ -151,7 +151,8 @@ class _CoberturaReader:
                 number, hits = self._checked_numbers(number_text, hits_text, attrs)
                 if not number:
                     return
-            if attrs.get("branch", "").lower() == "true":
+            branch = attrs.get("branch")
+            if branch is not None and (branch == "true" or branch.lower() == "true"):
                 # Codecov's rule: the state of a branch line comes from "(n/m)", whatever the hits.
                 taken = _conditions(attrs.get("condition-coverage"))
                 if taken is not None:

@@ -15,7 +15,7 @@ import re
 from typing import Iterable, Iterator
 
 from ..errors import ReportError
-from ..lines import HIT, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
 from ._common import (
     EMPTY_NAME,
     MAX_LINE_NUMBER,
@@ -163,26 +163,7 @@ class _Branches:
         lines = builder.build()
         if not len(self.total):
             return lines
-        return LineCoverage(_override(lines, self.total.build(), self.taken.build()))
-
-
-def _override(lines: LineCoverage, total: LineCoverage, taken: LineCoverage) -> Iterator[tuple[int, int, int]]:
-    # Both inputs are in line order, so the result is too: no sort, no list.
-    da = iter(lines)
-    current = next(da, None)
-    for (line, count, _), (_, hits, _) in zip(total, taken):
-        state = HIT if hits == count else MISS if hits == 0 else PARTIAL
-        while current is not None and current[0] < line:
-            yield current
-            current = next(da, None)
-        if current is not None and current[0] == line:
-            yield line, current[1], state
-            current = next(da, None)
-        else:
-            yield line, hits, state
-    if current is not None:
-        yield current
-        yield from da
+        return lines.with_branch_states(self.total.build(), self.taken.build())
 
 
 def _detect(head: ReportHead) -> bool:

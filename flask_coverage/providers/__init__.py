@@ -100,7 +100,19 @@ def provider_for(repository: Repository) -> Optional[Provider]:
 
     service = repository.owner.service.value
     configured = (current_app.config.get("COVERAGE_PROVIDERS") or {}).get(service)
-    if configured is None or isinstance(configured, Provider):
+    return None if configured is None else _provider(service, configured)
+
+
+def check_providers(configured: Mapping[str, Any]) -> None:
+    """``ValueError`` naming what is wrong in ``COVERAGE_PROVIDERS`` (the extension asks at start-up)."""
+    if not isinstance(configured, Mapping):
+        raise ValueError("COVERAGE_PROVIDERS must be a dict: {service: settings}")
+    for service, settings in configured.items():
+        _provider(service, settings)
+
+
+def _provider(service: str, configured: Any) -> Provider:
+    if isinstance(configured, Provider):
         return configured
     if not isinstance(configured, Mapping):
         raise ValueError(f"COVERAGE_PROVIDERS[{service!r}] must be a dict of settings or a Provider")

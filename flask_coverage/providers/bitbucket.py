@@ -1,4 +1,4 @@
-"""Bitbucket Cloud: REST API 2.0 (docs/pull-requests.md#bitbucket).
+"""Bitbucket Cloud: REST API 2.0 (docs/pull-requests.md#bitbucket-cloud).
 
 Settings: ``{"url": "https://api.bitbucket.org/2.0", "token": "..."}`` (a repository or workspace
 access token), or ``{"username": ..., "app_password": ...}``. Bitbucket Server (Data Center) has

@@ -1,4 +1,6 @@
-"""GitHub and GitHub Enterprise: REST API v3 with a token, or as a GitHub App (docs/pull-requests.md#github).
+"""GitHub and GitHub Enterprise: REST API v3 with a token, or as a GitHub App.
+
+Setting it up: docs/pull-requests.md#github-and-github-enterprise.
 
 Settings: ``{"url": "https://api.github.com", "token": "..."}`` (a personal or fine-grained token),
 or ``{"url": ..., "app_id": 123, "private_key": "<PEM>"}``: the service signs a JWT (RS256, ten minutes)

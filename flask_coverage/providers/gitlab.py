@@ -1,4 +1,6 @@
-"""GitLab and GitLab self-managed: REST API v4 with a token (docs/pull-requests.md#gitlab).
+"""GitLab and GitLab self-managed: REST API v4 with a token.
+
+Setting it up: docs/pull-requests.md#gitlab-and-gitlab-self-managed.
 
 Settings: ``{"url": "https://gitlab.com/api/v4", "token": "..."}`` (a project, group or personal
 access token with the ``api`` scope). A project is named by its path (``group/sub/name``, URL-encoded).

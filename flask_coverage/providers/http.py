@@ -8,7 +8,8 @@ What every request gets (docs/pull-requests.md#providers):
   passes, and the read in progress returns at once. The deadline is the client's ``timeout``, or less
   inside :func:`budget` (the file view gives its own ``COVERAGE_SOURCE_TIMEOUT``);
 - a **size bound** on the answer (:data:`MAX_BODY_BYTES`, or the budget's);
-- **bounded retries** with backoff on connection errors, 5xx and 429, honouring ``Retry-After`` and
+- **bounded retries** with backoff on connection errors (for a ``POST``, only those before anything
+  was sent), 5xx and 429, honouring ``Retry-After`` and
   GitHub's ``X-RateLimit-Remaining: 0`` with ``X-RateLimit-Reset``; a wait that would pass the deadline
   or :data:`MAX_WAIT_SECONDS` is not slept: the :class:`ProviderError` carries it (``retry_after``)
   for the caller to try later;
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import heapq
+import itertools
 import json
 import logging
 import socket
@@ -77,15 +80,13 @@ def budget(seconds: float, max_bytes: Optional[int] = None) -> Iterator[None]:
 
 
 class _Watchdog:
-    """Shuts down the socket of the request in progress when the deadline passes."""
+    """Shuts down the socket of one request in progress if its deadline passes first."""
 
-    def __init__(self, seconds: float) -> None:
-        self.fired = False
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.fired = self.cancelled = False
         self.sock: Optional[socket.socket] = None
         self._lock = threading.Lock()
-        self._timer = threading.Timer(max(0.0, seconds), self._fire)
-        self._timer.daemon = True
-        self._timer.start()
 
     def watch(self, sock: Optional[socket.socket]) -> None:
         with self._lock:
@@ -93,10 +94,11 @@ class _Watchdog:
             if self.fired:
                 self._shutdown()
 
-    def _fire(self) -> None:
+    def fire(self) -> None:
         with self._lock:
-            self.fired = True
-            self._shutdown()
+            if not self.cancelled:
+                self.fired = True
+                self._shutdown()
 
     def _shutdown(self) -> None:
         if self.sock is not None:
@@ -104,7 +106,40 @@ class _Watchdog:
                 self.sock.shutdown(socket.SHUT_RDWR)
 
     def cancel(self) -> None:
-        self._timer.cancel()
+        with self._lock:
+            self.cancelled = True
+
+
+class _Kennel:
+    """One thread for every watchdog of the process: it fires each at its deadline (a thread per
+    request cost more than the rest of a loopback request)."""
+
+    def __init__(self) -> None:
+        self._wake = threading.Condition()
+        self._heap: list[tuple[float, int, _Watchdog]] = []
+        self._order = itertools.count()
+        self._thread: Optional[threading.Thread] = None
+
+    def watchdog(self, seconds: float) -> _Watchdog:
+        dog = _Watchdog(time.monotonic() + max(0.0, seconds))
+        with self._wake:
+            heapq.heappush(self._heap, (dog.deadline, next(self._order), dog))
+            if self._thread is None or not self._thread.is_alive():  # none yet, or a forked worker
+                self._thread = threading.Thread(target=self._run, name="coverage-provider-deadlines", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+        return dog
+
+    def _run(self) -> None:
+        with self._wake:
+            while True:
+                now = time.monotonic()
+                while self._heap and (self._heap[0][2].cancelled or self._heap[0][0] <= now):
+                    heapq.heappop(self._heap)[2].fire()
+                self._wake.wait(self._heap[0][0] - now if self._heap else None)
+
+
+_kennel = _Kennel()
 
 
 class _Watched:
@@ -210,7 +245,9 @@ class Transport:
             except (urllib3.exceptions.HTTPError, OSError) as error:
                 wait = BACKOFF_SECONDS * 2**attempt
                 message = f"{self.name} could not be reached for {label} ({type(error).__name__})"
-                if self._may_retry(attempt, wait, limits):
+                # A POST that may have arrived is not sent again here: a second comment would be noise.
+                unsent = isinstance(error, (urllib3.exceptions.NewConnectionError, ConnectionRefusedError))
+                if (method != "POST" or unsent) and self._may_retry(attempt, wait, limits):
                     log.warning("%s: retrying in %.1fs", message, wait)
                     time.sleep(wait)
                     attempt += 1
@@ -276,7 +313,7 @@ class Transport:
         remaining = limits.deadline - time.monotonic()
         if remaining <= 0:
             raise _TimedOut
-        watchdog = _local.watchdog = _Watchdog(remaining)
+        watchdog = _local.watchdog = _kennel.watchdog(remaining)
         try:
             response = self._pool.request(
                 method,
@@ -289,6 +326,7 @@ class Transport:
                 preload_content=False,
                 decode_content=False,
             )
+            complete = False
             try:
                 chunks, size = [], 0
                 while True:
@@ -303,12 +341,14 @@ class Transport:
                     chunks.append(chunk)
                 if watchdog.fired:
                     raise _TimedOut
+                complete = True
                 return Response(response.status, response.headers, b"".join(chunks), url)
             finally:
-                if watchdog.fired:
-                    response.close()
-                else:
+                # Only a connection whose answer was read whole goes back to the pool.
+                if complete:
                     response.release_conn()
+                else:
+                    response.close()
         except (urllib3.exceptions.HTTPError, OSError):
             if watchdog.fired or time.monotonic() >= limits.deadline:
                 raise _TimedOut from None

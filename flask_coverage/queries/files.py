@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 
 from ..identifiers import refused_character
 from ..lines import LineCoverage, Totals
-from ..models import Commit, CommitFlag, FileCoverage, FlagFileCoverage, Repository, Upload, UploadFlag
+from ..models import Branch, Commit, CommitFlag, FileCoverage, FlagFileCoverage, Repository, Upload, UploadFlag
 from ..pagination import Listing
 from ..state import execute, get_connection, get_engine
 
@@ -163,3 +163,14 @@ def uploads_query(commit: Commit) -> sa.Select:
 def upload_count(commit: Commit) -> int:
     """How many uploads were merged into ``commit``."""
     return int(execute(sa.select(sa.func.count(Upload.id)).where(Upload.commit_id == commit.id)).scalar_one())
+
+
+def known_paths(repository: Repository, sha: str) -> list[str]:
+    """The paths a repository already knows for the commit ``sha``: its own files and those of the
+    default branch's tip (what an upload without a file list is placed on, see ingest.py)."""
+    own = sa.select(Commit.id).where(Commit.repository_id == repository.id, Commit.sha == sha)
+    tip = sa.select(Branch.head_commit_id).where(
+        Branch.repository_id == repository.id, Branch.name == repository.branch
+    )
+    query = sa.select(FileCoverage.path).where(FileCoverage.commit_id.in_(own.union(tip))).distinct()
+    return list(execute(query).scalars())

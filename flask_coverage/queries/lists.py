@@ -58,6 +58,8 @@ _PULL_KEYS = sa.select(_pulls.id, _pulls.pullid)
 _PULL_ROWS = sa.select(
     _pulls.pullid,
     _pulls.updatestamp,
+    _pulls.state,
+    _pulls.title,
     *(commit.c[name].label(f"{commit.name}_{name}") for commit in (PULL_HEAD, PULL_BASE) for name in TOTALS_FIELDS),
 )
 
@@ -205,9 +207,9 @@ def pulls_query(repository: Repository) -> sa.Select:
 
 
 def pull_rows(keys: sa.Subquery) -> sa.Select:
-    """The pulls of a page of :func:`pulls_query`, in its order: ``pullid``, ``updatestamp``, and the
-    ``files``, ``lines``, ... of the head and of the base commit as ``head_files``, ``base_files``, ...
-    (the base's ``None`` while it has no upload)."""
+    """The pulls of a page of :func:`pulls_query`, in its order: ``pullid``, ``updatestamp``, ``state``,
+    ``title``, and the ``files``, ``lines``, ... of the head and of the base commit as ``head_files``,
+    ``base_files``, ... (the base's ``None`` while it has no upload)."""
     query = _PULL_ROWS.join(keys, keys.c.id == _pulls.id).join(PULL_HEAD, HEAD_OF_PULL)
     return query.outerjoin(PULL_BASE, BASE_OF_PULL).order_by(keys.c.pullid.desc())
 

@@ -164,8 +164,11 @@ class PullSchema(Schema):
     updatestamp = UtcDateTime(required=True, metadata={"description": "When its tip last moved (UTC)."})
     state = fields.String(
         required=True,
-        validate=validate.OneOf(["open"]),
-        metadata={"description": "Always open: the service does not learn when a pull is merged or closed."},
+        validate=validate.OneOf(["open", "closed", "merged"]),
+        metadata={"description": "As the provider's webhooks last said (docs/pull-requests.md); open until then."},
+    )
+    title = fields.String(
+        required=True, allow_none=True, metadata={"description": "The provider's title; null until a webhook said."}
     )
 
 

@@ -308,3 +308,50 @@ def test_a_host_apps_own_root_keeps_its_page(
             page = client.get(entry)
             assert page.html.select_one(".coverage-home")["href"] == entry
             assert page.html.select_one(".coverage-owner h2 a")["href"] == "/coverage/gh/acme"
+
+
+PAGES = [
+    "",
+    "/branch/main",
+    f"/commit/{MAIN}",
+    f"/commit/{MAIN[:9]}",
+    "/pull/7",
+    "/blob/pkg/mod001.py",
+    "/tree/main/pkg",
+    f"/tree/{MAIN[:7]}/pkg",
+    "/pull/7/tree/pkg",
+    "/flags",
+]
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("visitor", [None, "eve"])
+def test_private_and_missing_pages_run_the_same_statements(
+    module_app: Flask, web: webtest.TestApp, site: dict[str, Any], page: str, visitor: Optional[str]
+) -> None:
+    """Anonymous or signed in without access, a private repository's page costs what a missing one's does:
+    the same statements in the same order, so no timing tells it exists or which branches it has
+    (issue 26, F5). The API's lookups are held to it by benchmarks/bench_abuse.py --only oracle."""
+    import sqlalchemy as sa
+
+    from flask_coverage.state import get_engine
+
+    headers = {"X-User": visitor} if visitor else {}
+    seen: dict[str, list[str]] = {}
+    for repo in ("secret", "nothing", "secret", "nothing"):
+        statements: list[str] = []
+
+        def record(conn: Any, cursor: Any, statement: str, *args: Any, into: list[str] = statements) -> None:
+            into.append(statement)
+
+        with module_app.app_context():
+            engine = get_engine()
+        sa.event.listen(engine, "before_cursor_execute", record)
+        try:
+            response = web.get(f"/gh/acme/{repo}{page}", headers=headers, status=404)
+        finally:
+            sa.event.remove(engine, "before_cursor_execute", record)
+        assert seen.setdefault(repo, statements) == statements  # warm: the same again
+        seen[f"{repo} body"] = [response.text]
+    assert seen["secret"] == seen["nothing"] and seen["secret"]
+    assert seen["secret body"] == seen["nothing body"]

@@ -218,3 +218,42 @@ def test_no_token_in_errors_or_logs(host: FakeHost, caplog: pytest.LogCaptureFix
         assert "[redacted]" in str(raised.value)
     assert "retrying" in caplog.text
     assert TOKEN not in caplog.text
+
+
+def test_a_post_that_may_have_arrived_is_not_sent_twice() -> None:
+    """The server reads the request and hangs up without answering: a GET is tried again, a POST (a
+    comment) is not, lest it be posted twice; the error says to try later."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    received: list[bytes] = []
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = listener.accept()
+                with connection:
+                    received.append(connection.recv(65536).split(b" ")[0])
+
+    threading.Thread(target=serve, daemon=True).start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        with pytest.raises(ProviderError, match="could not be reached for POST /c") as raised:
+            Transport("github", url, retries=2).request("POST", "/c", body={"body": "hi"})
+        assert raised.value.retryable
+        assert received == [b"POST"]
+        with pytest.raises(ProviderError, match="could not be reached for GET /c"):
+            Transport("github", url, retries=1).request("GET", "/c")
+        assert received == [b"POST", b"GET", b"GET"]
+    finally:
+        listener.close()
+
+
+def test_a_connection_left_mid_answer_is_not_reused(host: FakeHost) -> None:
+    @host.route("GET", r"/big")
+    def big(request: Request, match: re.Match[str]) -> Any:
+        return 200, b"x" * 200_000, {}
+
+    flaky(host)
+    transport = Transport("github", host.url)
+    with budget(10, max_bytes=100_000), pytest.raises(ProviderError, match="larger than"):
+        transport.request("GET", "/big")
+    assert transport.request("GET", "/thing").json() == {"ok": True}  # not the rest of /big's body

@@ -213,7 +213,8 @@ def pull_body(row: Row) -> dict[str, Any]:
         "base_totals": totals("base"),
         "head_totals": totals("head"),
         "updatestamp": row.updatestamp,
-        "state": "open",
+        "state": row.state,
+        "title": row.title,
     }
 
 

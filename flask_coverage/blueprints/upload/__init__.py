@@ -30,6 +30,7 @@ from werkzeug.exceptions import MethodNotAllowed
 from ...auth import is_plausible_token
 from ...errors import AlreadyExists, CoverageError, InvalidInput, NotFound
 from ...http_errors import detail_json, handle_errors
+from ...identifiers import refused_character
 from ...inflate import GZIP_MAGIC, check_size, gunzip
 from ...ingest import META_FIELDS, CommitTarget, UploadMeta, upload_reports
 from ...lines import Totals
@@ -43,9 +44,10 @@ from ...urls import absolute_url, commit_url
 bp = Blueprint("coverage_upload", __name__)
 
 _READ_SIZE = 64 * 1024
+MAX_ROOT_LENGTH = 1024
 # Not part of an upload's run_id: the token (a secret, which may change between two attempts) and
 # the arguments that are passed to the upload on their own.
-_NOT_RUN_ARGS = frozenset({"token", "commit", "branch", "pr", "pull_request", "parent"})
+_NOT_RUN_ARGS = frozenset({"token", "commit", "branch", "pr", "pull_request", "parent", "root"})
 _SERVICE_ERRORS = (InvalidInput, NotFound, AlreadyExists)
 
 
@@ -84,7 +86,8 @@ def upload_v2() -> Response:
     limit = check_length()
     repository = repository_for_token(upload_token())
     target, meta = _v2_arguments()
-    return v2_answer(repository, *merge_v2_body(repository, limit, commit=target, run_id=_run_id(), meta=meta))
+    arguments = {"commit": target, "run_id": _run_id(), "meta": meta, "root": upload_root()}
+    return v2_answer(repository, *merge_v2_body(repository, limit, **arguments))
 
 
 @bp.route("/upload/v4", methods=["POST"])
@@ -96,6 +99,7 @@ def upload_v4() -> Response:
     try:
         repository = repository_for_token(upload_token())
         target, meta = _v2_arguments()
+        root = upload_root()
     except CoverageError as error:
         error.status = 400
         raise
@@ -105,6 +109,7 @@ def upload_v4() -> Response:
         **target_claims(target),
         "run": _run_id(),
         "meta": meta_claims(meta),
+        "root": root,
     }
     return _text(200, f"{commit_url(repository, target.sha)}\n{put_url(repository, claims)}")
 
@@ -201,6 +206,15 @@ def upload_summary(repository: Repository, commit: Commit, skips: Skips) -> dict
     }
 
 
+def upload_root() -> Optional[str]:
+    """``?root=``: the checkout directory the reports were written in, stripped from their paths (a
+    relative ``<source>`` or a src layout placed right without a file list); a 400 if unusable."""
+    root = request.args.get("root", "").strip() or None
+    if root is not None and (len(root) > MAX_ROOT_LENGTH or refused_character(root)):
+        fail(400, f"Upload refused: root must be a directory of at most {MAX_ROOT_LENGTH} printable characters.")
+    return root
+
+
 def upload_meta(args: Any) -> UploadMeta:
     """The :class:`UploadMeta` of the uploaders' query arguments (``flags``, ``name``, ``build``, ...)."""
     return UploadMeta.create(
@@ -270,5 +284,5 @@ def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:
     return gunzip(body, limit)
 
 
-# The codecov-cli protocol's views join bp.
-from . import cli  # noqa: E402, F401
+# The codecov-cli protocol's views and the providers' webhooks join bp.
+from . import cli, webhooks  # noqa: E402, F401

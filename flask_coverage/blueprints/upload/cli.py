@@ -239,7 +239,7 @@ def upload_put() -> Response:
         fail(403, f"Upload refused: {error}.")
     limit = check_length()
     meta = UploadMeta.create(**claims["meta"], external_id=claims["id"])
-    arguments: dict[str, Any] = {"commit": claimed_target(claims), "meta": meta}
+    arguments: dict[str, Any] = {"commit": claimed_target(claims), "meta": meta, "root": claims.get("root")}
     if claims["kind"] == "v2":
         return v2_answer(repository, *merge_v2_body(repository, limit, run_id=claims["run"], **arguments))
     parts = read_cli_payload(read_body(limit), limit)
