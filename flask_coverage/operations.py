@@ -266,7 +266,7 @@ def set_repo(
         raise InvalidInput("say what to change: private, branch, language or active")
     changes: dict[str, object] = {"private": private, "active": active}
     if branch is not None:
-        changes["branch"] = check_name(branch, "branch", single_word=False)
+        changes["branch"] = check_branch(branch)
     if language is not None:
         cleared = not language.strip()
         changes["language"] = None if cleared else check_name(language, "language", max_length=50, single_word=False)

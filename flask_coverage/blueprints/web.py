@@ -29,12 +29,14 @@ from typing import Any, NamedTuple, Optional
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..auth import can_read_private
-from ..errors import CoverageError, InvalidInput, NotFound
+from ..auth import can_read_private, is_admin
+from ..csrf import CSRF_FAILED, CSRF_FIELD, csrf_token, csrf_valid
+from ..errors import CoverageError, Forbidden, InvalidInput, NotFound
 from ..http_errors import handle_errors
 from ..identifiers import normalize_sha, pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
+from ..operations import rotate_token, set_repo
 from ..outage import plain_text_response
 from ..queries.compare import changed_files
 from ..queries.files import file_lines, flags_query
@@ -50,6 +52,7 @@ from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
 from ..svg.color import NO_DATA_COLOR, coverage_color, coverage_steps
 from ..svg.trend import TREND_PERIODS
 from ..svg.writer import format_percent
+from ..urls import absolute_url
 
 bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 
@@ -139,7 +142,7 @@ def _error_page(error: CoverageError) -> Response:
     is away: a host's layout may read it)."""
     if error.status == 503:
         return plain_text_response(str(error))
-    title = {400: "Bad request", 404: "Not found"}.get(error.status, "Error")
+    title = {400: "Bad request", 403: "Forbidden", 404: "Not found"}.get(error.status, "Error")
     return make_response(render_template("coverage/error.html", title=title, message=str(error)))
 
 
@@ -420,6 +423,65 @@ def flags_page(prov: str, owner: str, repo: str) -> Any:
         coverage_text=_coverage_text,
         Target=Target,
     )
+
+
+#: What an admin's settings form may ask (the ``action`` field).
+SETTINGS_ACTIONS = ("show-upload-token", "rotate-upload-token", "rotate-graph-token", "visibility", "branch")
+
+
+@bp.route(_REPO + "/settings", methods=["GET", "POST"])
+def settings_page(prov: str, owner: str, repo: str) -> Any:
+    """A repository's settings for those who may read it: its badge and graph snippets (with the graph
+    token of a private repository); for its admins, forms (with the session's CSRF token) that show or
+    rotate its upload token, rotate its graph token, and set its visibility and default branch."""
+    view = _view(prov, owner, repo, Target())
+    repository = view.repository
+    admin = is_admin(_current_user(), repository.owner)
+    shown, done = None, None
+    if request.method == "POST":
+        if not admin:
+            raise Forbidden("Only the repository's admins may change its settings.")
+        if not csrf_valid():
+            raise InvalidInput(CSRF_FAILED)
+        action = request.form.get("action")
+        if action not in SETTINGS_ACTIONS:
+            raise InvalidInput(f"action must be one of {', '.join(SETTINGS_ACTIONS)}.")
+        names = (repository.owner.service, repository.owner.username, repository.name)
+        if action == "show-upload-token":
+            shown = repository.upload_token
+        elif action == "rotate-upload-token":
+            shown, done = (
+                rotate_token(*names, kind="upload"),
+                "A new upload token was made; the old one no longer works.",
+            )
+        elif action == "rotate-graph-token":
+            rotate_token(*names, kind="graph")
+            done = "A new graph token was made: the README snippets below changed, and the old token no longer works."
+        elif action == "visibility":
+            set_repo(*names, private=request.form.get("private") == "yes")
+            done = "The repository is now " + ("private." if repository.private else "public.")
+        else:
+            set_repo(*names, branch=request.form.get("branch", ""))
+            done = f"The default branch is now {repository.branch}."
+    page = url_for("coverage_web.repository_page", prov=prov, owner=repository.owner.username, repo=repository.name)
+    response = make_response(
+        render_template(
+            "coverage/settings.html",
+            view=view,
+            repository=repository,
+            admin=admin,
+            shown=shown,
+            done=done,
+            page_url=absolute_url(page),
+            badge_url=absolute_url(view.graph_url("badge")),
+            graphs=[(kind, absolute_url(view.graph_url(kind))) for kind in GRAPH_KINDS],
+            csrf_token=csrf_token() if admin else None,
+            csrf_field=CSRF_FIELD,
+            Target=Target,
+        )
+    )
+    response.headers["Cache-Control"] = "no-store"  # it may hold a token
+    return response
 
 
 @bp.get(_REPO + "/tree/<path:rest>")

@@ -321,6 +321,7 @@ PAGES = [
     f"/tree/{MAIN[:7]}/pkg",
     "/pull/7/tree/pkg",
     "/flags",
+    "/settings",
 ]
 
 
