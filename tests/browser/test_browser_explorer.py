@@ -173,3 +173,38 @@ def test_the_pull_page_leads_with_its_changed_files(
     page.click("#coverage-changed-files tbody a >> nth=0")
     page.wait_for_url(f"{base}/gh/globex/platform/pull/3/blob/**")
     assert page_errors == []
+
+
+def test_the_flags_and_settings_tabs(
+    make_app: Callable[..., Flask], make_database_url: Callable[[], str], live_server: Any, browser_page: Any,
+    page_errors: list[str], tmp_path: Path,
+) -> None:  # fmt: skip
+    from flask_coverage.ingest import UploadMeta
+
+    app = make_app(make_database_url())
+    with app.app_context():
+        operations.add_org("github", "globex")
+        repository = operations.add_repo("github", "globex", "platform")
+        for flag, seed in (("unit", 1), ("e2e", 2)):
+            meta = UploadMeta.create(flags=flag)
+            upload_report(repository, generate_lcov(30, seed=seed), commit=SHA, branch="main", meta=meta)
+    base = live_server(app)
+    page = browser_page
+    for width in (1280, 400):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{base}/gh/globex/platform")
+        page.click(".coverage-tabs a:text-is('Flags')")
+        page.wait_for_url(f"{base}/gh/globex/platform/flags")
+        assert page.locator("#coverage-flag-list tbody tr").count() == 2
+        page.locator("#coverage-flag-list object").first.evaluate("(object) => object.contentDocument.readyState")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(tmp_path / f"flags-{width}.png"), full_page=True)
+        assert serious_violations(page) == []
+        page.click(".coverage-tabs a:text-is('Settings')")
+        page.wait_for_url(f"{base}/gh/globex/platform/settings")
+        snippet = page.input_value("#coverage-badge-markdown")
+        assert snippet == f"[![coverage]({base}/gh/globex/platform/graphs/badge.svg)]({base}/gh/globex/platform)"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(tmp_path / f"settings-{width}.png"), full_page=True)
+        assert serious_violations(page) == []
+    assert page_errors == []
