@@ -425,3 +425,29 @@ def test_a_file_that_cannot_be_highlighted_in_time_is_shown_plain_and_that_is_ca
     monkeypatch.setattr(sources, "highlight_lines", None)
     assert web.get("/gh/acme/widgets/blob/slow.c").text == slow.text
     assert calls == ["fast.c", "slow.c"]
+
+
+def test_a_commit_s_message_and_author_come_once_from_the_mirror(
+    mirror_app: tuple[Flask, str], bare_repository: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, _ = mirror_app
+    _, sha = bare_repository
+    web = webtest.TestApp(app)
+    # Read at upload; from now on git is never asked again, neither by the pages nor by later uploads.
+    from flask_coverage import sources
+
+    def no_git(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("git ran")
+
+    monkeypatch.setattr(sources, "_git", no_git)
+    with app.app_context():
+        upload_report(
+            find_repository("github", "acme", "widgets"), b"SF:pkg/mod.py\nDA:1,1\nend_of_record\n", commit=sha
+        )
+    page = web.get("/gh/acme/widgets")
+    assert page.html.select_one("#coverage-commit-message").text == "files"
+    assert "by Test" in page.html.select_one("#coverage-commit").text
+    row = page.html.select_one("#coverage-commits tbody tr")
+    assert row.select_one(".coverage-message").text == "files" and row.select("td")[1].text == "Test"
+    commits = web.get("/api/v2/github/acme/repos/widgets/commits/").json["results"]
+    assert (commits[0]["message"], commits[0]["author"]) == ("files", {"username": None, "name": "Test"})
