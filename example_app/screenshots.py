@@ -8,8 +8,9 @@ Run from a clone, with the test extra installed (it brings Playwright)::
 The app runs on a free local port with the demo data in a temporary SQLite database; the browser is
 Debian's Chromium (``CHROMIUM_PATH`` to use another), which loads nothing from the network.
 ``home.png`` is the home page, signed in; ``repository.png`` the first screen of ``globex/d3-hierarchy``'s
-page (coverage, trend, file explorer); ``pull.png`` a pull request led by its changed files; ``file.png`` the file view of :data:`FILE_VIEW` with its source (from the
-demo's git mirror). The graph pictures are each graph kind of
+page (coverage, trend, file explorer); ``pull.png`` a pull request led by its changed files;
+``file.png`` the file view of :data:`FILE_VIEW` with its source (from the demo's git mirror). The
+graph pictures are each graph kind of
 ``globex/d3-hierarchy``, whose default branch ends at d3-hierarchy's real LCOV report as it is, drawn
 at its default size and twice the pixel density, and so is its badge. The same inputs give the same pictures.
 """
