@@ -142,8 +142,8 @@ def test_the_pull_page_shows_the_patch_rounded_by_the_yaml(mirrored: History, te
         row.find("td").get_text(): [cell.get_text() for cell in row.find_all("td")]
         for row in page.html.select("#coverage-changed-files tbody tr")
     }
-    assert changed["new.py"][3:] == ["new", "50.00%"]
-    assert changed["other.py"][3] == "-100.00"
+    assert (changed["new.py"][1], changed["new.py"][4]) == ("new", "50.00%")
+    assert changed["other.py"][3:] == ["-100.00", "not in the diff"]
     # other.py lost its coverage outside the diff: an indirect change.
     assert "1 files changed coverage outside the diff (indirect changes)" in patch
     operations.set_repository_yaml("github", "acme", "widgets", "coverage:\n  precision: 1\n  round: up\n")
