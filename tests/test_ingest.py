@@ -195,7 +195,6 @@ BAD_REPORTS = {
     "billion laughs": (BILLION_LAUGHS, ReportError, "entities"),
     "external entity": (EXTERNAL_ENTITY, ReportError, "entities"),
     "no files": (b"<coverage><packages/></coverage>", ReportError, "no files"),
-    "only odd lines": (COBERTURA_LINE % b"many", ReportError, "no files"),
     "huge hits": (COBERTURA_LINE % b"1e30", ReportError, "hit count"),
     "path too long": (b"SF:" + b"d/" * 600 + b"a.py\nDA:1,1\nend_of_record\n", ReportError, "longer than 1024"),
     "lone surrogate": (
@@ -242,7 +241,7 @@ BAD_ARGUMENTS = [
     ({"commit": "a" * 12}, InvalidInput, "full sha"),
     ({"commit": SHA, "pullid": "two"}, InvalidInput, "pull request number"),
     ({"commit": SHA, "branch": "a\nb"}, InvalidInput, "branch"),
-    ({"commit": SHA, "format": "jacoco"}, ReportError, "unknown report format 'jacoco'"),
+    ({"commit": SHA, "format": "bullseye"}, ReportError, "unknown report format 'bullseye'"),
     ({"commit": SHA, "format": "cobertura"}, ReportError, "XML"),
 ]
 UNKNOWN_REPOSITORIES = [
