@@ -2,14 +2,15 @@
 
 Run from a clone, with the test extra installed (it brings Playwright)::
 
-    .venv/bin/python -m example_app.screenshots            # docs/images/{home,repository,file}.png
+    .venv/bin/python -m example_app.screenshots            # docs/images/{home,repository,pull,file}.png
     .venv/bin/python -m example_app.screenshots --graphs   # and docs/images/{tree,icicle,sunburst,badge}.png
 
 The app runs on a free local port with the demo data in a temporary SQLite database; the browser is
 Debian's Chromium (``CHROMIUM_PATH`` to use another), which loads nothing from the network.
-``home.png`` is the home page, signed in; ``repository.png`` the graphs of ``globex/d3-hierarchy`` on
-its page, with their legend; ``file.png`` the file view of :data:`FILE_VIEW` with its source (from the
-demo's git mirror). The graph pictures are each graph kind of
+``home.png`` is the home page, signed in; ``repository.png`` the first screen of ``globex/d3-hierarchy``'s
+page (coverage, trend, file explorer); ``pull.png`` a pull request led by its changed files;
+``file.png`` the file view of :data:`FILE_VIEW` with its source (from the demo's git mirror). The
+graph pictures are each graph kind of
 ``globex/d3-hierarchy``, whose default branch ends at d3-hierarchy's real LCOV report as it is, drawn
 at its default size and twice the pixel density, and so is its badge. The same inputs give the same pictures.
 """
@@ -45,6 +46,8 @@ SIGNED_IN_AS = "alice"
 GRAPH_REPOSITORY = "/gh/globex/d3-hierarchy"
 #: Device pixels per CSS pixel of the graph pictures.
 GRAPH_SCALE = 2
+#: The pull request ``pull.png`` shows.
+PULL_PAGE = "/gh/acme/marshmallow/pull/41"
 #: The file view ``file.png`` shows (its top: totals, missed lines, the first lines).
 FILE_VIEW = "/gh/globex/d3-hierarchy/blob/src/hierarchy/index.js"
 
@@ -78,15 +81,19 @@ def shoot_home(browser: Any, base: str, out: Path) -> Path:
 
 
 def shoot_pages(browser: Any, base: str, out: Path) -> list[Path]:
-    """The graphs section (with the legend) of :data:`GRAPH_REPOSITORY`'s page as ``out/repository.png``,
-    and :data:`FILE_VIEW` as ``out/file.png``."""
-    page = browser.new_page(viewport={"width": 1000, "height": 640}, device_scale_factor=1)
+    """The first screen of :data:`GRAPH_REPOSITORY`'s page (coverage, trend, file explorer) as
+    ``out/repository.png``, of :data:`PULL_PAGE` (led by its changed files) as ``out/pull.png``, and
+    :data:`FILE_VIEW` as ``out/file.png``."""
+    page = browser.new_page(viewport={"width": 1000, "height": 900}, device_scale_factor=1)
     page.goto(f"{base}{GRAPH_REPOSITORY}")
-    section = page.locator("section[aria-labelledby='coverage-graphs-title']")
-    section.screenshot(path=str(out / "repository.png"))
+    page.locator("#coverage-trend object").evaluate("(object) => object.contentDocument.readyState")
+    page.screenshot(path=str(out / "repository.png"), full_page=False)
+    page.goto(f"{base}{PULL_PAGE}")
+    page.screenshot(path=str(out / "pull.png"), full_page=False)
+    page.set_viewport_size({"width": 1000, "height": 640})
     page.goto(f"{base}{FILE_VIEW}")
     page.screenshot(path=str(out / "file.png"), full_page=False)
-    return [out / "repository.png", out / "file.png"]
+    return [out / "repository.png", out / "pull.png", out / "file.png"]
 
 
 def shoot_graphs(browser: Any, base: str, out: Path) -> list[Path]:

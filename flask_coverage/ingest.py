@@ -29,7 +29,8 @@ different upload: that is an :class:`UploadConflict`.
 What the uploader says about an upload (:class:`UploadMeta`: flags, name, build, job, CI URL) is
 stored with its ``coverage_upload`` row, its flags as ``coverage_upload_flag`` rows. Its files
 are merged, besides the commit's, into the coverage of each of its flags (``coverage_commit_flag``
-and ``coverage_flag_file``, kept as the commit's own), in the same transaction. Its file list
+and ``coverage_flag_file``, kept as the commit's own), in the same transaction, and the file
+explorer's folders are rebuilt (``coverage_tree``, :func:`~flask_coverage.queries.tree.refresh_tree`). Its file list
 (``network``) places report paths (:func:`~flask_coverage.parsers.place_by_network`), and its
 ``fixes`` take lines that are not code out of a file's coverage.
 """
@@ -60,6 +61,7 @@ from .models import (
     FlagFileCoverage,
     Pull,
     Repository,
+    TreeEntry,
     Upload,
     UploadFlag,
     utcnow,
@@ -68,7 +70,9 @@ from .parsers import ParsedFile, Skips, merge_by_path, parse_report, place_by_ne
 from .parsers.upload import FileFix
 from .queries.files import known_paths
 from .queries.repositories import repository_by_slug
+from .queries.tree import refresh_tree
 from .queries.trend import refresh_days
+from .sources import CommitAbout, commit_about
 from .state import dialect_insert, execute, get_session
 
 __all__ = [
@@ -102,6 +106,7 @@ _UPLOADS = cast(sa.Table, Upload.__table__)
 _FLAGS = cast(sa.Table, UploadFlag.__table__)
 _COMMIT_FLAGS = cast(sa.Table, CommitFlag.__table__)
 _FLAG_FILES = cast(sa.Table, FlagFileCoverage.__table__)
+_TREE = cast(sa.Table, TreeEntry.__table__)
 _TIPS = {"branch": cast(sa.Table, Branch.__table__), "pull": cast(sa.Table, Pull.__table__)}
 # SQLSTATE serialization_failure and deadlock_detected; SQLite's SQLITE_BUSY and SQLITE_LOCKED.
 _RETRY_SQLSTATES = frozenset({"40001", "40P01"})
@@ -269,7 +274,10 @@ def upload_reports(
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
-    commit_id = _with_retries(lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha, skips))
+    described = _unknown_about(repository, sha)
+    commit_id = _with_retries(
+        lambda: _store(repository_id, sha, branch, pull, files, key, meta, parent_sha, skips, described)
+    )
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
@@ -315,6 +323,7 @@ def record_commit(
     sha = target.sha
     values: dict[str, Any] = {"branch": target.branch, "pullid": target.pullid, "parent_sha": target.parent}
     given = {key: value for key, value in values.items() if value is not None}
+    given.update(_about_values(_unknown_about(repository, sha)))
     insert = dialect_insert
     this = sa.and_(_COMMITS.c.repository_id == repository.id, _COMMITS.c.sha == sha)
 
@@ -424,15 +433,17 @@ def _store(
     meta: UploadMeta,
     parent_sha: Optional[str],
     skips: Skips,
+    described: Optional[CommitAbout] = None,
 ) -> int:
     """The upload's transaction, in its steps: lock the commit, record the upload (or stop at a repeat),
     merge the files into the commit and each flag, move the tips."""
     commit_id, version, old_branch, timestamp = _lock_commit(repository_id, sha)
     if not _record_upload(commit_id, version, upload_key, meta, skips):
         return commit_id  # a repeat of an upload already merged: nothing changes
-    _merge_commit(commit_id, files, branch, pullid, parent_sha)
+    _merge_commit(commit_id, files, branch, pullid, parent_sha, described)
     refresh_days(repository_id, {old_branch, branch}, timestamp)
-    _merge_flags(commit_id, files, meta.flags)
+    if meta.flags:
+        _merge_flags(commit_id, files, meta.flags, upload_key)
     _move_tips(repository_id, commit_id, branch, pullid)
     return commit_id
 
@@ -460,7 +471,7 @@ def _record_upload(commit_id: int, version: int, upload_key: str, meta: UploadMe
         kept = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id).scalar_subquery()
         execute(sa.delete(_FLAGS).where(_FLAGS.c.upload_id.in_(kept)))
         execute(sa.delete(uploads).where(uploads.c.commit_id == commit_id))
-        for table in (_FLAG_FILES, _COMMIT_FLAGS):
+        for table in (_FLAG_FILES, _COMMIT_FLAGS, _TREE):
             execute(sa.delete(table).where(table.c.commit_id == commit_id))
     elif execute(repeat).first():
         return False
@@ -485,8 +496,10 @@ def _merge_commit(
     branch: Optional[str],
     pullid: Optional[int],
     parent_sha: Optional[str],
+    described: Optional[CommitAbout],
 ) -> None:
-    """Merge ``files`` into the commit's, with its new totals, version, branch, pull and parent."""
+    """Merge ``files`` into the commit's, with its new totals, version, branch, pull, parent, message and
+    author (where it has none yet), and rebuild its file explorer's rows."""
     values: dict[str, Any] = {"version": _COMMITS.c.version + 1, **_merge_into(_FILES, {"commit_id": commit_id}, files)}
     if branch is not None:
         values["branch"] = branch
@@ -494,23 +507,9 @@ def _merge_commit(
         values["pullid"] = pullid
     if parent_sha is not None:
         values["parent_sha"] = parent_sha
+    values.update(_about_values(described))
     execute(sa.update(_COMMITS).where(_COMMITS.c.id == commit_id).values(**values))
-
-
-def _merge_flags(commit_id: int, files: dict[str, LineCoverage], flags: Iterable[str]) -> None:
-    """Merge ``files`` into the coverage of each flag of the commit, as the commit's own."""
-    for flag in flags:
-        # Under the commit's lock too: merge-once holds per flag, and concurrent uploads of
-        # different flags queue behind each other.
-        execute(
-            dialect_insert(_COMMIT_FLAGS)
-            .values(commit_id=commit_id, flag=flag)
-            .on_conflict_do_nothing(index_elements=["commit_id", "flag"])
-        )
-        key = {"commit_id": commit_id, "flag": flag}
-        totals = _merge_into(_FLAG_FILES, key, files)
-        this_flag = sa.and_(_COMMIT_FLAGS.c.commit_id == commit_id, _COMMIT_FLAGS.c.flag == flag)
-        execute(sa.update(_COMMIT_FLAGS).where(this_flag).values(version=_COMMIT_FLAGS.c.version + 1, **totals))
+    refresh_tree(commit_id)
 
 
 def _move_tips(repository_id: int, commit_id: int, branch: Optional[str], pullid: Optional[int]) -> None:
@@ -541,6 +540,25 @@ def _move_tips(repository_id: int, commit_id: int, branch: Optional[str], pullid
         )
 
 
+def _unknown_about(repository: Repository, sha: str) -> Optional[CommitAbout]:
+    """The message and author of a commit not stored with them yet, from the git mirror (if any),
+    read before the upload's transaction: once per commit, never per page view."""
+    known = sa.select(_COMMITS.c.message).where(
+        _COMMITS.c.repository_id == repository.id, _COMMITS.c.sha == sha, _COMMITS.c.message.is_not(None)
+    )
+    return None if execute(known).first() else commit_about(repository, sha)
+
+
+def _about_values(about: Optional[CommitAbout]) -> dict[str, Any]:
+    """The columns ``about`` fills, where they are still empty."""
+    if about is None:
+        return {}
+    return {
+        "message": sa.func.coalesce(_COMMITS.c.message, about.message),
+        "author_name": sa.func.coalesce(_COMMITS.c.author_name, about.author_name),
+    }
+
+
 def _default_tip_sha(repository_id: int) -> sa.Select:
     repositories, branches = cast(sa.Table, Repository.__table__), _TIPS["branch"]
     return (
@@ -549,6 +567,47 @@ def _default_tip_sha(repository_id: int) -> sa.Select:
         .join(repositories, repositories.c.id == branches.c.repository_id)
         .where(repositories.c.id == repository_id, branches.c.name == repositories.c.branch)
     )
+
+
+def _merge_flags(commit_id: int, files: dict[str, LineCoverage], flags: Iterable[str], upload_key: str) -> None:
+    """Merge the upload's ``files`` into the coverage of each of its ``flags``, under the commit's lock.
+
+    Flags carried by the same uploads of a commit have the same files, kept once: the flags of this upload
+    that shared files before (or are new) move together to a new key of the files, made of the old one and
+    this upload. The old rows are renamed to it when no other flag of the commit uses them, else copied;
+    then the upload's files are merged into them once for all those flags. So an upload costs one merge
+    per distinct history among its flags (one for flags that always come together), never one per flag.
+    """
+    flag_rows = _COMMIT_FLAGS
+    execute(
+        dialect_insert(flag_rows)
+        .values([{"commit_id": commit_id, "flag": flag} for flag in flags])
+        .on_conflict_do_nothing(index_elements=["commit_id", "flag"])
+    )
+    of_commit = flag_rows.c.commit_id == commit_id
+    read = sa.select(flag_rows.c.flag, flag_rows.c.files_key, flag_rows.c.version).where(
+        of_commit, flag_rows.c.flag.in_(list(flags))
+    )
+    groups: dict[Optional[str], list[str]] = {}
+    for flag, files_key, version in execute(read):
+        groups.setdefault(None if version == 0 else files_key or flag, []).append(flag)
+    for old_key, members in groups.items():
+        new_key = "~" + hashlib.sha256(f"{old_key}\0{upload_key}".encode()).hexdigest()[:40]
+        if old_key is not None:
+            rows = sa.and_(_FLAG_FILES.c.commit_id == commit_id, _FLAG_FILES.c.flag == old_key)
+            shared = sa.func.coalesce(flag_rows.c.files_key, flag_rows.c.flag) == old_key
+            others = sa.select(flag_rows.c.id).where(of_commit, shared, flag_rows.c.flag.not_in(members)).limit(1)
+            if execute(others).first() is None:
+                execute(sa.update(_FLAG_FILES).where(rows).values(flag=new_key))
+            else:
+                columns = ("path", "lines", "hits", "misses", "partials", "data")
+                copy = sa.select(
+                    _FLAG_FILES.c.commit_id, sa.literal(new_key), *(_FLAG_FILES.c[name] for name in columns)
+                )
+                execute(sa.insert(_FLAG_FILES).from_select(["commit_id", "flag", *columns], copy.where(rows)))
+        totals = _merge_into(_FLAG_FILES, {"commit_id": commit_id, "flag": new_key}, files)
+        these = sa.and_(of_commit, flag_rows.c.flag.in_(members))
+        execute(sa.update(flag_rows).where(these).values(version=flag_rows.c.version + 1, files_key=new_key, **totals))
 
 
 def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCoverage]) -> dict[str, Any]:

@@ -265,6 +265,9 @@ class Commit(_ReportTotals, Base):
     # The parent commit's sha, as codecov-cli's create-commit sends it.
     parent_sha: Mapped[Optional[str]] = mapped_column(sa.String(64))
     timestamp: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    # The commit's message and author's name, read once from the git mirror (flask_coverage.sources.commit_about).
+    message: Mapped[Optional[str]] = mapped_column(sa.Text)
+    author_name: Mapped[Optional[str]] = mapped_column(sa.String(255))
 
     repository: Mapped[Repository] = relationship()
 
@@ -343,6 +346,29 @@ class FileCoverage(_FileTotals, Base):
     path: Mapped[str] = mapped_column(sa.String(1024))
 
 
+class TreeEntry(Base):
+    """One entry of a folder of a commit: a file or a folder, with its totals (a folder's sum its
+    files'), so a folder of the file explorer is read without reading the files below it.
+
+    Rebuilt from the commit's files with every upload (:func:`flask_coverage.queries.tree.refresh_tree`).
+    ``parent`` is the folder's path (``""`` at the top, else ``"src/app"``), ``name`` the entry's.
+    """
+
+    __tablename__ = "coverage_tree"
+    __table_args__ = (sa.Index(None, "commit_id", "parent", "folder", "name", unique=True),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
+    parent: Mapped[str] = mapped_column(sa.String(1024))
+    name: Mapped[str] = mapped_column(sa.String(1024))
+    folder: Mapped[bool] = mapped_column()
+    files: Mapped[int] = mapped_column(default=1)
+    lines: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    hits: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    misses: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+    partials: Mapped[int] = mapped_column(sa.BigInteger, default=0)
+
+
 class CommitFlag(_ReportTotals, Base):
     """The coverage of one flag in a commit: the merge of the commit's uploads that carry the flag.
 
@@ -356,6 +382,15 @@ class CommitFlag(_ReportTotals, Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"))
     flag: Mapped[str] = mapped_column(sa.String(45))
+    #: The ``flag`` column of the :class:`FlagFileCoverage` rows that hold its files: flags carried by the
+    #: same uploads of a commit have the same files, kept once under a key of theirs (``~`` and 40 hex
+    #: digits, which no flag name can be). ``NULL``: under the flag's own name (rows stored before).
+    files_key: Mapped[Optional[str]] = mapped_column(sa.String(45))
+
+    @property
+    def files_flag(self) -> str:
+        """What the ``flag`` column of its files holds."""
+        return self.files_key or self.flag
 
 
 class FlagFileCoverage(_FileTotals, Base):

@@ -33,11 +33,13 @@ from .models import (
     Pull,
     Repository,
     ServiceEnum,
+    TreeEntry,
     Upload,
     UploadFlag,
     metadata,
 )
 from .queries.repositories import find_repository, get_owner, require_owner, require_repository
+from .queries.tree import fill_trees
 from .queries.trend import refresh_trend
 from .state import execute, get_engine, get_session
 
@@ -55,7 +57,8 @@ TRIGRAM_INDEX_DDL = (
 
 def init_db() -> Optional[bool]:
     """Create the extension's tables that do not exist yet (idempotent), and fill the coverage trend's
-    daily rows from the commits while it has none (:func:`~flask_coverage.queries.trend.refresh_trend`).
+    daily rows from the commits while it has none (:func:`~flask_coverage.queries.trend.refresh_trend`)
+    and the file explorer's rows of the commits that have none (:func:`~flask_coverage.queries.tree.fill_trees`).
 
     On PostgreSQL it also creates the ``pg_trgm`` extension, where the role may, and the trigram index
     of the users list's search, and returns whether that index exists; elsewhere it returns ``None``.
@@ -66,6 +69,7 @@ def init_db() -> Optional[bool]:
         empty = connection.execute(sa.select(CoverageDay.day).limit(1)).first() is None
     if empty:  # a new table (the database is older than it), or a fill that failed: from the commits
         refresh_trend()
+    fill_trees()
     if engine.dialect.name != "postgresql":
         return None
     try:
@@ -262,7 +266,7 @@ def set_repo(
         raise InvalidInput("say what to change: private, branch, language or active")
     changes: dict[str, object] = {"private": private, "active": active}
     if branch is not None:
-        changes["branch"] = check_name(branch, "branch", single_word=False)
+        changes["branch"] = check_branch(branch)
     if language is not None:
         cleared = not language.strip()
         changes["language"] = None if cleared else check_name(language, "language", max_length=50, single_word=False)
@@ -284,6 +288,7 @@ def _delete_repositories(ids: sa.Select) -> None:
         sa.delete(Upload).where(Upload.commit_id.in_(commits)),
         sa.delete(FileCoverage).where(FileCoverage.commit_id.in_(commits)),
         sa.delete(FlagFileCoverage).where(FlagFileCoverage.commit_id.in_(commits)),
+        sa.delete(TreeEntry).where(TreeEntry.commit_id.in_(commits)),
         sa.delete(CommitFlag).where(CommitFlag.commit_id.in_(commits)),
         sa.delete(CoverageDay).where(CoverageDay.repository_id.in_(ids)),
         sa.delete(Branch).where(Branch.repository_id.in_(ids)),

@@ -16,6 +16,7 @@ from .auth import is_plausible_token
 from .errors import InvalidInput
 from .identifiers import FLAG_PATTERN, FLAG_RULE
 from .models import Repository
+from .svg.trend import TREND_PERIODS
 
 
 def graph_token() -> Optional[str]:
@@ -33,6 +34,15 @@ def requested_flag() -> Optional[str]:
     if flag is not None and not FLAG_PATTERN.fullmatch(flag):
         raise InvalidInput(f"flag must be {FLAG_RULE}")
     return flag
+
+
+def trend_period() -> str:
+    """The ``period`` of a trend chart or a page's trend (:data:`~flask_coverage.svg.trend.TREND_PERIODS`,
+    default ``all``); another value is an :class:`InvalidInput`."""
+    period = request.args.get("period", "all")
+    if period not in TREND_PERIODS:
+        raise InvalidInput(f"period must be one of {', '.join(TREND_PERIODS)}")
+    return period
 
 
 def color_range(repository: Repository) -> tuple[float, float]:

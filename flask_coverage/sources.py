@@ -235,6 +235,36 @@ def _git(git_dir: str, *args: str, timeout: float) -> subprocess.CompletedProces
     return subprocess.run(command, capture_output=True, timeout=timeout, env=env, check=False)  # noqa: S603
 
 
+#: The longest commit message stored (characters); longer ones are cut.
+MAX_MESSAGE_LENGTH = 4000
+
+
+class CommitAbout(NamedTuple):
+    """What the git mirror says of a commit: its author's name and its message."""
+
+    author_name: str
+    message: str
+
+
+def commit_about(repository: Repository, sha: str) -> Optional[CommitAbout]:
+    """The author's name and the message of ``sha`` in the repository's git mirror under
+    ``COVERAGE_SOURCE_GIT_ROOT``, or ``None`` (no mirror, no such commit, no answer within
+    ``COVERAGE_SOURCE_TIMEOUT``). Uploads ask it once per commit, so pages never run git for it."""
+    config = current_app.config
+    root = config["COVERAGE_SOURCE_GIT_ROOT"]
+    git_dir = mirror_path(root, repository) if root else None
+    if git_dir is None or not os.path.isdir(git_dir):
+        return None
+    try:
+        shown = _git(git_dir, "show", "-s", "--format=%an%x00%B", sha, "--", timeout=config["COVERAGE_SOURCE_TIMEOUT"])
+    except subprocess.TimeoutExpired:
+        return None
+    if shown.returncode != 0 or b"\0" not in shown.stdout:
+        return None
+    name, _, message = shown.stdout.decode("utf-8", "replace").partition("\0")
+    return CommitAbout(name.strip()[:255], message.strip()[:MAX_MESSAGE_LENGTH])
+
+
 def read_git_mirror(git_dir: str, sha: str, path: str) -> Optional[bytes]:
     """The bytes of the regular file ``path`` at ``sha`` in the bare repository ``git_dir``, or
     ``None`` if the commit has no such file. Symbolic links, submodules and files over

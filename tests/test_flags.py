@@ -252,3 +252,69 @@ def test_the_repository_page_picks_a_flag_for_its_graphs(testapp: webtest.TestAp
     assert 'aria-current="true">unit</a>' in unit
     testapp.get("/gh/acme/widgets?flag=e2e", status=404)
     testapp.get("/gh/acme/widgets?flag=no%20way", status=400)
+
+
+def _flag_file_rows(db: Any) -> int:
+    return int(db.session.execute(sa.text("SELECT count(*) FROM coverage_flag_file")).scalar_one())
+
+
+def _lines_of(coverage: Any) -> dict[str, list[tuple[int, int, int]]]:
+    return {file.path: list(file_lines(coverage, file.path) or ()) for file in file_totals(coverage)}
+
+
+def test_flags_carried_by_the_same_uploads_share_one_copy_of_their_files(
+    db: Any, widgets: Repository, make_lcov: Callable[..., bytes]
+) -> None:
+    """Issue 26, F6: 100 flags on a 5,000-file upload were 500,000 rows; flags cost what they are worth."""
+    flags = [f"f{n:02d}" for n in range(20)]
+    report = make_lcov({f"src/m{n}.py": {1: 1, 2: n % 2} for n in range(50)})
+    commit = upload_report(widgets, report, commit=SHA, branch="main", meta=UploadMeta.create(flags=flags))
+    assert _flag_file_rows(db) == 50  # one copy, not 20
+    for flag in flags:
+        coverage = find_flag(commit, flag)
+        assert coverage is not None and totals_of(coverage) == totals_of(commit)
+        assert _lines_of(coverage) == _lines_of(commit)
+
+
+def test_flags_that_part_ways_keep_each_its_own_coverage(
+    db: Any, widgets: Repository, make_lcov: Callable[..., bytes]
+) -> None:
+    first = make_lcov({"a.py": {1: 1, 2: 0}, "b.py": {1: 0}})
+    second = make_lcov({"a.py": {2: 5}, "c.py": {1: 1}})
+    third = make_lcov({"b.py": {1: 2}})
+    upload = functools.partial(upload_report, widgets, commit=SHA, branch="main")
+    upload(first, meta=UploadMeta.create(flags="x,y,z"))
+    upload(second, meta=UploadMeta.create(flags="x"), run_id="2")  # x parts from y and z
+    commit = upload(third, meta=UploadMeta.create(flags="y,w"), run_id="3")  # y parts from z; w is new
+
+    def alone(*reports: bytes) -> dict[str, list[tuple[int, int, int]]]:
+        files = merge_by_path(parsed for report in reports for parsed in parse_report(report))
+        return {path: list(lines) for path, lines in sorted(files.items())}
+
+    expected = {"x": alone(first, second), "y": alone(first, third), "z": alone(first), "w": alone(third)}
+    for flag, lines in expected.items():
+        coverage = find_flag(commit, flag)
+        assert coverage is not None and _lines_of(coverage) == lines, flag
+        assert totals_of(coverage) == sum((Totals.of(file) for file in file_totals(coverage)), Totals())
+    # One copy per distinct history: x (3 files), y (2), z (2), w (1); no rows left behind.
+    assert _flag_file_rows(db) == 3 + 2 + 2 + 1
+
+
+def test_flags_stored_before_under_their_own_name_go_on(
+    db: Any, widgets: Repository, make_lcov: Callable[..., bytes]
+) -> None:
+    """Rows written before files were shared (``files_key`` NULL, files under the flag's name) still read
+    and merge: what the migration of CHANGES.md leaves."""
+    first, second = make_lcov({"a.py": {1: 1, 2: 0}}), make_lcov({"a.py": {2: 1}, "b.py": {1: 0}})
+    commit = upload_report(widgets, first, commit=SHA, branch="main", meta=UploadMeta.create(flags="unit,e2e"))
+    key = find_flag(commit, "unit").files_key
+    db.session.execute(sa.text("DELETE FROM coverage_flag_file WHERE flag <> :key"), {"key": key})
+    db.session.execute(sa.text("UPDATE coverage_commit_flag SET files_key = NULL"))
+    copy = "SELECT commit_id, 'e2e', path, lines, hits, misses, partials, data FROM coverage_flag_file"
+    columns = "(commit_id, flag, path, lines, hits, misses, partials, data)"
+    db.session.execute(sa.text(f"INSERT INTO coverage_flag_file {columns} {copy}"))
+    db.session.execute(sa.text("UPDATE coverage_flag_file SET flag = 'unit' WHERE flag = :key"), {"key": key})
+    db.session.commit()
+    commit = upload_report(widgets, second, commit=SHA, meta=UploadMeta.create(flags="unit"), run_id="2")
+    assert _lines_of(find_flag(commit, "unit")) == _lines_of(commit)
+    assert _lines_of(find_flag(commit, "e2e")) == {"a.py": [(1, 1, 0), (2, 0, 1)]}

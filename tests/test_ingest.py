@@ -241,7 +241,7 @@ BAD_ARGUMENTS = [
     ({"commit": "a" * 12}, InvalidInput, "full sha"),
     ({"commit": SHA, "pullid": "two"}, InvalidInput, "pull request number"),
     ({"commit": SHA, "branch": "a\nb"}, InvalidInput, "branch"),
-    ({"commit": SHA, "format": "jacoco"}, ReportError, "unknown report format 'jacoco'"),
+    ({"commit": SHA, "format": "bullseye"}, ReportError, "unknown report format 'bullseye'"),
     ({"commit": SHA, "format": "cobertura"}, ReportError, "XML"),
 ]
 UNKNOWN_REPOSITORIES = [

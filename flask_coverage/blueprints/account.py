@@ -9,23 +9,20 @@ session, so the host app needs a ``SECRET_KEY``. The pages run no inline script 
 
 from __future__ import annotations
 
-import hmac
-import secrets
 from typing import Any, Optional
 
 from flask import (
     Blueprint,
     Response,
-    current_app,
     flash,
     make_response,
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 
+from ..csrf import CSRF_FAILED, CSRF_FIELD, csrf_token, csrf_valid
 from ..errors import CoverageError, Forbidden, InvalidInput, NotFound, Unauthorized
 from ..http_errors import handle_errors
 from ..models import AccessToken, Owner
@@ -43,10 +40,7 @@ bp = Blueprint(
     static_url_path="/coverage-static",
 )
 
-CSRF_SESSION_KEY = "_coverage_csrf"
-CSRF_FIELD = "csrf_token"
 FLASH_CATEGORY = "coverage"
-CSRF_FAILED = "The form was not accepted: its security token is missing or out of date. Please try again."
 
 #: Headers of every page of the blueprint; a host's own ``after_request`` may replace them.
 SECURITY_HEADERS = {
@@ -83,26 +77,6 @@ def _security_headers(response: Response) -> Response:
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
     return response
-
-
-def csrf_token() -> str:
-    """This session's CSRF token, created on first use."""
-    if not current_app.secret_key:
-        raise RuntimeError("The access-token page keeps its CSRF token in Flask's session: set the app's SECRET_KEY.")
-    token = session.get(CSRF_SESSION_KEY)
-    if not isinstance(token, str) or not token:
-        token = secrets.token_urlsafe(32)
-        session[CSRF_SESSION_KEY] = token
-    return token
-
-
-def csrf_valid() -> bool:
-    """Whether the submitted form carries this session's CSRF token (constant-time comparison)."""
-    expected = session.get(CSRF_SESSION_KEY)
-    sent = request.form.get(CSRF_FIELD, "")
-    if not isinstance(expected, str) or not expected or not sent:
-        return False
-    return hmac.compare_digest(expected.encode(), sent.encode("utf-8", "surrogatepass"))
 
 
 def signed_in_user() -> Owner:

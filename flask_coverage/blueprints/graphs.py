@@ -41,12 +41,12 @@ from ..outage import plain_text_response
 from ..queries.files import Coverage
 from ..queries.graph_records import gc_paused, graph_records
 from ..queries.targets import find_flag_target, find_target
-from ..queries.trend import branch_coverage
-from ..request_args import color_range, etag, graph_token, requested_flag
+from ..queries.trend import trend_points
+from ..request_args import color_range, etag, graph_token, requested_flag, trend_period
 from ..state import cache_errors, call_hook, get_cache
 from ..svg import GRAPH_KINDS, GraphOptions, coverage_color, render_graph_svg, validate_graph_params
 from ..svg.badge import PRECISIONS, UNKNOWN, UNKNOWN_COLOR, format_coverage, render_badge_svg
-from ..svg.trend import TREND_COMMITS, render_trend_svg
+from ..svg.trend import render_trend_svg
 from ..urls import file_links
 
 bp = Blueprint("coverage_graphs", __name__)
@@ -334,18 +334,18 @@ def _trend_graph(
     if pullid is not None or sha is not None:
         raise NotFound()
     params = validate_graph_params("icicle", request.args.get("width"), request.args.get("height"))
+    period, flag = trend_period(), requested_flag()
     found = _readable_target(prov, owner, repo, branch, None, None, None)
     if found is None:
         raise NotFound()
     repository = found[0]
-    rows = branch_coverage(repository, branch or repository.branch, TREND_COMMITS)
+    points = trend_points(repository, branch or repository.branch, period, flag)
     low, high = color_range(repository)
     # The ETag is made of what is drawn, so any upload to any of these commits changes it.
-    etag = _etag("commits", repository.id, params.width, params.height, low, high, *rows)
+    etag = _etag("commits", repository.id, params.width, params.height, low, high, flag, *points)
     if _not_modified(etag):
         response = _svg_response(b"", 304)
     else:
-        coverages = [hits * 100 / lines for hits, lines in rows]
-        response = _svg_response(render_trend_svg(coverages, params.width, params.height, (low, high)))
+        response = _svg_response(render_trend_svg(points, params.width, params.height, (low, high)))
     response.set_etag(etag)
     return _private_headers(response, repository)

@@ -2,10 +2,13 @@
 
 - ``/``: the entry page, the repositories the visitor may see by owner (a host app's own ``/`` wins).
 - ``/{prov}/{owner}``: the owner's repositories the visitor may see.
-- ``/{prov}/{owner}/{repo}``: the tip of the default branch (graphs with their legend, totals, the
-  files table) with the repository's branches, pull requests and recent commits.
+- ``/{prov}/{owner}/{repo}``: the tip of the default branch: its coverage and change against the
+  parent, the trend, the file explorer at the top folder, the graphs with their legend, and the
+  repository's branches, pull requests and recent commits.
 - ``.../branch/{name}``, ``.../pull/{id}``, ``.../commit/{sha}``: the same for that target, with
   the commits of the branch or pull request.
+- ``.../tree/{ref}/{folder}`` (``ref`` a branch or a sha), ``.../pull/{id}/tree/{folder}``: the file
+  explorer at a folder (:mod:`flask_coverage.queries.tree`).
 - ``.../blob/{path}`` below each of them: the file view, every line of the file with its state and
   hits, and its source when the ``source_loader`` hook finds it (:mod:`flask_coverage.sources`).
   Codecov's file links, ``/{prov}/{owner}/{repo}/blob/{ref}/{path}``, redirect to the branch's or the
@@ -26,43 +29,46 @@ from typing import Any, NamedTuple, Optional
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..auth import can_read_private
-from ..errors import CoverageError, InvalidInput, NotFound
+from ..auth import can_read_private, is_admin
+from ..csrf import CSRF_FAILED, CSRF_FIELD, csrf_token, csrf_valid
+from ..errors import CoverageError, Forbidden, InvalidInput, NotFound
 from ..http_errors import handle_errors
 from ..identifiers import normalize_sha, pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
+from ..operations import rotate_token, set_repo
 from ..outage import plain_text_response
 from ..queries.compare import changed_files
-from ..queries.files import FILE_SORT_KEYS, FileTotals, file_lines, flags_query, sorted_files
+from ..queries.files import file_lines, flags_query
 from ..queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
 from ..queries.repositories import find_readable_repository, get_owner
-from ..queries.targets import find_branch, find_flag, find_pull, resolve_commit
-from ..request_args import color_range, etag, requested_flag
+from ..queries.targets import find_flag, find_pull, leading_branch, resolve_commit
+from ..queries.tree import SORT_KEYS, Entry, entry_count, folder_entries, folder_totals
+from ..queries.trend import trend_points
+from ..request_args import color_range, etag, requested_flag, trend_period
 from ..sources import load_source
 from ..state import call_hook, execute
 from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
-from ..svg.color import NO_DATA_COLOR, coverage_steps
+from ..svg.color import NO_DATA_COLOR, coverage_color, coverage_steps
+from ..svg.trend import TREND_PERIODS
 from ..svg.writer import format_percent
+from ..urls import absolute_url
 
 bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 
 _PROV = "<any({}):prov>".format(", ".join(SERVICE_BY_SHORT))
 _REPO = f"/{_PROV}/<owner>/<repo>"
 
+#: Entries (folders and files) per page of a folder of the file explorer.
+ENTRIES_PER_PAGE = 100
 #: Repositories listed on the entry page at most (the owners' pages list all of theirs).
 ENTRY_REPOSITORIES = 500
-#: The most ``/``-separated parts of a branch name that a Codecov file link is tried with.
-MAX_BRANCH_DEPTH = 8
-#: Files per page of a files table.
-FILES_PER_PAGE = 100
 #: Commits listed on a page.
 RECENT_COMMITS = 10
 #: Missed ranges linked at the top of a file view; more are reached with "next miss".
 LISTED_MISS_RANGES = 50
-#: A commit of more files than this is listed by path alone (any other order reads every file), and a pull
-#: request's page names no changed files (the v2 API's compare does, a page at a time): each page costs
-#: a page, not the commit.
+#: A pull request's page names the changed files of a head of at most this many files (ranked from
+#: the totals of both commits); past it the page links to the v2 API's compare, a page at a time.
 SORTED_FILES = 10_000
 STATE_NAMES = {HIT: "hit", MISS: "miss", PARTIAL: "partial"}
 
@@ -104,6 +110,18 @@ class View(NamedTuple):
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
         return url_for(endpoint, **names, **(target or self.target).args, **args)
 
+    def tree_url(self, folder: str, **args: Any) -> str:
+        """The file explorer at ``folder`` of this page's target: ``.../tree/{ref}/{folder}`` (the
+        branch, or the sha; the default branch's name on the repository's page), or
+        ``.../pull/{id}/tree/{folder}``."""
+        target = self.target
+        if target.pullid is not None and not folder:
+            return self.url("coverage_web.tree_page", **args)
+        if target.pullid is not None:
+            return self.url("coverage_web.tree_page", rest=folder, **args)
+        ref = target.branch or target.sha or self.repository.branch
+        return self.url("coverage_web.tree_page", target=Target(), rest=f"{ref}/{folder}".rstrip("/"), **args)
+
     def graph_url(self, kind: str, **args: Any) -> str:
         """The graph of this page's target; a private repository's carries its graph token."""
         token = self.repository.image_token if self.repository.private else None
@@ -124,7 +142,7 @@ def _error_page(error: CoverageError) -> Response:
     is away: a host's layout may read it)."""
     if error.status == 503:
         return plain_text_response(str(error))
-    title = {400: "Bad request", 404: "Not found"}.get(error.status, "Error")
+    title = {400: "Bad request", 403: "Forbidden", 404: "Not found"}.get(error.status, "Error")
     return make_response(render_template("coverage/error.html", title=title, message=str(error)))
 
 
@@ -177,6 +195,12 @@ class Legend(NamedTuple):
     high: float
     no_data: str = NO_DATA_COLOR
 
+    def color(self, totals: Any) -> str:
+        """The color of a file's or folder's coverage bar (gray without tracked lines)."""
+        if not totals.lines:
+            return self.no_data
+        return coverage_color(100 * totals.hits / totals.lines, self.low, self.high)
+
 
 def legend_of(repository: Repository) -> Legend:
     """The legend of a repository's graphs (its coverage range and the colors between)."""
@@ -187,21 +211,45 @@ def legend_of(repository: Repository) -> Legend:
     return Legend(steps, low, high)
 
 
-def _files_page(commit: Commit) -> dict[str, Any]:
-    """The page of the commit's files the request asks for (``sort``, ``order``, ``page``), read by SQL:
-    the page's rows alone. A commit of more than :data:`SORTED_FILES` files is listed by path."""
-    sortable = commit.files <= SORTED_FILES
-    sort = request.args.get("sort", "coverage" if sortable else "path")
+class Explorer(NamedTuple):
+    """One page of a folder of the file explorer."""
+
+    folder: str
+    #: ``(name, folder path)`` of each folder from the top down to this one.
+    crumbs: list[tuple[str, str]]
+    totals: Entry
+    entries: list[Entry]
+    #: The folder's entries on every page.
+    size: int
+    sort: str
+    order: str
+    page: int
+    pages: int
+
+    def path(self, entry: Entry) -> str:
+        return f"{self.folder}/{entry.name}" if self.folder else entry.name
+
+
+def _explorer(commit: Commit, folder: str) -> Explorer:
+    """The page of ``folder`` that the request's ``sort``, ``order`` and ``page`` ask for: folders
+    first, then files, 100 a page, read from the explorer's rows (never every file)."""
+    sort = request.args.get("sort", "name")
     order = request.args.get("order", "asc")
-    if sort not in FILE_SORT_KEYS or order not in ("asc", "desc"):
-        raise InvalidInput(f"sort must be one of {', '.join(FILE_SORT_KEYS)}, and order asc or desc.")
-    if not sortable:
-        sort = "path"
-    pages = max(1, -(-commit.files // FILES_PER_PAGE))
+    if sort not in SORT_KEYS or order not in ("asc", "desc"):
+        raise InvalidInput(f"sort must be one of {', '.join(SORT_KEYS)}, and order asc or desc.")
+    totals = folder_totals(commit, folder)
+    if totals is None:
+        raise NotFound(NOT_FOUND_MESSAGE)
+    count = entry_count(commit, folder)
+    pages = max(1, -(-count // ENTRIES_PER_PAGE))
     number = _page_number(pages)
-    query = sorted_files(commit, sort, order == "desc").limit(FILES_PER_PAGE).offset((number - 1) * FILES_PER_PAGE)
-    files = [FileTotals(*row) for row in execute(query)]
-    return {"files": files, "file_count": commit.files, "sort": sort, "order": order, "page": number, "pages": pages}
+    offset = (number - 1) * ENTRIES_PER_PAGE
+    entries = folder_entries(
+        commit, folder, sort=sort, descending=order == "desc", limit=ENTRIES_PER_PAGE, offset=offset
+    )
+    parts = folder.split("/") if folder else []
+    crumbs = [(part, "/".join(parts[: index + 1])) for index, part in enumerate(parts)]
+    return Explorer(folder, crumbs, totals, entries, count, sort, order, number, pages)
 
 
 def _page_number(pages: int) -> int:
@@ -249,40 +297,56 @@ def _commit_flags(repository: Repository, commit: Optional[Commit]) -> list[tupl
     return [(row.flag_name, Totals.of(row)) for row in rows if row.lines is not None]
 
 
-def _target_page(view: View) -> Any:
+def _parent_change(view: View) -> Optional[float]:
+    """The change of the commit's coverage against its parent's, in points (``None`` without a parent
+    with coverage)."""
+    commit = view.commit
+    if commit is None or not commit.parent_sha or not commit.lines:
+        return None
+    parent = resolve_commit(view.repository, sha=commit.parent_sha)
+    if parent is None or not parent.lines:
+        return None
+    return Totals.of(commit).coverage - Totals.of(parent).coverage
+
+
+def _target_page(view: View, folder: Optional[str] = None) -> Any:
+    """The page of a target (``folder`` ``None``), or of a folder of its file explorer (``""`` the top):
+    the same heading and totals, then the folder alone."""
     repository, target, commit = view.repository, view.target, view.commit
     flag = requested_flag()
     flags = _commit_flags(repository, commit)
     if flag is not None and flag not in dict(flags):
         raise NotFound(NOT_FOUND_MESSAGE)
-    if commit is not None:
-        files = _files_page(commit)
-    else:
-        files = {"files": [], "file_count": 0, "sort": "coverage", "order": "asc", "page": _page_number(1), "pages": 1}
-    is_default = target == Target()
-    trend = flag is None and commit is not None and target.pullid is None and target.sha is None
+    explorer = _explorer(commit, folder or "") if commit is not None else None
+    lists = folder is None  # a folder's page is its explorer; the lists stay on the target's own page
+    is_default = target == Target() and lists
+    trend = lists and flag is None and commit is not None and target.pullid is None and target.sha is None
+    period = trend_period() if trend else "all"
     pull = find_pull(repository, target.pullid) if target.pullid is not None and commit is not None else None
     return render_template(
         "coverage/repository.html",
-        trend_url=view.graph_url("commits") if trend else None,
-        comparison=_pull_comparison(view, pull) if pull is not None else None,
+        trend_url=view.graph_url("commits", period=None if period == "all" else period) if trend else None,
+        trend_points=trend_points(repository, target.branch or repository.branch, period) if trend else [],
+        period=period,
+        periods=TREND_PERIODS,
+        comparison=_pull_comparison(view, pull) if lists and pull is not None else None,
         pull=pull[0] if pull is not None else None,
         view=view,
         repository=repository,
         commit=commit,
         totals=totals_of(commit),
+        change=_parent_change(view) if lists and target.pullid is None else None,
         coverage_text=_coverage_text,
         totals_of=totals_of,
-        graphs=[(kind, view.graph_url(kind, flag=flag), GRAPH_DEFAULTS[kind]) for kind in GRAPH_KINDS],
+        graphs=[(kind, view.graph_url(kind, flag=flag), GRAPH_DEFAULTS[kind]) for kind in GRAPH_KINDS] if lists else [],
         flags=flags,
         flag=flag,
         legend=legend_of(repository),
-        sortable=commit is None or commit.files <= SORTED_FILES,
-        **files,
+        explorer=explorer,
         branches=branch_tips(repository) if is_default else [],
         pulls=pull_tips(repository) if is_default else [],
         commits=recent_commits(repository, branch=target.branch, pullid=target.pullid, limit=RECENT_COMMITS)
-        if target.sha is None
+        if lists and target.sha is None
         else [],
         Target=Target,
         format_percent=format_percent,
@@ -291,6 +355,8 @@ def _target_page(view: View) -> Any:
 
 #: The files a pull request's page lists: those whose coverage changed most.
 CHANGED_FILES_SHOWN = 10
+#: ... and with ``?changes=all``: every changed file, up to this many (the API's compare pages the rest).
+CHANGED_FILES_ALL = 500
 
 
 def _pull_comparison(view: View, row: Any) -> Optional[dict[str, Any]]:
@@ -301,12 +367,16 @@ def _pull_comparison(view: View, row: Any) -> Optional[dict[str, Any]]:
     if row[2] is None:
         return None
     _, head, base = row
+    every = request.args.get("changes")
+    if every not in (None, "all"):
+        raise InvalidInput("changes must be all, or left out.")
     changed = changed_files(base, head) if head.files <= SORTED_FILES else None
     return {
         "base": base,
         "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
-        "files": (changed or [])[:CHANGED_FILES_SHOWN],
+        "files": (changed or [])[: CHANGED_FILES_ALL if every else CHANGED_FILES_SHOWN],
         "changed": None if changed is None else len(changed),
+        "all_url": view.url("coverage_web.repository_page", changes="all") + "#coverage-comparison-title",
         "compare_url": url_for(
             "coverage_api.repos_compare_retrieve",
             service=view.repository.owner.service.value,
@@ -336,6 +406,102 @@ def repository_page(
     if view.commit is None and view.target != Target():
         raise NotFound(NOT_FOUND_MESSAGE)
     return _target_page(view)
+
+
+@bp.get(_REPO + "/flags")
+def flags_page(prov: str, owner: str, repo: str) -> Any:
+    """The flags of the default branch's tip: each one's coverage, its trend and its graphs."""
+    view = _view(prov, owner, repo, Target())
+    flags = _commit_flags(view.repository, view.commit)
+    return render_template(
+        "coverage/flags.html",
+        view=view,
+        repository=view.repository,
+        commit=view.commit,
+        flags=flags,
+        kinds=GRAPH_KINDS,
+        coverage_text=_coverage_text,
+        Target=Target,
+    )
+
+
+#: What an admin's settings form may ask (the ``action`` field).
+SETTINGS_ACTIONS = ("show-upload-token", "rotate-upload-token", "rotate-graph-token", "visibility", "branch")
+
+
+@bp.route(_REPO + "/settings", methods=["GET", "POST"])
+def settings_page(prov: str, owner: str, repo: str) -> Any:
+    """A repository's settings for those who may read it: its badge and graph snippets (with the graph
+    token of a private repository); for its admins, forms (with the session's CSRF token) that show or
+    rotate its upload token, rotate its graph token, and set its visibility and default branch."""
+    view = _view(prov, owner, repo, Target())
+    repository = view.repository
+    admin = is_admin(_current_user(), repository.owner)
+    shown, done = None, None
+    if request.method == "POST":
+        if not admin:
+            raise Forbidden("Only the repository's admins may change its settings.")
+        if not csrf_valid():
+            raise InvalidInput(CSRF_FAILED)
+        action = request.form.get("action")
+        if action not in SETTINGS_ACTIONS:
+            raise InvalidInput(f"action must be one of {', '.join(SETTINGS_ACTIONS)}.")
+        names = (repository.owner.service, repository.owner.username, repository.name)
+        if action == "show-upload-token":
+            shown = repository.upload_token
+        elif action == "rotate-upload-token":
+            shown, done = (
+                rotate_token(*names, kind="upload"),
+                "A new upload token was made; the old one no longer works.",
+            )
+        elif action == "rotate-graph-token":
+            rotate_token(*names, kind="graph")
+            done = "A new graph token was made: the README snippets below changed, and the old token no longer works."
+        elif action == "visibility":
+            set_repo(*names, private=request.form.get("private") == "yes")
+            done = "The repository is now " + ("private." if repository.private else "public.")
+        else:
+            set_repo(*names, branch=request.form.get("branch", ""))
+            done = f"The default branch is now {repository.branch}."
+    page = url_for("coverage_web.repository_page", prov=prov, owner=repository.owner.username, repo=repository.name)
+    response = make_response(
+        render_template(
+            "coverage/settings.html",
+            view=view,
+            repository=repository,
+            admin=admin,
+            shown=shown,
+            done=done,
+            page_url=absolute_url(page),
+            badge_url=absolute_url(view.graph_url("badge")),
+            graphs=[(kind, absolute_url(view.graph_url(kind))) for kind in GRAPH_KINDS],
+            csrf_token=csrf_token() if admin else None,
+            csrf_field=CSRF_FIELD,
+            Target=Target,
+        )
+    )
+    response.headers["Cache-Control"] = "no-store"  # it may hold a token
+    return response
+
+
+@bp.get(_REPO + "/tree/<path:rest>")
+@bp.get(_REPO + "/pull/<pullid>/tree")
+@bp.get(_REPO + "/pull/<pullid>/tree/<path:rest>")
+def tree_page(prov: str, owner: str, repo: str, rest: str = "", pullid: Optional[str] = None) -> Any:
+    """The file explorer at a folder: ``.../tree/{ref}/{folder}`` (``ref`` the longest leading run of
+    segments that is a branch, else a sha) or ``.../pull/{id}/tree/{folder}``."""
+    segments = rest.split("/") if rest else []
+    if pullid is not None:
+        target, folder = _target(None, pullid, None), segments
+    else:
+        branch = leading_branch(SERVICE_BY_SHORT[prov], owner, repo, segments)
+        taken = branch.count("/") + 1 if branch is not None else 1
+        target = Target(branch=branch) if branch is not None else Target(sha=segments[0])
+        folder = segments[taken:]
+    view = _view(prov, owner, repo, target)
+    if view.commit is None or "" in folder:
+        raise NotFound(NOT_FOUND_MESSAGE)
+    return _target_page(view, "/".join(folder))
 
 
 def _miss_ranges(tracked: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
@@ -383,10 +549,11 @@ def _blob_ref(view: View, path: str) -> Optional[str]:
     """Codecov's file link ``.../blob/{ref}/{path}`` as the file view of that branch (the longest branch
     name that starts the path: names may hold ``/``) or commit (a sha of 7 to 64 hex digits), or ``None``."""
     parts = path.split("/")
-    for cut in range(min(len(parts) - 1, MAX_BRANCH_DEPTH), 0, -1):
-        ref, rest = "/".join(parts[:cut]), "/".join(parts[cut:])
-        if find_branch(view.repository, ref) is not None:
-            return view.url("coverage_web.file_view", target=Target(branch=ref), path=rest, flag=requested_flag())
+    repository = view.repository
+    branch = leading_branch(repository.owner.service, repository.owner.username, repository.name, parts[:-1])
+    if branch is not None:
+        rest = "/".join(parts[branch.count("/") + 1 :])
+        return view.url("coverage_web.file_view", target=Target(branch=branch), path=rest, flag=requested_flag())
     sha = normalize_sha(parts[0], prefix=True)
     if sha is not None and len(parts) > 1:
         rest = "/".join(parts[1:])

@@ -243,13 +243,13 @@ def load_demo(*, generated_files: int = DEMO_GENERATED_FILES) -> DemoSummary:
         history, uploads = demo_commits(spec, generated_files)
         shas = list(dict.fromkeys(sha for _, _, sha in uploads))
         parents = dict(zip(shas[1:], shas))  # one line of commits, each on top of the one before
+        if mirrors:  # first: the uploads read each commit's message and author from it
+            git_dir = os.path.join(mirrors, DEMO_SERVICE.value, spec.owner, f"{spec.name}.git")
+            write_mirror(history, git_dir, spec.branch)
         for upload, report, sha in uploads:
             meta = UploadMeta.create(flags=upload.flags)
             pullid, parent = upload.pullid, parents.get(sha)
             upload_report(repository, report, commit=sha, branch=upload.branch, pullid=pullid, meta=meta, parent=parent)
-        if mirrors:
-            git_dir = os.path.join(mirrors, DEMO_SERVICE.value, spec.owner, f"{spec.name}.git")
-            write_mirror(history, git_dir, spec.branch)
     repository_ids = [repository.id for _, repository in repositories]
     commits, files = execute(
         sa.select(sa.func.count(sa.distinct(Commit.id)), sa.func.count(FileCoverage.id))

@@ -10,7 +10,25 @@ from typing import Iterable, Iterator
 
 from ..errors import ReportError
 from ..lines import LineCoverage
-from . import cobertura, coveragepy, lcov
+from . import (
+    clover,
+    cobertura,
+    codecov,
+    coveragepy,
+    coveralls,
+    covr,
+    gcov,
+    gcov_json,
+    go,
+    istanbul,
+    jacoco,
+    lcov,
+    llvm,
+    opencover,
+    simplecov,
+    sonarqube,
+    xcode,
+)
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._input import ReportInput, ReportSource, strip_bom
@@ -38,6 +56,20 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     cobertura.FORMAT,
     coveragepy.FORMAT,
     lcov.FORMAT,
+    jacoco.FORMAT,
+    go.FORMAT,
+    istanbul.FORMAT,
+    clover.FORMAT,
+    gcov.FORMAT,
+    sonarqube.FORMAT,
+    simplecov.FORMAT,
+    coveralls.FORMAT,
+    codecov.FORMAT,
+    gcov_json.FORMAT,
+    llvm.FORMAT,
+    xcode.FORMAT,
+    opencover.FORMAT,
+    covr.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

@@ -115,6 +115,24 @@ class JsonStream:
             self._pos = end
             return value
 
+    def elements(self, not_a_list: str) -> Iterator[None]:
+        """After a ``[`` comes next: stop at each element, leaving the stream at it for the caller to
+        read (or skip); consume the ``]``. The array's counterpart of :meth:`members`."""
+        if self.peek() != "[":
+            raise ReportError(not_a_list)
+        self._pos += 1
+        if self.peek() == "]":
+            self._pos += 1
+            return
+        while True:
+            yield None
+            separator = self.peek()
+            self._pos += 1
+            if separator == "]":
+                return
+            if separator != ",":
+                raise ReportError(self._error("expected ',' or ']'"))
+
     def items(self, not_a_list: str) -> Iterator[Any]:
         """The elements of the array that comes next, each decoded on its own."""
         if self.peek() != "[":

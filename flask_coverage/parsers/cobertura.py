@@ -19,7 +19,7 @@ against 3.3 s for this whole parser, and its DTD switch is all-or-nothing.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator, NoReturn
+from typing import Iterable, Iterator
 from xml.parsers import expat
 
 from ..errors import ReportError
@@ -35,17 +35,12 @@ from ._common import (
 )
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._paths import MAX_PATH_LENGTH, PathResolver
+from ._xml import MAX_RUN, UNKNOWN_ENCODING, refuse_entities, refuse_external
+from .sonarqube import is_sonarqube
 
 __all__ = ["FORMAT", "MAX_RUN", "parse_cobertura"]
 
 _CONDITIONS = re.compile(r"\(([0-9]{1,9})/([0-9]{1,9})\)")
-
-#: Bytes between two ``>`` (one tag with its attributes, or one text): real ones are far shorter.
-MAX_RUN = 1 << 20
-
-_ENTITIES_REFUSED = (
-    "XML report declares entities (<!ENTITY ...>); they are refused for safety (entity expansion and external entities)"
-)
 
 
 def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
@@ -56,9 +51,9 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
     """
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    parser.EntityDeclHandler = _refuse_entities
-    parser.UnparsedEntityDeclHandler = _refuse_entities
-    parser.ExternalEntityRefHandler = _refuse_external
+    parser.EntityDeclHandler = refuse_entities
+    parser.UnparsedEntityDeclHandler = refuse_entities
+    parser.ExternalEntityRefHandler = refuse_external
     reader = _CoberturaReader(parser, context)
     since_tag_end = 0  # bytes since the last ">"
     try:
@@ -74,6 +69,8 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
                 reader.done.clear()
     except expat.ExpatError as exc:
         raise ReportError(f"invalid XML report: {_describe(exc)}") from None
+    except LookupError:
+        raise ReportError(UNKNOWN_ENCODING) from None
     try:
         parser.Parse(b"", True)
     except expat.ExpatError as exc:
@@ -85,20 +82,18 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
 
 def _detect(head: ReportHead) -> bool:
     # Clover's root is <coverage> too, but with generated="..." (and clover="..."), never Cobertura's.
+    # SonarQube's generic coverage is a <coverage version="1"> too, without Cobertura's rates.
     if head.xml_root == "scoverage":
         return True
-    return head.xml_root == "coverage" and not head.xml_root_has("generated") and not head.xml_root_has("clover")
+    return (
+        head.xml_root == "coverage"
+        and not head.xml_root_has("generated")
+        and not head.xml_root_has("clover")
+        and not is_sonarqube(head)
+    )
 
 
 FORMAT = ReportFormat("cobertura", "Cobertura XML", _detect, parse_cobertura, ("cobertura*.xml", "coverage*.xml"))
-
-
-def _refuse_entities(*_args: object) -> NoReturn:
-    raise ReportError(_ENTITIES_REFUSED)
-
-
-def _refuse_external(*_args: object) -> NoReturn:
-    raise ReportError("XML report refers to an external entity; external references are refused")
 
 
 class _CoberturaReader:

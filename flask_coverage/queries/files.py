@@ -59,7 +59,7 @@ def _file_model(coverage: Coverage) -> tuple[Any, sa.ColumnElement[bool]]:
     """The model that holds the files of ``coverage`` and the condition that selects them."""
     if isinstance(coverage, CommitFlag):
         files = FlagFileCoverage
-        return files, sa.and_(files.commit_id == coverage.commit_id, files.flag == coverage.flag)
+        return files, sa.and_(files.commit_id == coverage.commit_id, files.flag == coverage.files_flag)
     return FileCoverage, FileCoverage.commit_id == coverage.id
 
 
@@ -96,24 +96,6 @@ def files_listing(coverage: Coverage, path_prefix: Optional[str] = None) -> List
         return Listing(query)
     model = type(coverage)
     return Listing(query, count_query=sa.select(model.files).where(model.id == coverage.id))
-
-
-#: What a commit's files can be sorted by (ties in path order); ``coverage`` is the floored hundredths of
-#: a percent, files without lines first.
-FILE_SORT_KEYS = ("path", "lines", "hits", "partials", "misses", "coverage")
-
-
-def sorted_files(coverage: Coverage, sort: str, descending: bool = False) -> sa.Select:
-    """The files of :func:`file_totals` sorted by ``sort``, one of :data:`FILE_SORT_KEYS`, in SQL (for a
-    page of them with ``LIMIT``/``OFFSET``). Any key but ``path`` reads every file: callers bound it."""
-    files, owned = _file_model(coverage)
-    query = sa.select(files.path, files.lines, files.hits, files.misses, files.partials).where(owned)
-    keys: list[Any] = [files.path]
-    if sort == "coverage":
-        keys.insert(0, sa.case((files.lines > 0, files.hits * 10000 / files.lines), else_=-1))
-    elif sort != "path":
-        keys.insert(0, getattr(files, sort))
-    return query.order_by(*(key.desc() if descending else key for key in keys))
 
 
 def summed_totals(coverage: Coverage, path_prefix: Optional[str] = None) -> tuple[Totals, int]:

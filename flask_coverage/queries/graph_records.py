@@ -50,7 +50,7 @@ def read_graph_records(commit: Coverage) -> Sequence[Any]:
     connection = get_connection()
     if isinstance(commit, CommitFlag):
         compiled = _records_query(connection.dialect, True)
-        values = {"commit_id": commit.commit_id, "flag": commit.flag}
+        values = {"commit_id": commit.commit_id, "flag": commit.files_flag}
     else:
         compiled = _records_query(connection.dialect, False)
         values = {"commit_id": commit.id}

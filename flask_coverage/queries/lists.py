@@ -12,7 +12,7 @@ import functools
 from typing import Any, Optional
 
 import sqlalchemy as sa
-from sqlalchemy.orm import contains_eager
+from sqlalchemy.orm import aliased, contains_eager
 
 from ..auth import READABLE, reader_id
 from ..models import Branch, Commit, Membership, Owner, OwnerRow, Pull, Repository
@@ -25,7 +25,7 @@ REPOSITORY_FIELDS = ("name", "private", "updatestamp", "language", "branch", "ac
 #: The totals of a commit as stored, in the order of :class:`~flask_coverage.lines.Totals` after ``files``.
 TOTALS_FIELDS = ("files", "lines", "hits", "misses", "partials")
 #: The fields of a commit that the rows of :func:`commit_rows` hold: its ``CommitSchema`` fields as stored.
-COMMIT_FIELDS = ("sha", "timestamp", "branch", "version", "parent_sha", *TOTALS_FIELDS)
+COMMIT_FIELDS = ("sha", "timestamp", "branch", "version", "parent_sha", "message", "author_name", *TOTALS_FIELDS)
 
 # The lists are written on the tables, not the mapped classes, and their fixed parts are built once
 # here (statements are immutable): a request builds only what its arguments change, and runs a
@@ -154,14 +154,18 @@ def readable_repositories(user: Optional[Owner], *, limit: int) -> list[tuple[Re
 
 def recent_commits(
     repository: Repository, *, branch: Optional[str] = None, pullid: Optional[int] = None, limit: int
-) -> list[Commit]:
-    """The newest ``limit`` commits of ``repository`` (of ``branch``, else of the pull ``pullid``, if given)."""
-    query = sa.select(Commit).where(Commit.repository_id == repository.id)
+) -> list[tuple[Commit, Optional[Commit]]]:
+    """The newest ``limit`` commits of ``repository`` (of ``branch``, else of the pull ``pullid``, if given),
+    each with its parent (the commit of its ``parent_sha``, ``None`` if not uploaded)."""
+    parent = aliased(Commit)
+    on = sa.and_(parent.repository_id == Commit.repository_id, parent.sha == Commit.parent_sha)
+    query = sa.select(Commit, parent).outerjoin(parent, on).where(Commit.repository_id == repository.id)
     if branch is not None:
         query = query.where(Commit.branch == branch)
     elif pullid is not None:
         query = query.where(Commit.pullid == pullid)
-    return list(execute(query.order_by(Commit.timestamp.desc(), Commit.id.desc()).limit(limit)).scalars())
+    rows = execute(query.order_by(Commit.timestamp.desc(), Commit.id.desc()).limit(limit))
+    return [(commit, before) for commit, before in rows]
 
 
 def _tips(model: Any, repository: Repository, order: Any) -> list[tuple[Any, Commit]]:

@@ -182,3 +182,29 @@ def find_pull(repository: Repository, pullid: int) -> Optional[sa.Row]:
     head, base = aliased(Commit, PULL_HEAD), aliased(Commit, PULL_BASE)
     query = sa.select(Pull, head, base).join(head, HEAD_OF_PULL).outerjoin(base, BASE_OF_PULL)
     return execute(query.where(Pull.repository_id == repository.id, Pull.pullid == pullid)).first()
+
+
+#: The most ``/``-separated parts of a branch name that a URL's leading segments are tried as.
+MAX_BRANCH_DEPTH = 8
+#: Statement of :func:`leading_branch`: the longest of the bound ``names`` that is a branch of the repository.
+_LEADING_BRANCH = (
+    repository_select(Branch.name)
+    .join(Branch, Branch.repository_id == Repository.id)
+    .where(Repository.deleted.is_(False), Branch.name.in_(sa.bindparam("names", expanding=True)))
+    .order_by(sa.func.length(Branch.name).desc())
+    .limit(1)
+)
+
+
+def leading_branch(service: Union[str, ServiceEnum], owner: str, name: str, segments: list[str]) -> Optional[str]:
+    """Which branch starts a path of ``segments`` (``.../tree/{ref}/{folder}``, Codecov's
+    ``.../blob/{ref}/{path}``): the longest run of the first ones, up to :data:`MAX_BRANCH_DEPTH`, joined
+    by ``/`` that is a branch of the repository (a branch name may hold ``/``), or ``None``. One query,
+    the same whether the repository is missing, private or public."""
+    params = repository_params(service, owner, name)
+    runs = ("/".join(segments[:end]) for end in range(1, min(len(segments), MAX_BRANCH_DEPTH) + 1))
+    names = [run for run in runs if is_storable(run)]
+    if params is None or not names:
+        return None
+    row = execute(_LEADING_BRANCH, {**params, "names": names}).first()
+    return None if row is None else str(row[1])

@@ -10,12 +10,13 @@ uploads and ``record_commit`` (:mod:`flask_coverage.ingest`) keep them up to dat
 from __future__ import annotations
 
 import datetime as dt
-from typing import Optional, cast
+from typing import Any, Optional, cast
 
 import sqlalchemy as sa
 
-from ..models import Commit, CoverageDay, Repository
+from ..models import Commit, CommitFlag, CoverageDay, Repository, utcnow
 from ..state import dialect_insert, execute, get_session
+from ..svg.trend import TREND_COMMITS, TREND_PERIODS, TrendPoint
 
 _commits, _days = Commit.__table__.c, CoverageDay.__table__.c
 _DAYS = cast(sa.Table, CoverageDay.__table__)
@@ -98,15 +99,24 @@ def trend_day_start(day: int) -> dt.datetime:
     return TREND_ORIGIN + int(day) * _DAY
 
 
-def branch_coverage(repository: Repository, branch: str, limit: int) -> list[tuple[int, int]]:
-    """``(hits, lines)`` of the last ``limit`` commits of ``branch`` with tracked lines, oldest first."""
+def trend_points(repository: Repository, branch: str, period: str, flag: Optional[str] = None) -> list[TrendPoint]:
+    """The commits of ``branch`` with tracked lines that the trend chart of ``period`` shows
+    (:data:`~flask_coverage.svg.trend.TREND_PERIODS`: the last days, at most the last
+    :data:`~flask_coverage.svg.trend.TREND_COMMITS` commits), oldest first, with when they were first seen;
+    with ``flag``, the coverage of that flag in those of them that have it."""
+    coverage: Any = Commit if flag is None else CommitFlag
     query = (
-        sa.select(Commit.hits, Commit.lines)
-        .where(Commit.repository_id == repository.id, Commit.branch == branch, Commit.lines > 0)
+        sa.select(Commit.timestamp, coverage.hits, coverage.lines)
+        .where(Commit.repository_id == repository.id, Commit.branch == branch, coverage.lines > 0)
         .order_by(Commit.timestamp.desc(), Commit.id.desc())
-        .limit(limit)
+        .limit(TREND_COMMITS)
     )
-    return [(hits, lines) for hits, lines in reversed(execute(query).all())]
+    if flag is not None:
+        query = query.join(CommitFlag, sa.and_(CommitFlag.commit_id == Commit.id, CommitFlag.flag == flag))
+    days = TREND_PERIODS[period]
+    if days is not None:
+        query = query.where(Commit.timestamp >= utcnow() - dt.timedelta(days=days))
+    return [TrendPoint(time, hits * 100 / lines) for time, hits, lines in reversed(execute(query).all())]
 
 
 def refresh_trend(repository_id: Optional[int] = None) -> None:

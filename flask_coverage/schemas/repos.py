@@ -64,6 +64,13 @@ class CommitListQuerySchema(PaginationQuerySchema):
     )
 
 
+class CommitAuthorSchema(Schema):
+    """A commit's author as its git history names it (no account of the service is known for it)."""
+
+    username = fields.String(required=True, allow_none=True, metadata={"description": "Always null."})
+    name = fields.String(required=True, metadata={"description": "The author's name in the commit."})
+
+
 class CommitSchema(Schema):
     """A commit with the totals of its coverage."""
 
@@ -78,6 +85,17 @@ class CommitSchema(Schema):
     )
     parent = fields.String(
         required=True, allow_none=True, metadata={"description": "The parent sha its uploader named, if any."}
+    )
+    message = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The commit's message, from the git mirror when there is one (else null)."},
+    )
+    author = PlainNested(
+        CommitAuthorSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "Who wrote the commit, from the git mirror (else null)."},
     )
 
 

@@ -94,7 +94,9 @@ def test_commits_newest_first_with_totals_branch_and_parent(testapp, history) ->
     assert body["count"] == 4
     assert [c["commitid"] for c in body["results"]] == [C3, C2, C1, C0]
     by_sha = {c["commitid"]: c for c in body["results"]}
-    assert set(by_sha[C3]) == {"commitid", "timestamp", "branch", "totals", "state", "parent"}
+    assert set(by_sha[C3]) == {"commitid", "timestamp", "branch", "totals", "state", "parent", "message", "author"}
+    # Without a git mirror nothing says who wrote a commit, nor why.
+    assert (by_sha[C3]["message"], by_sha[C3]["author"]) == (None, None)
     assert (by_sha[C3]["branch"], by_sha[C3]["parent"], by_sha[C3]["state"]) == ("fix/typo", C0, "complete")
     assert by_sha[C2]["parent"] is None and by_sha[C2]["branch"] == "feature/faster"
     for sha, commit in by_sha.items():

@@ -1,4 +1,5 @@
-"""``totals/``, ``compare/``, the commit page and the pull page cost a page, not the commit (issue 26, F3).
+"""``totals/``, ``compare/``, the commit page, a folder of the file explorer and the pull page cost a page,
+not the commit (issue 26, F3; issue 28, item 1).
 
 The cost is counted where it is deterministic: the SQLite virtual machine's steps (its progress handler,
 called every 100 instructions) of every statement the request runs, for a commit of 200 files and one
@@ -57,6 +58,8 @@ def _costs(testapp: Any, name: str) -> dict[str, int]:
         "compare": f"{api}/compare/?base={BASE}&head={HEAD}",
         "compare of a pull": f"{api}/compare/?pullid=1",
         "commit page": f"/gh/acme/{name}/commit/{HEAD}",
+        "folder page": f"/gh/acme/{name}/tree/{HEAD}/src/pkg1",
+        "folder page by coverage": f"/gh/acme/{name}/tree/{HEAD}/src/pkg1?sort=coverage&order=desc",
         "pull page": f"/gh/acme/{name}/pull/1",
     }
     costs = {}
@@ -81,16 +84,10 @@ def test_each_request_costs_its_page_not_the_commit(app, testapp, make_lcov, mon
         assert large[what] <= 1.5 * small[what] + 20, (what, small[what], large[what])
 
 
-def test_a_large_commit_lists_its_files_by_path_with_a_link_on(app, testapp, make_lcov, monkeypatch) -> None:
+def test_a_large_pull_links_to_the_api_compare(app, testapp, make_lcov, monkeypatch) -> None:
     monkeypatch.setattr(web, "SORTED_FILES", 150)
     operations.add_org("github", "acme")
     _repository(testapp, "large", 200, make_lcov)
-    page = testapp.get(f"/gh/acme/large/commit/{HEAD}", params={"sort": "coverage"})
-    rows = page.html.find(id="coverage-files").find_all("tr")[1:]
-    paths = [row.find("a").text for row in rows]
-    assert len(paths) == web.FILES_PER_PAGE and paths == sorted(paths)
-    assert "200 files, listed by path" in page.text
-    assert page.html.find("a", rel="next")["href"].endswith("page=2#coverage-files-title")
     pull = testapp.get("/gh/acme/large/pull/1").html.find(id="coverage-comparison")
     link = pull.find("a", string="compare them with the API")["href"]
     assert link == "/api/v2/github/acme/repos/large/compare/?pullid=1"

@@ -95,30 +95,43 @@ def test_the_repository_page(web: webtest.TestApp) -> None:
     assert all(time["datetime"].endswith("Z") for time in page.html.select("#coverage-commits time"))
     # Graphs with a legend: 12 swatches from red to green over the default range.
     assert [obj["data"] for obj in page.html.select(".coverage-graph object")] == [
+        "/gh/acme/widgets/graphs/commits.svg",  # the default branch's trend, first
         "/gh/acme/widgets/graphs/tree.svg",
         "/gh/acme/widgets/graphs/icicle.svg",
         "/gh/acme/widgets/graphs/sunburst.svg",
-        "/gh/acme/widgets/graphs/commits.svg",  # the default branch's trend
     ]
     swatches = [rect["fill"] for rect in page.html.select(".coverage-legend rect")]
     assert swatches[0] == "#e05d44" and swatches[-1] == "#4c1" and len(swatches) == 12
-    # The files table: 100 a page, least covered first.
+    # The file explorer at the top: the one folder, with its totals and a coverage bar.
     rows = page.html.select("#coverage-files tbody tr")
+    assert [cell.text.split() for cell in rows[0].select("td")] == [
+        ["pkg/", "130", "files"],
+        ["390"],
+        ["320"],
+        ["0"],
+        ["70"],
+        ["82.05%"],
+    ]
+    assert rows[0].select_one("a")["href"] == "/gh/acme/widgets/tree/main/pkg"
+    assert rows[0].select("rect")[1]["width"] == str(round(60 * 320 / 390, 1))
+    # The folder: 100 entries a page, by name.
+    folder = web.get("/gh/acme/widgets/tree/main/pkg")
+    rows = folder.html.select("#coverage-files tbody tr")
     assert len(rows) == 100
-    assert [cell.text for cell in rows[0].select("td")] == ["pkg/mod000.py", "3", "1", "0", "2", "33.33%"]
-    assert (
-        page.html.select_one("a[rel=next]")["href"]
-        == "/gh/acme/widgets?sort=coverage&order=asc&page=2#coverage-files-title"
+    assert [cell.text.strip() for cell in rows[0].select("td")] == ["mod000.py", "3", "1", "0", "2", "33.33%"]
+    assert rows[0].select_one("a")["href"] == "/gh/acme/widgets/branch/main/blob/pkg/mod000.py"
+    assert folder.html.select_one("a[rel=next]")["href"] == (
+        "/gh/acme/widgets/tree/main/pkg?sort=name&order=asc&page=2#coverage-files-title"
     )
-    assert len(web.get("/gh/acme/widgets?page=2").html.select("#coverage-files tbody tr")) == 30
+    assert len(web.get("/gh/acme/widgets/tree/main/pkg?page=2").html.select("#coverage-files tbody tr")) == 30
 
 
 @pytest.mark.parametrize(
     ("sort", "order", "first"),
-    [("path", "desc", "pkg/mod129.py"), ("misses", "desc", "pkg/mod120.py"), ("hits", "desc", "pkg/mod128.py")],
+    [("name", "desc", "mod129.py"), ("misses", "desc", "mod120.py"), ("hits", "desc", "mod128.py")],
 )
-def test_the_files_table_sorts_by_any_column(web: webtest.TestApp, sort: str, order: str, first: str) -> None:
-    page = web.get(f"/gh/acme/widgets?sort={sort}&order={order}")
+def test_the_explorer_sorts_by_any_column(web: webtest.TestApp, sort: str, order: str, first: str) -> None:
+    page = web.get(f"/gh/acme/widgets/tree/main/pkg?sort={sort}&order={order}")
     assert page.html.select_one("#coverage-files tbody td a").text == first
     header = page.html.select_one("#coverage-files th[aria-sort]")
     assert header["aria-sort"] == f"{order}ending"
@@ -151,7 +164,9 @@ def test_branch_pull_and_commit_pages_name_their_target(web: webtest.TestApp) ->
     assert commit.html.select_one("h1").text == f"Commit {MAIN[:12]}"
     assert commit.html.select_one("#coverage-commits") is None
     link = commit.html.select_one("#coverage-files tbody a")["href"]
-    assert link.startswith(f"/gh/acme/widgets/commit/{MAIN[:7]}/blob/pkg/")
+    assert link == f"/gh/acme/widgets/tree/{MAIN[:7]}/pkg"
+    file_link = web.get(link).html.select_one("#coverage-files tbody a")["href"]
+    assert file_link.startswith(f"/gh/acme/widgets/commit/{MAIN[:7]}/blob/pkg/")
 
 
 def test_a_repository_without_coverage(web: webtest.TestApp) -> None:
@@ -175,6 +190,8 @@ def test_private_pages_for_members_only_the_graph_token_opens_images(
         (f"/gh/acme/secret/commit/{MAIN}?token={token}", {}),
         (f"/gh/acme/secret/blob/pkg/mod001.py?token={token}", {}),
         (f"/gh/acme/secret/blob/pkg/mod001.py?token={'t' * 300}", {}),
+        ("/gh/acme/secret/tree/main/pkg", {"X-User": "eve"}),
+        ("/gh/acme/secret/pull/7/tree/pkg", {}),
     ]:
         # The same page as for a repository that does not exist, for the same visitor (the layout says who).
         reference = web.get("/gh/acme/nothing", headers=headers, status=404)
@@ -220,7 +237,7 @@ def test_the_pages_leave_the_host_routes_alone(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    st.sampled_from(["", "/branch/", "/pull/", "/commit/", "/blob/", "/branch/main/blob/"]),
+    st.sampled_from(["", "/branch/", "/pull/", "/commit/", "/blob/", "/branch/main/blob/", "/tree/", "/pull/7/tree/"]),
     st.text(st.characters(codec="utf-8", exclude_characters="#?"), max_size=40),
     st.sampled_from(["", "?sort=", "?page=", "?order=", "?token="]),
     st.text(max_size=10),
@@ -293,7 +310,19 @@ def test_a_host_apps_own_root_keeps_its_page(
             assert page.html.select_one(".coverage-owner h2 a")["href"] == "/coverage/gh/acme"
 
 
-PAGES = ["", "/branch/main", f"/commit/{MAIN}", f"/commit/{MAIN[:9]}", "/pull/7", "/blob/pkg/mod001.py"]
+PAGES = [
+    "",
+    "/branch/main",
+    f"/commit/{MAIN}",
+    f"/commit/{MAIN[:9]}",
+    "/pull/7",
+    "/blob/pkg/mod001.py",
+    "/tree/main/pkg",
+    f"/tree/{MAIN[:7]}/pkg",
+    "/pull/7/tree/pkg",
+    "/flags",
+    "/settings",
+]
 
 
 @pytest.mark.parametrize("page", PAGES)

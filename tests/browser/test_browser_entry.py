@@ -57,8 +57,9 @@ def test_from_the_entry_page_to_a_file_view(
     page.click("text=widgets")
     page.wait_for_url("**/gh/acme/widgets")
     assert page.locator("h1").inner_text() == "acme/widgets"
-    page.click("#coverage-files tbody a >> text=src/widgets/core.py")
-    page.wait_for_url("**/gh/acme/widgets/blob/src/widgets/core.py")
+    for name in ("src/", "widgets/", "core.py"):  # the file explorer, folder by folder
+        page.click(f"#coverage-files tbody a:text-is('{name}')")
+    page.wait_for_url("**/gh/acme/widgets/**/blob/src/widgets/core.py")
     assert page.locator("h1").inner_text() == "src/widgets/core.py"
     assert page.locator("tr.coverage-miss").count() == 1
     page.screenshot(path=str(shots / "file.png"), full_page=True)

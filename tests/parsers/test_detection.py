@@ -15,18 +15,62 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 
 #: Real reports by the format they are: a format plugged in adds its samples here.
 SAMPLES = {
-    "cobertura": ["marshmallow.coverage.xml", "flask-sqlalchemy.coverage.xml", "d3-hierarchy.cobertura.xml"],
+    "cobertura": [
+        "marshmallow.coverage.xml",
+        "flask-sqlalchemy.coverage.xml",
+        "d3-hierarchy.cobertura.xml",
+        "tools/c/gcovr-cobertura.xml",
+        "tools/js/cobertura-coverage.xml",
+        "tools/php/cobertura.xml",
+    ],
     "coveragepy": ["marshmallow.coverage.json", "flask-sqlalchemy.coverage.json"],
-    "lcov": ["marshmallow.lcov", "flask-sqlalchemy.lcov", "d3-hierarchy.lcov"],
+    "lcov": [
+        "marshmallow.lcov",
+        "flask-sqlalchemy.lcov",
+        "d3-hierarchy.lcov",
+        "tools/js/lcov.info",
+        "tools/llvm/export.lcov",
+    ],
+    "jacoco": ["tools/java/jacoco.xml"],
+    "go": ["tools/go/cover-set.out", "tools/go/cover-count.out", "tools/go/cover-atomic.out"],
+    "istanbul": ["tools/js/coverage-final.json"],
+    "clover": ["tools/js/clover.xml", "tools/php/clover.xml"],
+    "gcov": ["tools/c/main.c.gcov", "tools/c/shapes.c.gcov", "tools/c/shapes.h.gcov"],
+    "sonarqube": ["tools/c/gcovr-sonarqube.xml"],
+    "simplecov": ["tools/ruby/resultset.json"],
+    "coveralls": ["tools/c/gcovr-coveralls.json"],
+    "codecov": ["tools/codecov/coverage.json"],
+    "gcov_json": ["tools/c/main.gcov.json", "tools/c/shapes.gcov.json"],
+    "llvm": ["tools/llvm/export.json"],
+    "xcode": ["tools/llvm/show.txt", "tools/llvm/show-color.txt"],
+    "opencover": ["tools/opencover/coverage.opencover.xml"],
+    "covr": ["tools/r/covr.json"],
 }
-#: Heads of reports that look like a registered format's at a glance and are not it.
+#: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
-    "Clover (PHPUnit)": b'<?xml version="1.0" encoding="UTF-8"?>\n<coverage generated="1700000000">\n<project',
-    "Clover (OpenClover)": b'<coverage clover="4.5.2" generated="1700000000">',
-    "covr (files array)": b'{"files": [{"name": "R/a.R", "coverage": [null, 1, 0]}]}',
-    "SimpleCov JSON": b'{"meta": {"simplecov_version": "0.22.0"}, "coverage": {"/app/a.rb": {"lines": [1]}}}',
-    "Coveralls": b'{"service_name": "x", "source_files": [{"name": "a.c", "coverage": [1]}]}',
-    "gcov text": b"        -:    0:Source:a.c\n        1:    1:int main() {\n",
+    "Clover (PHPUnit)": (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n<coverage generated="1700000000">\n<project',
+        "clover",
+    ),
+    "Clover (OpenClover)": (b'<coverage clover="4.5.2" generated="1700000000">', "clover"),
+    "SonarQube (empty)": (b'<coverage version="1"></coverage>', "sonarqube"),
+    "SonarQube (a comment first)": (
+        b'<coverage version="1">\n  <!-- made by hand -->\n  <file path="a.c">',
+        "sonarqube",
+    ),
+    "Cobertura (coverage.py)": (b'<coverage version="7.6.1" timestamp="1" lines-valid="3" line-rate="1">', "cobertura"),
+    "Cobertura (no rates)": (b'<coverage version="1">\n<sources><source>/src</source></sources>', "cobertura"),
+    "covr (files array)": (b'{"files": [{"name": "R/a.R", "coverage": [null, 1, 0]}]}', "covr"),
+    "SimpleCov JSON": (
+        b'{"meta": {"simplecov_version": "0.22.0"}, "coverage": {"/app/a.rb": {"lines": [1]}}}',
+        "simplecov",
+    ),
+    "simplecov-json": (b'{"timestamp": 1, "command_name": "RSpec", "files": [{"filename": "/app/a.rb"}]}', "simplecov"),
+    "Codecov JSON": (b'{"coverage": {"a.py": {"1": 1, "2": 0}}}', "codecov"),
+    "Coveralls": (b'{"service_name": "x", "source_files": [{"name": "a.c", "coverage": [1]}]}', "coveralls"),
+    "gcov text": (b"        -:    0:Source:a.c\n        1:    1:int main() {\n", "gcov"),
+    "Go profile without a mode line": (b"example.com/m/a.go:3.14,5.2 1 1\n", "go"),
+    "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
 }
 
 
@@ -39,11 +83,11 @@ def test_every_sample_is_accepted_by_its_own_detector_alone():
             assert accepted == [expected], name
 
 
-@pytest.mark.parametrize("head", LOOKALIKES.values(), ids=LOOKALIKES.keys())
-def test_lookalikes_are_no_registered_format(head):
+@pytest.mark.parametrize(("head", "expected"), LOOKALIKES.values(), ids=LOOKALIKES.keys())
+def test_lookalikes_are_taken_for_what_they_are_and_nothing_else(head, expected):
     # A Clover <coverage generated=...> is not Cobertura; a JSON "files" array is not coverage.py.
     accepted = [f.name for f in REPORT_FORMATS if f.detect(ReportHead(head))]
-    assert not {"cobertura", "coveragepy", "lcov"} & set(accepted)
+    assert accepted == ([expected] if expected else [])
 
 
 def test_the_file_name_is_a_hint_that_never_overrides_content():
@@ -56,11 +100,11 @@ def test_the_file_name_is_a_hint_that_never_overrides_content():
 def test_an_unknown_report_gets_one_line_with_what_it_looked_like_and_the_formats_read():
     titles = ", ".join(f.title for f in REPORT_FORMATS)
     cases = {
-        b"<report name='x'>": "XML whose root element is <report>",
-        b'{"coverage": {}}': 'a JSON object whose first key is "coverage"',
+        b"<testsuites name='x'>": "XML whose root element is <testsuites>",
+        b'{"results": {}}': 'a JSON object whose first key is "results"',
         b"[1, 2]": "a JSON array",
         b"\x1f\x8b\x08\x00garbage": "text starting '????garbage'",
-        b'<?xml version="1.0"?><coverage generated="1"><project/></coverage>': "XML whose root element is <coverage>",
+        b'<?xml version="1.0"?><html><body/></html>': "XML whose root element is <html>",
     }
     for head, looked in cases.items():
         with pytest.raises(ReportError) as caught:

@@ -74,6 +74,8 @@ def commit_body(commit: Union[Commit, Row]) -> dict[str, Any]:
         "totals": totals_body(Totals.of(commit), commit.files),
         "state": "complete" if commit.version else "pending",
         "parent": commit.parent_sha,
+        "message": commit.message,
+        "author": None if commit.author_name is None else {"username": None, "name": commit.author_name},
     }
 
 

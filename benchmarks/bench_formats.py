@@ -1,0 +1,221 @@
+"""Parse time of each format added by issue 25 against a bare pass of the same bytes through the
+tokenizer its parser builds on: expat without handlers (XML), ``json.loads`` (JSON), a UTF-8 decode and
+line split (text). The issue's bound is 2x.
+
+Each report is generated in memory: ``--files`` files of ``--lines`` lines (default 20,000 x 100),
+every third line missed and every fifth partial where the format has branches. Times are process CPU
+seconds, the best of ``--repeat`` runs. Run by hand, ``nice``d: ``python benchmarks/bench_formats.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Callable, Iterator
+from xml.parsers import expat
+
+from flask_coverage.parsers import parse_report
+
+
+def _lines(lines: int) -> Iterator[tuple[int, int, bool]]:
+    # (line, hits, partial) for one file.
+    for n in range(1, lines + 1):
+        yield n, 0 if n % 3 == 0 else n % 7 + 1, n % 5 == 0
+
+
+def jacoco(files: int, lines: int) -> bytes:
+    parts = ['<?xml version="1.0"?><report name="bench">']
+    for f in range(files):
+        if f % 100 == 0:
+            parts.append(f'{"</package>" if f else ""}<package name="com/acme/p{f // 100}">')
+        parts.append(f'<sourcefile name="C{f}.java">')
+        for n, hits, partial in _lines(lines):
+            mb, cb = (1, 1) if partial and hits else (0, 0)
+            parts.append(f'<line nr="{n}" mi="{0 if hits else 2}" ci="{hits}" mb="{mb}" cb="{cb}"/>')
+        parts.append('<counter type="LINE" missed="1" covered="1"/></sourcefile>')
+    parts.append("</package></report>")
+    return "".join(parts).encode()
+
+
+def clover(files: int, lines: int) -> bytes:
+    parts = ['<?xml version="1.0"?><coverage generated="1" clover="4.5.2"><project timestamp="1">']
+    for f in range(files):
+        parts.append(f'<file name="src/p{f // 100}/c{f}.js" path="/w/src/p{f // 100}/c{f}.js">')
+        for n, hits, partial in _lines(lines):
+            if partial and hits:
+                parts.append(f'<line num="{n}" count="{hits}" type="cond" truecount="{hits}" falsecount="0"/>')
+            else:
+                parts.append(f'<line num="{n}" count="{hits}" type="stmt"/>')
+        parts.append("</file>")
+    parts.append("</project></coverage>")
+    return "".join(parts).encode()
+
+
+def sonarqube(files: int, lines: int) -> bytes:
+    parts = ['<coverage version="1">']
+    for f in range(files):
+        parts.append(f'<file path="src/p{f // 100}/c{f}.c">')
+        for n, hits, partial in _lines(lines):
+            extra = ' branchesToCover="2" coveredBranches="1"' if partial else ""
+            parts.append(f'<lineToCover lineNumber="{n}" covered="{"true" if hits else "false"}"{extra}/>')
+        parts.append("</file>")
+    parts.append("</coverage>")
+    return "".join(parts).encode()
+
+
+def go(files: int, lines: int) -> bytes:
+    parts = ["mode: count\n"]
+    for f in range(files):
+        for n, hits, _ in _lines(lines):
+            parts.append(f"example.com/m/p{f // 100}/f{f}.go:{n}.2,{n}.30 1 {hits}\n")
+    return "".join(parts).encode()
+
+
+def gcov(files: int, lines: int) -> bytes:
+    parts = []
+    for f in range(files):
+        parts.append(f"        -:    0:Source:src/p{f // 100}/c{f}.c\n")
+        for n, hits, partial in _lines(lines):
+            count = str(hits) if hits else "#####"
+            if partial and hits:
+                parts.append(f"{count:>9}:{n:>5}:    if (x > {n}) {{\nbranch  0 taken 1\nbranch  1 taken 0\n")
+            else:
+                parts.append(f"{count:>9}:{n:>5}:    x += {n};\n")
+    return "".join(parts).encode()
+
+
+def xcode(files: int, lines: int) -> bytes:
+    parts = []
+    for f in range(files):
+        parts.append(f"/w/Sources/p{f // 100}/c{f}.swift:\n")
+        for n, hits, _ in _lines(lines):
+            parts.append(f"{n:>5}|{hits:>7}|    x += {n}\n")
+        parts.append("\n")
+    return "".join(parts).encode()
+
+
+def istanbul(files: int, lines: int) -> bytes:
+    report = {}
+    for f in range(files):
+        loc = {
+            str(n): {"start": {"line": n, "column": 2}, "end": {"line": n, "column": 30}} for n in range(1, lines + 1)
+        }
+        counts = {str(n): hits for n, hits, _ in _lines(lines)}
+        branches = {
+            str(n): {"loc": loc[str(n)], "type": "if", "locations": [loc[str(n)], loc[str(n)]], "line": n}
+            for n, hits, partial in _lines(lines)
+            if partial
+        }
+        name = f"/w/src/p{f // 100}/c{f}.js"
+        report[name] = {"path": name, "statementMap": loc, "s": counts, "fnMap": {}, "f": {}, "branchMap": branches}
+        report[name]["b"] = {key: [1, 0] for key in branches}
+    return json.dumps(report).encode()
+
+
+def _counts(lines: int) -> list[int | None]:
+    return [None if n % 11 == 0 else hits for n, hits, _ in _lines(lines)]
+
+
+def simplecov(files: int, lines: int) -> bytes:
+    coverage = {f"/w/lib/p{f // 100}/c{f}.rb": {"lines": _counts(lines)} for f in range(files)}
+    return json.dumps({"RSpec": {"coverage": coverage, "timestamp": 1}}).encode()
+
+
+def coveralls(files: int, lines: int) -> bytes:
+    source_files = [{"name": f"src/p{f // 100}/c{f}.c", "coverage": _counts(lines)} for f in range(files)]
+    return json.dumps({"service_name": "bench", "source_files": source_files}).encode()
+
+
+def codecov(files: int, lines: int) -> bytes:
+    coverage = {
+        f"src/p{f // 100}/c{f}.py": {
+            str(n): ("1/2" if partial and hits else hits) for n, hits, partial in _lines(lines)
+        }
+        for f in range(files)
+    }
+    return json.dumps({"coverage": coverage}).encode()
+
+
+def gcov_json(files: int, lines: int) -> bytes:
+    entries = [
+        {
+            "file": f"src/p{f // 100}/c{f}.c",
+            "lines": [
+                {"line_number": n, "count": hits, "branches": [{"count": 1}, {"count": 0}] if partial else []}
+                for n, hits, partial in _lines(lines)
+            ],
+        }
+        for f in range(files)
+    ]
+    return json.dumps({"gcc_version": "12.2.0", "format_version": "1", "files": entries}).encode()
+
+
+def llvm(files: int, lines: int) -> bytes:
+    entries = [
+        {
+            "branches": [[n, 2, n, 9, hits, 0, 0, 0, 4] for n, hits, partial in _lines(lines) if partial],
+            "filename": f"/w/src/p{f // 100}/c{f}.c",
+            "segments": [[n, 1, hits, True, True, False] for n, hits, _ in _lines(lines)],
+        }
+        for f in range(files)
+    ]
+    return json.dumps({"data": [{"files": entries, "functions": []}], "type": "llvm.coverage.json.export"}).encode()
+
+
+def _expat(data: bytes) -> None:
+    expat.ParserCreate().Parse(data, True)
+
+
+def _json(data: bytes) -> None:
+    json.loads(data)
+
+
+def _text(data: bytes) -> None:
+    data.decode("utf-8").split("\n")
+
+
+#: format: (generator, the tokenizer's bare pass)
+CASES: dict[str, tuple[Callable[[int, int], bytes], Callable[[bytes], None]]] = {
+    "jacoco": (jacoco, _expat),
+    "clover": (clover, _expat),
+    "sonarqube": (sonarqube, _expat),
+    "go": (go, _text),
+    "gcov": (gcov, _text),
+    "xcode": (xcode, _text),
+    "istanbul": (istanbul, _json),
+    "simplecov": (simplecov, _json),
+    "coveralls": (coveralls, _json),
+    "codecov": (codecov, _json),
+    "gcov_json": (gcov_json, _json),
+    "llvm": (llvm, _json),
+}
+
+
+def _best(repeat: int, work: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        work()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=20_000)
+    parser.add_argument("--lines", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("formats", nargs="*", default=list(CASES))
+    args = parser.parse_args()
+    print(f"{'format':<10} {'MB':>7} {'parse s':>8} {'bare s':>7} {'ratio':>6}")
+    for name in args.formats:
+        generate, bare = CASES[name]
+        data = generate(args.files, args.lines)
+        parse = _best(args.repeat, lambda: sum(1 for _ in parse_report(data, format=name)))  # noqa: B023
+        tokenize = _best(args.repeat, lambda: bare(data))  # noqa: B023
+        print(f"{name:<10} {len(data) / 1e6:7.1f} {parse:8.2f} {tokenize:7.2f} {parse / tokenize:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

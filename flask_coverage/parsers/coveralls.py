@@ -1,0 +1,86 @@
+"""Coveralls' JSON (``source_files``: coveralls reporters, gcovr ``--coveralls``, excoveralls,
+cargo-tarpaulin and grcov's Coveralls output).
+
+``{"source_files": [{"name": path, "coverage": [null, 1, 0, ...]}]}``: element *i* of ``coverage`` is
+line *i + 1*, ``null`` no code, a count HIT or (0) MISS, as Codecov reads it (some reporters write the
+list as a JSON string: it is decoded too). Coveralls' ``branches`` are not read, as Codecov does not.
+Paths are as written (relative to the repository, usually).
+
+Skipped and counted: a file entry without a name or a readable ``coverage`` list, an element that is
+neither null nor a number; negative counts are clamped to 0, decimals rounded down. Streamed one file entry at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Iterator
+
+from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
+from ._common import HITS_DECIMAL, HITS_NEGATIVE, HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile
+from ._format import ParseContext, ReportFormat, ReportHead, Skips
+from ._json import JsonStream
+
+__all__ = ["FORMAT", "json_hit_count", "list_lines", "parse_coveralls"]
+
+
+def parse_coveralls(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
+    """Yield one ParsedFile per entry of ``source_files`` of a Coveralls JSON report read from ``chunks``."""
+    resolver = context.resolver()
+    stream = JsonStream(chunks)
+    stream.expect("{", "a Coveralls JSON report is an object")
+    for key in stream.members():
+        if key != "source_files":
+            stream.skip()
+            continue
+        for entry in stream.items("Coveralls JSON report: source_files is not a list"):
+            coverage = entry.get("coverage") if isinstance(entry, dict) else None
+            if isinstance(coverage, str) and len(coverage) < (1 << 24):
+                try:
+                    coverage = json.loads(coverage)
+                except (ValueError, RecursionError):
+                    coverage = None
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if not isinstance(name, str) or not isinstance(coverage, list):
+                context.skips.add("file entries without a name or a readable coverage list, skipped")
+                continue
+            yield ParsedFile(resolver.resolve(name), list_lines(coverage, 1, context.skips))
+    stream.end()
+
+
+def list_lines(counts: list[Any], first: int, skips: Skips) -> LineCoverage:
+    """The lines of a list of counts whose element 0 is line ``first``: null (and "ignored") no code,
+    a count HIT or (0) MISS (:func:`json_hit_count`)."""
+    builder = LineCoverageBuilder()
+    for number, hits in enumerate(counts[: MAX_LINE_NUMBER + 1 - first], first):
+        hits = json_hit_count(hits, skips)
+        if hits is not None and number >= 1:
+            builder.add(number, hits, HIT if hits else MISS)
+    return builder.build()
+
+
+def json_hit_count(value: Any, skips: Skips) -> int | None:
+    """A JSON count as a hit count, read as every format reads counts (``parsers/_common.py``): null
+    and ``"ignored"`` are no code (None), a negative count is clamped to 0, a decimal one rounded
+    down, anything else skipped (None); each odd one counted."""
+    if type(value) is int:
+        if value >= 0:
+            return value
+        skips.add(HITS_NEGATIVE)
+        return 0
+    if value is None or value == "ignored":
+        return None
+    if type(value) is float and value == value and abs(value) <= MAX_REPORTED_HITS:
+        if value < 0:
+            skips.add(HITS_NEGATIVE)
+            return 0
+        skips.add(HITS_DECIMAL)
+        return int(value)
+    skips.add(HITS_NOT_A_NUMBER)
+    return None
+
+
+def _detect(head: ReportHead) -> bool:
+    return head.kind == "json" and head.json_value_start("source_files") == "["
+
+
+FORMAT = ReportFormat("coveralls", "Coveralls JSON", _detect, parse_coveralls, ("coveralls*.json", "excoveralls.json"))

@@ -1,0 +1,98 @@
+"""SonarQube's generic test coverage XML (``sonar.coverageReportPaths``; gcovr ``--sonarqube``, and
+the converters of many tools).
+
+``<coverage version="1">`` holds ``<file path>`` elements with ``<lineToCover lineNumber covered
+branchesToCover coveredBranches>``. Codecov reads no such format; the rule is SonarQube's own: a line
+not covered is MISS, a covered one is PARTIAL when fewer branches were covered than there are, else
+HIT. The format has no counts: a covered line has 1 hit. Paths are as written (relative to the
+project's base folder, or absolute).
+
+Skipped and counted as in every format (``parsers/_common.py``): a line or branch count that is not a
+number, a line numbered 0 or less, a ``covered`` that is neither ``true`` nor ``false``, a file without
+a path. Streamed with expat, one file at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Iterator
+
+from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
+from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
+from ._format import ParseContext, ReportFormat, ReportHead
+from ._xml import XmlReader, read_xml
+
+__all__ = ["FORMAT", "is_sonarqube", "parse_sonarqube"]
+
+NOT_TRUE_OR_FALSE = "lines whose covered is neither true nor false, skipped"
+_FIRST_CHILD = re.compile(rb"\s*(?:<!--.*?-->\s*)*<(/?)([A-Za-z_][\w.-]*)", re.DOTALL)
+
+
+def parse_sonarqube(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
+    """Yield one ParsedFile per ``<file>`` of a SonarQube generic coverage report read from ``chunks``."""
+    return read_xml(chunks, _SonarReader(context))
+
+
+class _SonarReader(XmlReader):
+    title = "SonarQube generic coverage XML"
+
+    def __init__(self, context: ParseContext) -> None:
+        super().__init__("coverage")
+        self._skips = context.skips
+        self._resolver = context.resolver()
+        self._path = ""
+        self._lines: LineCoverageBuilder | None = None
+
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        if name == "lineToCover":
+            if self._lines is not None:
+                self._line(self._lines, attrs)
+        elif name == "file":
+            self.finish()
+            path = attrs.get("path", "").strip()
+            if not path:
+                self._skips.add(EMPTY_NAME)
+                return
+            self._path = self._resolver.resolve(path)
+            self._lines = LineCoverageBuilder()
+
+    def _line(self, lines: LineCoverageBuilder, attrs: dict[str, str]) -> None:
+        number = line_number(attrs.get("lineNumber", ""), self._path, self._skips)
+        if number is None:
+            return
+        covered = attrs.get("covered", "").strip().lower()
+        if covered not in ("true", "false"):
+            self._skips.add(NOT_TRUE_OR_FALSE)
+            return
+        branches = hit_count(attrs.get("branchesToCover", "0"), number, self._path, self._skips)
+        covered_branches = hit_count(attrs.get("coveredBranches", "0"), number, self._path, self._skips)
+        if branches is None or covered_branches is None:
+            return
+        if covered == "false":
+            lines.add(number, 0, MISS)
+        else:
+            lines.add(number, 1, PARTIAL if covered_branches < branches else HIT)
+
+    def finish(self) -> None:
+        if self._lines is not None:
+            self.done.append(ParsedFile(self._path, self._lines.build()))
+            self._lines = None
+
+
+def is_sonarqube(head: ReportHead) -> bool:
+    """Whether the head is SonarQube's generic coverage: a ``<coverage version=...>`` root without
+    Cobertura's rates or Clover's attributes, whose first child (if any) is a ``<file>``."""
+    if head.xml_root != "coverage" or not head.xml_root_has("version") or not head.xml_root_tag.endswith(b">"):
+        return False
+    if any(head.xml_root_has(name) for name in ("line-rate", "lines-valid", "timestamp", "generated", "clover")):
+        return False
+    if head.xml_root_tag.endswith(b"/>"):
+        return True
+    rest = head.text[head.text.find(head.xml_root_tag) + len(head.xml_root_tag) :]
+    child = _FIRST_CHILD.match(rest)
+    return child is not None and (child.group(1) == b"/" or child.group(2) == b"file")
+
+
+FORMAT = ReportFormat(
+    "sonarqube", "SonarQube generic coverage XML", is_sonarqube, parse_sonarqube, ("sonar*.xml", "*sonarqube*.xml")
+)

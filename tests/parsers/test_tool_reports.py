@@ -1,0 +1,275 @@
+"""The real tools' reports of tests/data/tools/ (generate.sh): each is read to the tool's own per-file
+totals, and the formats one run wrote agree with each other; docs/parsing.md says where a tool's
+semantics and Codecov's differ, and these tests hold exactly those differences."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from flask_coverage.lines import HIT, MISS, PARTIAL, LineCoverage
+from flask_coverage.parsers import Skips, detect_format, merge_by_path, parse_report
+
+TOOLS = Path(__file__).resolve().parent.parent / "data" / "tools"
+#: Where generate.sh built the programs: the absolute paths gcov, llvm-cov, nyc and PHPUnit write.
+WORK = "/tmp/flask-coverage-tools"  # noqa: S108 (a name in the reports, never opened)
+
+
+def read(name: str, **options: object) -> dict[str, LineCoverage]:
+    """The files of tests/data/tools/<name>, merged per path; no line of a real report is skipped."""
+    skips = Skips()
+    files = merge_by_path(parse_report((TOOLS / name).read_bytes(), skips=skips, **options))  # type: ignore[arg-type]
+    assert not skips, skips.summary()
+    assert files
+    return files
+
+
+def states(lines: LineCoverage) -> dict[int, int]:
+    return {line: state for line, _, state in lines}
+
+
+def covered(lines: LineCoverage) -> int:
+    """Lines a tool counts as covered: hit, or partly hit."""
+    totals = lines.totals()
+    return totals.hits + totals.partials
+
+
+# Go
+
+
+def test_go_profiles_of_every_mode_give_the_same_lines():
+    set_mode, count, atomic = (read(f"go/cover-{mode}.out") for mode in ("set", "count", "atomic"))
+    assert list(count) == ["example.com/shapes/shapes.go"]  # the import path, as go test writes it
+    assert count == atomic
+    assert {p: states(f) for p, f in set_mode.items()} == {p: states(f) for p, f in count.items()}
+    assert max(hits for _, hits, _ in count["example.com/shapes/shapes.go"]) == 2  # counts, not 0/1
+
+
+def test_go_lines_follow_go_tool_cover_func():
+    # Every line of a function at 0.0% is missed, at 100.0% hit, and one in between has both.
+    lines = states(read("go/cover-count.out")["example.com/shapes/shapes.go"])
+    functions = []
+    for row in (TOOLS / "go/cover-func.txt").read_text().splitlines():
+        match = re.fullmatch(r"example\.com/shapes/shapes\.go:(\d+):\s+(\w+)\s+([\d.]+)%", row)
+        if match:
+            functions.append((int(match.group(1)), match.group(2), float(match.group(3))))
+    assert [name for _, name, _ in functions] == ["Classify", "Area", "Sum"]
+    bounds = [start for start, _, _ in functions] + [max(lines) + 1]
+    for (start, name, percent), end in zip(functions, bounds[1:]):
+        own = {lines[n] for n in range(start, end) if n in lines}
+        if percent == 0:
+            assert own == {MISS}, name
+        elif percent == 100:
+            assert own == {HIT}, name
+        else:
+            assert HIT in own and own - {HIT}, name
+
+
+# C: gcc + gcov + gcovr, clang + llvm-cov
+
+
+def gcovr_summary() -> dict[str, tuple[int, int]]:
+    rows = (TOOLS / "c/gcovr-summary.txt").read_text().splitlines()
+    found = (re.fullmatch(r"(\S+\.[ch])\s+(\d+)\s+(\d+)\s+\d+%.*", row) for row in rows)
+    return {m.group(1): (int(m.group(2)), int(m.group(3))) for m in found if m}
+
+
+def test_gcov_text_is_read_to_gcovrs_line_totals():
+    summary = gcovr_summary()
+    assert set(summary) == {"main.c", "shapes.c", "shapes.h"}
+    for path, (lines, executed) in summary.items():
+        files = read(f"c/{path}.gcov")
+        assert list(files) == [path]
+        assert (len(files[path]), covered(files[path])) == (lines, executed), path
+
+
+def test_gcovrs_cobertura_and_sonarqube_agree_and_differ_from_gcov_text_only_where_docs_say():
+    cobertura, sonarqube = read("c/gcovr-cobertura.xml"), read("c/gcovr-sonarqube.xml")
+    assert {p: states(f) for p, f in cobertura.items()} == {p: states(f) for p, f in sonarqube.items()}
+    for path, lines in cobertura.items():
+        gcov = states(read(f"c/{path}.gcov")[path])
+        assert set(gcov) == set(states(lines))
+        for number, state in states(lines).items():
+            # gcov text reads branches on if/for/while lines only (Codecov's branch_detection): the
+            # ternary of shapes.h line 3 is partial for gcovr and hit in the gcov text.
+            assert gcov[number] == state or (path, number, gcov[number], state) == ("shapes.h", 3, HIT, PARTIAL)
+
+
+def test_gcov_json_is_gcovrs_cobertura_line_for_line():
+    # gcov's JSON has no source text: a line's untaken branch makes it partial, as gcovr reads it.
+    files = merge_by_path(
+        file for name in ("main", "shapes") for file in parse_report((TOOLS / f"c/{name}.gcov.json").read_bytes())
+    )
+    assert files == read("c/gcovr-cobertura.xml")
+
+
+def test_gcovrs_coveralls_json_is_read_to_gcovrs_line_totals():
+    # Coveralls' format has no branches: a line is covered or not, as gcovr's summary counts it.
+    files = read("c/gcovr-coveralls.json")
+    assert {path: (len(lines), lines.totals().hits) for path, lines in files.items()} == gcovr_summary()
+
+
+def test_codecov_json_written_from_gcov_text_gives_its_lines():
+    # No tool writes Codecov's JSON: codecov/coverage.json is gcov's run of the C program by hand, in
+    # the format's three shapes of a file's lines (an object, a list from line 0, {"lines": [...]}).
+    codecov = read("codecov/coverage.json")
+    assert {path: states(lines) for path, lines in codecov.items()} == {
+        path: states(read(f"c/{path}.gcov")[path]) for path in ("main.c", "shapes.c", "shapes.h")
+    }
+
+
+def test_llvm_cov_lcov_is_read_to_llvm_cov_reports_line_totals():
+    report = {}
+    for row in (TOOLS / "llvm/report.txt").read_text().splitlines():
+        cells = row.split()
+        if cells and cells[0].endswith((".c", ".h")):
+            report[cells[0]] = (int(cells[7]), int(cells[8]))  # Lines, Missed Lines
+    files = read("llvm/export.lcov", root=f"{WORK}/llvm")
+    assert set(files) == set(report) == {"main.c", "shapes.c", "shapes.h"}
+    for path, (lines, missed) in report.items():
+        assert (len(files[path]), files[path].totals().misses) == (lines, missed), path
+
+
+def test_llvm_cov_export_json_is_its_lcov_line_for_line_and_its_report_totals():
+    files = read("llvm/export.json", root=f"{WORK}/llvm")
+    assert files == read("llvm/export.lcov", root=f"{WORK}/llvm")
+    assert sum(lines.totals().partials for lines in files.values()) > 0  # the branches were read
+
+
+def test_llvm_cov_show_text_is_its_lcov_without_closing_braces():
+    # Codecov's rules for the text view: a lone "}" row is no code; without colours no line is partial.
+    lcov = read("llvm/export.lcov", root=f"{WORK}/llvm")
+    plain = read("llvm/show.txt", root=f"{WORK}/llvm")
+    coloured = read("llvm/show-color.txt", root=f"{WORK}/llvm")
+    braces = {"main.c": {10, 13}, "shapes.c": {14, 21}, "shapes.h": set()}
+    for path, lines in lcov.items():
+        expected = {n: HIT if s == PARTIAL else s for n, s in states(lines).items() if n not in braces[path]}
+        assert states(plain[path]) == expected, path
+        # With colours, a counted line holding a red (never run) region is partial: a subset of LCOV's.
+        partial = {n for n, s in states(coloured[path]).items() if s == PARTIAL}
+        assert partial <= {n for n, s in states(lines).items() if s == PARTIAL}, path
+        assert {n: HIT if s == PARTIAL else s for n, s in states(coloured[path]).items()} == expected, path
+    assert sum(lines.totals().partials for lines in coloured.values()) == 2
+
+
+# JavaScript: nyc
+
+
+def nyc_text() -> dict[str, tuple[str, set[int]]]:
+    # " shapes.js |   71.42 |  75 |   66.66 |   66.66 | 4,8,14-15": % Lines and the uncovered lines.
+    rows = {}
+    for row in (TOOLS / "js/nyc-text.txt").read_text().splitlines():
+        cells = [cell.strip() for cell in row.split("|")]
+        if len(cells) == 6 and cells[0].endswith(".js"):
+            uncovered: set[int] = set()
+            for part in filter(None, cells[5].split(",")):
+                first, _, last = part.partition("-")
+                uncovered.update(range(int(first), int(last or first) + 1))
+            rows[cells[0]] = (cells[4], uncovered)
+    return rows
+
+
+def test_istanbul_json_is_read_to_nycs_line_summary():
+    files = read("js/coverage-final.json", root=f"{WORK}/js")
+    summary = nyc_text()
+    assert set(files) == set(summary) == {"main.js", "shapes.js"}
+    for path, (percent, uncovered) in summary.items():
+        lines = files[path]
+        # nyc prints the percentage cut (not rounded) to two decimals: 8 of 12 is "66.66".
+        assert f"{covered(lines) * 10000 // len(lines) / 100:g}" == percent, path
+        assert {n for n, state in states(lines).items() if state == MISS} == uncovered, path
+    assert files["shapes.js"].totals().partials == 2  # the branch maps were read
+
+
+@pytest.mark.parametrize("other", ["js/lcov.info", "js/clover.xml", "js/cobertura-coverage.xml"])
+def test_nycs_formats_of_one_run_agree_line_for_line(other):
+    assert read(other, root=f"{WORK}/js") == read("js/coverage-final.json", root=f"{WORK}/js")
+
+
+# Ruby: SimpleCov
+
+
+def test_simplecov_resultset_is_read_to_simplecovs_summary():
+    match = re.search(r"(\d+) / (\d+) LOC", (TOOLS / "ruby/simplecov-summary.txt").read_text())
+    assert match
+    files = read("ruby/resultset.json", root=f"{WORK}/ruby")
+    assert list(files) == ["shapes.rb"]
+    totals = files["shapes.rb"].totals()
+    assert (totals.hits, totals.lines) == (int(match.group(1)), int(match.group(2)))
+
+
+# R: covr
+
+
+def test_covr_json_is_read_to_covrs_own_percentage():
+    match = re.search(r"R/shapes\.R: ([\d.]+)%", (TOOLS / "r/covr-summary.txt").read_text())
+    assert match
+    lines = read("r/covr.json")["R/shapes.R"]
+    assert f"{covered(lines) * 100 / len(lines):.2f}" == match.group(1)
+    assert states(lines)[4] == MISS and states(lines)[3] == HIT  # element i is line i
+
+
+# Java: JaCoCo
+
+
+def test_jacoco_xml_is_read_to_jacocos_csv():
+    files = read("java/jacoco.xml")
+    with (TOOLS / "java/jacoco.csv").open() as rows:
+        classes = list(csv.DictReader(rows))
+    assert len(classes) == len(files) == 1
+    for row in classes:
+        path = f"{row['PACKAGE'].replace('.', '/')}/{row['CLASS']}.java"  # package + source file
+        lines = files[path]
+        # JaCoCo counts a line with a missed branch as covered; Codecov (and this service) as partial.
+        assert lines.totals().misses == int(row["LINE_MISSED"])
+        assert covered(lines) == int(row["LINE_COVERED"])
+        assert lines.totals().partials > 0
+
+
+# PHP: PHPUnit + pcov
+
+
+def test_phpunits_clover_and_cobertura_agree_with_its_text_summary():
+    text = (TOOLS / "php/text.txt").read_text()
+    match = re.search(r"\nShapes\n.*Lines:\s+[\d.]+% \(\s*(\d+)/\s*(\d+)\)", text)
+    assert match
+    expected = (int(match.group(1)), int(match.group(2)))
+    clover = read("php/clover.xml", root=f"{WORK}/php")
+    cobertura = read("php/cobertura.xml")
+    assert (covered(cobertura["Shapes.php"]), len(cobertura["Shapes.php"])) == expected
+    # Codecov also tracks Clover's type="method" lines (a method's declaration): without them the
+    # Clover file is the Cobertura file, line for line.
+    text = (TOOLS / "php/clover.xml").read_text()
+    shapes = text[text.index("/Shapes.php") : text.index("</file>")]
+    methods = {int(n) for n in re.findall(r'<line num="(\d+)" type="method"', shapes)}
+    assert methods == {5, 19}
+    statements = LineCoverage(entry for entry in clover["Shapes.php"] if entry[0] not in methods)
+    assert statements == cobertura["Shapes.php"]
+    assert len(clover["Shapes.php"]) == expected[1] + 2  # classify and area
+
+
+def test_every_tool_report_is_detected_as_its_format():
+    expected = {
+        "go/cover-set.out": "go",
+        "c/main.c.gcov": "gcov",
+        "c/gcovr-cobertura.xml": "cobertura",
+        "c/gcovr-sonarqube.xml": "sonarqube",
+        "llvm/export.lcov": "lcov",
+        "js/coverage-final.json": "istanbul",
+        "js/clover.xml": "clover",
+        "ruby/resultset.json": "simplecov",
+        "java/jacoco.xml": "jacoco",
+        "php/clover.xml": "clover",
+        "php/cobertura.xml": "cobertura",
+        "c/gcovr-coveralls.json": "coveralls",
+        "codecov/coverage.json": "codecov",
+        "c/main.gcov.json": "gcov_json",
+        "llvm/export.json": "llvm",
+        "llvm/show.txt": "xcode",
+        "llvm/show-color.txt": "xcode",
+        "r/covr.json": "covr",
+    }
+    assert {name: detect_format((TOOLS / name).read_bytes()[:65536]) for name in expected} == expected
