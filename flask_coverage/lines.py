@@ -213,18 +213,20 @@ class LineCoverage:
         states.extend(b_states[j:])
         return LineCoverage._trusted(lines, hits, states)
 
-    def with_branch_states(self, branches: LineCoverage, taken: LineCoverage) -> LineCoverage:
-        """These lines where each line of ``branches`` (hits: its number of branches) takes its state
-        from ``taken`` (the same lines; hits: the branches taken): all HIT, none MISS, else PARTIAL.
-        A branch line not tracked here is added, its hits the branches taken (LCOV's ``BRDA`` rule)."""
+    def with_branch_states(self, branches: LineCoverage, one: int) -> LineCoverage:
+        """These lines where each line of ``branches`` takes its state from its branches: all taken
+        HIT, none MISS, else PARTIAL. A branch line's hits hold ``one`` per branch plus 1 per branch
+        taken (LCOV's ``BRDA`` records, summed); one not tracked here is added, its hits the branches
+        taken."""
         where = dict(zip(self._lines, range(len(self._lines))))  # built in C: cheap per line
         states = bytearray(self._states)
         added = []
-        for line, count, hits in zip(branches._lines, branches._hits, taken._hits):
-            state = HIT if hits == count else MISS if hits == 0 else PARTIAL
+        for line, packed in zip(branches._lines, branches._hits):
+            count, taken = packed // one, packed % one
+            state = HIT if taken >= count else MISS if taken == 0 else PARTIAL
             k = where.get(line)
             if k is None:
-                added.append((line, hits, state))
+                added.append((line, taken, state))
             else:
                 states[k] = state
         result = LineCoverage._trusted(self._lines, self._hits, states)

@@ -40,6 +40,9 @@ OUTSIDE_A_FILE = "DA or BRDA records outside an SF: block, skipped"
 SHORT_BRDA = "BRDA records without line, block, branch and taken, skipped"
 NOT_CLOSED = "SF: blocks without end_of_record, closed"
 
+# A BRDA record's weight in _Branches: up to 4095 branches a line are counted exactly (hits saturate).
+_ONE_BRANCH = 1 << 20
+
 
 def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per ``SF:`` ... ``end_of_record`` block of an LCOV tracefile.
@@ -109,9 +112,14 @@ def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                     skips.add(SHORT_BRDA)
                     continue
                 # The branch's name may hold commas (coverage.py's descriptions): taken is the last field.
-                branch_line = line_number(body.partition(",")[0], path, skips)
+                number_text = body[: body.find(",")]
+                if number_text.isdecimal() and len(number_text) < 9 and 0 < int(number_text) <= MAX_LINE_NUMBER:
+                    branch_line: int | None = int(number_text)
+                else:
+                    branch_line = line_number(number_text, path, skips)
                 if branch_line is not None:
-                    branches.add(branch_line, body.rpartition(",")[2].strip() not in ("-", "0"))
+                    taken = body[body.rfind(",") + 1 :].strip()
+                    branches.add(branch_line, taken != "-" and taken != "0")
             elif record.startswith("SF:"):
                 if builder is not None:
                     skips.add(NOT_CLOSED)
@@ -146,24 +154,31 @@ def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
 
 
 class _Branches:
-    """The ``BRDA`` records of one file, kept as compactly as its ``DA`` lines (9 bytes a record)."""
+    """The ``BRDA`` records of one file in one builder, as compactly as its ``DA`` lines: each record
+    adds ``2**20`` (one branch) plus 1 if taken to its line's hits, which the builder sums per line."""
 
     def __init__(self) -> None:
-        self.total = LineCoverageBuilder()  # hits: branches of the line
-        self.taken = LineCoverageBuilder()  # hits: branches taken
+        self.builder = LineCoverageBuilder()
+        self._line = self._packed = 0  # the records of one line come together: summed before adding
 
     def add(self, line: int, taken: bool) -> None:
-        self.total.add(line, 1, MISS)
-        self.taken.add(line, 1 if taken else 0, MISS)
+        if line != self._line:
+            if self._line:
+                self.builder.add(self._line, self._packed, MISS)
+            self._line, self._packed = line, 0
+        self._packed += _ONE_BRANCH + 1 if taken else _ONE_BRANCH
 
     def apply(self, builder: LineCoverageBuilder) -> LineCoverage:
         """The file's lines, where a line with branches takes its state from them, as on Codecov: all
         taken HIT, none MISS, some PARTIAL; a line with branches and no ``DA`` is tracked, its hits
         the number of branches taken."""
         lines = builder.build()
-        if not len(self.total):
+        if self._line:
+            self.builder.add(self._line, self._packed, MISS)
+            self._line = 0
+        if not len(self.builder):
             return lines
-        return lines.with_branch_states(self.total.build(), self.taken.build())
+        return lines.with_branch_states(self.builder.build(), _ONE_BRANCH)
 
 
 def _detect(head: ReportHead) -> bool:

@@ -35,7 +35,7 @@ def test_the_flags_tab(make_app: Callable[..., Flask], make_database_url: Callab
     web = webtest.TestApp(app)
     overview = web.get("/gh/acme/widgets")
     tabs = overview.html.select(".coverage-tabs a")
-    assert [a.text for a in tabs] == ["Overview", "Flags"] and tabs[0]["aria-current"] == "page"
+    assert [a.text for a in tabs] == ["Overview", "Flags", "Settings"] and tabs[0]["aria-current"] == "page"
     page = web.get(tabs[1]["href"])
     rows = [
         [cell.text.split()[0] for cell in row.select("td")[:2]]

@@ -208,3 +208,12 @@ def test_the_flags_and_settings_tabs(
         page.screenshot(path=str(tmp_path / f"settings-{width}.png"), full_page=True)
         assert serious_violations(page) == []
     assert page_errors == []
+
+
+def test_the_other_pages_have_no_serious_accessibility_violation(browser_page: Any, base: str) -> None:
+    page = browser_page
+    page.goto(f"{base}/gh/globex/platform/tree/main/flat")
+    file_view = page.get_attribute("#coverage-files tbody a >> nth=0", "href")
+    for path in ("/", "/gh/globex", file_view, "/gh/globex/nothing"):
+        page.goto(f"{base}{path}")
+        assert serious_violations(page) == [], path

@@ -18,6 +18,7 @@ from flask import Flask
 from flask_coverage import operations
 from flask_coverage.ingest import upload_report
 from flask_coverage.queries.graph_records import read_graph_records
+from flask_coverage.queries.repositories import get_owner
 from flask_coverage.svg import GRAPH_DEFAULTS, coverage_color
 from flask_coverage.svg.hierarchy import build_hierarchy
 from flask_coverage.svg.params import MIN_BLOCK_SIZE
@@ -62,8 +63,13 @@ def known_block_center(kind: str, records: list[Any]) -> tuple[int, int]:
 
 @pytest.fixture
 def served(make_app: Callable[..., Flask], make_database_url: Callable[[], str], live_server: Any) -> dict[str, Any]:
-    """A host app with acme/widgets (public) and acme/secret (private), both at marshmallow's report."""
+    """A host app with acme/widgets (public) and acme/secret (private), both at marshmallow's report; the
+    visitor is signed in as bob, an activated member of acme."""
     app = make_app(make_database_url())
+
+    @app.extensions["coverage"].service.current_user_loader
+    def signed_in() -> Any:
+        return get_owner("github", "bob")
 
     @app.get("/embed/<path:graph>")
     def embed(graph: str) -> str:
@@ -73,6 +79,8 @@ def served(make_app: Callable[..., Flask], make_database_url: Callable[[], str],
     with app.app_context():
         operations.add_org("github", "acme")
         secret = operations.add_repo("github", "acme", "secret", private=True)
+        operations.add_user("github", "bob")
+        operations.add_member("github", "acme", "bob", activated=True)
         root = "/home/runner/work/marshmallow/marshmallow"
         for repository in (operations.add_repo("github", "acme", "widgets"), secret):
             commit = upload_report(repository, REPORT.read_bytes(), commit=SHA, branch="main", root=root)
@@ -116,7 +124,8 @@ def test_a_click_on_a_block_opens_its_file_view(
     page.goto(f"{served['base']}/gh/acme/secret/branch/main/graphs/{kind}.svg?token={token}")
     assert_color_near(png_pixels(page.screenshot())[y][x], served["color"])
     page.mouse.click(x, y)
-    page.wait_for_url(f"{served['base']}/gh/acme/secret/branch/main/blob/{KNOWN}?token={token}")
+    # The link carries no graph token (it opens images only): the member reads the file signed in.
+    page.wait_for_url(f"{served['base']}/gh/acme/secret/branch/main/blob/{KNOWN}")
     assert page.text_content("h1") == KNOWN
     assert page.locator("tr.coverage-miss").count() > 0
     # The page's style sheet applies (the CSP allows it): missed lines are tinted.
