@@ -219,8 +219,16 @@ def _may_cache(cache: Any, variants_key: str, key: str, size: int, repository_id
 def _count(cache: Any, counter: str, size: int, budget: int, timeout: int) -> bool:
     """Add ``size`` to the byte counter ``counter`` (made with an expiry, so that no counter outlives its
     period) and say whether it stays within ``budget``."""
-    cache.add(counter, 0, timeout=2 * timeout)
-    stored = cache.cache.inc(counter, size)  # the backend's own: atomic in Redis, and keeps the expiry
+    backend = cache.cache
+    client = getattr(backend, "_write_client", None)
+    if client is not None:
+        # Redis: INCRBY and EXPIRE in one round trip (older cachelib pickles what ``add`` stores, which
+        # INCRBY then refuses).
+        key = backend.key_prefix + counter
+        stored, _ = client.pipeline().incrby(key, size).expire(key, 2 * timeout).execute()
+    else:
+        cache.add(counter, 0, timeout=2 * timeout)
+        stored = backend.inc(counter, size)  # the backend's own, which keeps the expiry
     return stored is not None and stored <= budget
 
 
