@@ -56,6 +56,19 @@ def test_readers_get_the_snippets(testapp: TestApp, site: None) -> None:
     assert testapp.post(PAGE, {"action": "rotate-upload-token"}, headers={"X-User": "bob"}, status=403)
 
 
+def test_readers_see_the_stored_codecov_yml(testapp: TestApp, site: None) -> None:
+    assert "None stored" in testapp.get(PAGE).html.select_one("#coverage-yaml").text
+    text = "coverage:\n  range: 60..80\n# <b>not markup</b>\n"
+    operations.set_repository_yaml("github", "acme", "widgets", text)
+    page = testapp.get(PAGE)
+    assert page.html.select_one("pre#coverage-yaml").text == text
+    assert "<b>not markup</b>" not in page.text  # escaped
+    for headers in ({}, {"X-User": "eve"}):  # a private repository's YAML: its readers only
+        operations.set_repository_yaml("github", "acme", "secret", text)
+        testapp.get("/gh/acme/secret/settings", headers=headers, status=404)
+    assert testapp.get("/gh/acme/secret/settings", headers={"X-User": "bob"}).html.select_one("pre#coverage-yaml")
+
+
 def test_a_private_repository_s_snippets_carry_its_graph_token(app: Flask, testapp: TestApp, site: None) -> None:
     token = find_repository("github", "acme", "secret").image_token
     page = testapp.get("/gh/acme/secret/settings", headers={"X-User": "bob"})
