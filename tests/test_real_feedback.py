@@ -1,0 +1,324 @@
+"""Pull-request feedback end to end: the pinned ``codecov-cli`` uploading to gunicorn on loopback, a git
+mirror with a ``codecov.yml``, and the real GitHub client talking HTTP to a recording fake of GitHub's API.
+
+A base commit on ``main`` and a pull (#7) with two pushes; each push is uploaded with ``--pr 7`` and
+``flask coverage notify`` sends what is due. The fake records the statuses per sha and the comment's
+requests; the patch coverage is checked against a reference computed here from ``git diff base...head``
+of the mirror and the uploaded report's lines. Marked ``clients`` (tests/test_real_uploaders.py installs
+the client and runs gunicorn the same way).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping
+from decimal import ROUND_DOWN, Decimal
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+from production_service import Gunicorn
+from test_real_uploaders import client_env, codecovcli, install_clients, run
+
+from tests.git_history import commit, git, lcov
+from tests.providers.fakes import FakeHost, Request, fake_host
+
+pytestmark = pytest.mark.clients
+
+SECRET_KEY = "real-feedback-test"
+PULL = 7
+#: The project must reach 60%, the lines a pull adds 80%.
+CODECOV_YML = """\
+coverage:
+  status:
+    project:
+      default:
+        target: 60%
+    patch:
+      default:
+        target: 80%
+"""
+APP_V1 = "".join(f"x{n} = {n}\n" for n in range(1, 21))
+# The first push changes lines 3-6 and adds 21-24 to app.py; the second also adds lib.py (10 lines).
+APP_V2 = APP_V1.replace("x3 = 3\n", "x3 = 33\n").replace("x6 = 6\n", "x6 = 66\n") + "".join(
+    f"y{n} = {n}\n" for n in range(21, 25)
+)
+LIB = "".join(f"z{n} = {n}\n" for n in range(1, 11))
+
+#: What each commit's upload says: {path: {line: hits}}.
+BASE_REPORT = {"app.py": {n: int(n <= 14) for n in range(1, 21)}}  # 14/20: 70%
+FIRST_REPORT = {"app.py": {**{n: int(n <= 10) for n in range(1, 21)}, 21: 1, 22: 0, 23: 0, 24: 0}}  # 11/24
+SECOND_REPORT = {
+    "app.py": {**{n: int(n <= 14) for n in range(1, 21)}, 21: 1, 22: 1, 23: 1, 24: 0},
+    "lib.py": {n: int(n != 5) for n in range(1, 11)},
+}
+
+
+def create_app(settings: Mapping[str, str] = os.environ, public_url: Optional[str] = None) -> Any:
+    """The app gunicorn serves (and ``flask coverage notify`` runs in, with ``public_url``): the service
+    with a git mirror and GitHub's API at the fake's URL, from ``settings``; the sender thread off.
+    gunicorn's port is known once it runs, so its workers answer at the address asked (no public URL)."""
+    from flask import Flask
+
+    from flask_coverage import CoverageService
+
+    app = Flask("real_feedback")
+    app.config.update(
+        SECRET_KEY=SECRET_KEY,
+        SQLALCHEMY_DATABASE_URI=settings["FEEDBACK_TEST_DATABASE_URL"],
+        COVERAGE_SOURCE_GIT_ROOT=settings["FEEDBACK_TEST_GIT_ROOT"],
+        COVERAGE_PROVIDERS={"github": {"url": settings["FEEDBACK_TEST_GITHUB_URL"], "token": "t"}},
+        COVERAGE_PUBLIC_URL=public_url,
+        COVERAGE_FEEDBACK_SENDER=False,
+        COVERAGE_FEEDBACK_DELAY=0,
+    )
+    CoverageService(app)
+    return app
+
+
+def github_routes(host: FakeHost) -> None:
+    """The pull (its head in ``host.state["head"]``), statuses and comments, as GitHub answers them."""
+    comments: dict[int, str] = host.state.setdefault("comments", {})
+    repo = "/repos/acme/widgets"
+
+    @host.route("GET", repo + rf"/pulls/{PULL}")
+    def pull(request: Request, match: re.Match[str]) -> Any:
+        body = {
+            "number": PULL,
+            "state": "open",
+            "merged_at": None,
+            "title": "More lines",
+            "base": {"ref": "main", "sha": host.state["base"]},
+            "head": {"ref": "feature", "sha": host.state["head"]},
+        }
+        return 200, body, {}
+
+    @host.route("POST", repo + r"/issues/(\d+)/comments")
+    def create(request: Request, match: re.Match[str]) -> Any:
+        number = 1000 + len(comments)
+        comments[number] = request.body["body"]
+        return 201, {"id": number, "body": request.body["body"]}, {}
+
+    @host.route("PATCH", repo + r"/issues/comments/(\d+)")
+    def edit(request: Request, match: re.Match[str]) -> Any:
+        if int(match[1]) not in comments:
+            return 404, {"message": "Not Found"}, {}
+        comments[int(match[1])] = request.body["body"]
+        return 200, {"id": int(match[1])}, {}
+
+    @host.route("POST", repo + r"/statuses/([0-9a-f]{40})")
+    def status(request: Request, match: re.Match[str]) -> Any:
+        return 201, {"id": 1, **request.body}, {}
+
+
+def seed(settings: Mapping[str, str]) -> str:
+    """The tables and github/acme/widgets; returns its upload token."""
+    from flask_coverage import operations
+
+    app = create_app(settings)
+    with app.app_context():
+        operations.init_db()
+        operations.add_org("github", "acme")
+        token = operations.add_repo("github", "acme", "widgets").upload_token
+    with app.app_context():
+        app.extensions["sqlalchemy"].engine.dispose()
+    return token
+
+
+@pytest.fixture(scope="module")
+def world(module_database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The git history and its bare mirror, the fake GitHub, gunicorn, and the uploader."""
+    work = str(tmp_path_factory.mktemp("feedback-work"))
+    git("init", "-q", work, cwd=work)
+    base = commit(work, "base", {"app.py": APP_V1, "codecov.yml": CODECOV_YML})
+    git("checkout", "-q", "-b", "feature", cwd=work)
+    first = commit(work, "first push", {"app.py": APP_V2})
+    second = commit(work, "second push", {"lib.py": LIB})
+    git("checkout", "-q", "main", cwd=work)
+    root = tmp_path_factory.mktemp("feedback-mirrors")
+    mirror = root / "github" / "acme" / "widgets.git"
+    mirror.parent.mkdir(parents=True)
+    git("clone", "-q", "--mirror", work, str(mirror), cwd=work)
+    clients = install_clients()
+    with fake_host() as github, tempfile.TemporaryDirectory() as log_dir:
+        github_routes(github)
+        github.state.update(base=base, head=first)
+        env = {
+            "FEEDBACK_TEST_DATABASE_URL": module_database_url,
+            "FEEDBACK_TEST_GIT_ROOT": str(root),
+            "FEEDBACK_TEST_GITHUB_URL": github.url,
+            "PYTHONPATH": str(Path(__file__).parent.parent),
+        }
+        token = seed(env)
+        gunicorn = Gunicorn(
+            "test_real_feedback:create_app()", workers=2, env=env, chdir=Path(__file__).parent, log_dir=log_dir
+        )
+        with gunicorn:
+            url = f"http://127.0.0.1:{gunicorn.port}"
+            app = create_app(env, public_url=url)  # where notify runs
+            yield {
+                "app": app,
+                "log": gunicorn.log_path,
+                "github": github,
+                "clients": clients,
+                "server": {"url": url, "token": token},
+                "work": work,
+                "mirror": str(mirror),
+                "shas": {"base": base, "first": first, "second": second},
+            }
+        with app.app_context():
+            app.extensions["sqlalchemy"].engine.dispose()
+
+
+def upload(world: dict[str, Any], sha: str, report: dict[str, dict[int, int]], **options: str) -> None:
+    """``report`` uploaded for ``sha`` by codecov-cli's upload-process, run in a checkout of ``sha``."""
+    work = world["work"]
+    git("checkout", "-q", "--detach", sha, cwd=work)
+    name = options.pop("name", "coverage")
+    path = Path(work) / f"{name}.lcov"
+    path.write_bytes(lcov(report))
+    try:
+        argv = codecovcli(world["clients"], world["server"], ["upload-process"], sha, file=path.name, **options)
+        result = run(argv, Path(work))
+        assert result.returncode == 0, result.stderr + result.stdout + world["log"].read_text()
+    finally:
+        path.unlink()
+        git("checkout", "-q", "main", cwd=work)
+
+
+def notify(world: dict[str, Any]) -> str:
+    result = world["app"].test_cli_runner().invoke(args=["coverage", "notify"])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def added_lines(mirror: str, base: str, head: str) -> dict[str, set[int]]:
+    """Each file's added line numbers in ``git diff base...head`` of the mirror (the hunks' ``+`` sides)."""
+    diff = git("--git-dir", mirror, "diff", "-U0", "--no-color", f"{base}...{head}", cwd=mirror)
+    added: dict[str, set[int]] = {}
+    path = ""
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else ""
+        elif line.startswith("@@") and path:
+            match = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
+            assert match
+            start, count = int(match[1]), int(match[2] if match[2] is not None else 1)
+            added.setdefault(path, set()).update(range(start, start + count))
+    return added
+
+
+def percent(hits: int, lines: int) -> str:
+    """As the statuses say it (codecov.yml's default precision 2, rounded down)."""
+    return str((Decimal(100 * hits) / lines).quantize(Decimal("0.01"), rounding=ROUND_DOWN))
+
+
+def reference_patch(world: dict[str, Any], head: str, report: dict[str, dict[int, int]]) -> tuple[int, int]:
+    """(hits, lines with coverage) among the lines the pull adds up to ``head``."""
+    added = added_lines(world["mirror"], world["shas"]["base"], head)
+    covered = [hits for path, lines in added.items() for n, hits in report.get(path, {}).items() if n in lines]
+    return sum(1 for hits in covered if hits), len(covered)
+
+
+def project(report: dict[str, dict[int, int]]) -> tuple[int, int]:
+    return sum(1 for lines in report.values() for hits in lines.values() if hits), sum(map(len, report.values()))
+
+
+def statuses(github: FakeHost, sha: str) -> dict[str, dict[str, Any]]:
+    """The last status GitHub was sent per context for ``sha``."""
+    sent = [r for r in github.sent("POST") if r.route.endswith(f"/statuses/{sha}")]
+    return {r.body["context"]: r.body for r in sent}
+
+
+def comment_requests(github: FakeHost) -> list[tuple[str, str]]:
+    return [(r.method, r.route) for r in github.requests if "/comments" in r.route]
+
+
+def test_two_pushes_give_statuses_per_sha_and_one_comment_edited(world: dict[str, Any]) -> None:
+    github, shas = world["github"], world["shas"]
+    upload(world, shas["base"], BASE_REPORT, branch="main")
+    notify(world)
+    base_statuses = statuses(github, shas["base"])
+    assert base_statuses["codecov/project"]["state"] == "success"  # 70% >= 60%
+    assert comment_requests(github) == []  # not a pull
+
+    # First push: the project at 11/24 misses 60%, the patch (changed 3, 6; added 21-24) misses 80%.
+    github.state["head"] = shas["first"]
+    upload(world, shas["first"], FIRST_REPORT, branch="feature", pr=str(PULL))
+    notify(world)
+    hits, lines = reference_patch(world, shas["first"], FIRST_REPORT)
+    assert (hits, lines) == (3, 6)  # lines 3, 6 and 21 hit; 22-24 not
+    first = statuses(github, shas["first"])
+    assert first["codecov/project"]["state"] == "failure"
+    assert first["codecov/project"]["description"].startswith(f"{percent(*project(FIRST_REPORT))}% (target 60.00%)")
+    assert first["codecov/patch"]["state"] == "failure"
+    assert first["codecov/patch"]["description"] == f"{percent(hits, lines)}% of diff hit (target 80.00%)"
+    assert first["codecov/patch"]["target_url"] == f"{world['server']['url']}/gh/acme/widgets/pull/{PULL}"
+    (created,) = [r for r in github.sent("POST") if r.route.endswith("/comments")]
+    assert comment_requests(github) == [("POST", f"/repos/acme/widgets/issues/{PULL}/comments")]
+    (comment_id,) = github.state["comments"]
+    assert f"Patch coverage is `{percent(hits, lines)}%` with `{lines - hits} lines`" in created.body["body"]
+
+    # Second push: both targets reached; the comment is edited in place, not posted again.
+    github.state["head"] = shas["second"]
+    upload(world, shas["second"], SECOND_REPORT, branch="feature", pr=str(PULL))
+    notify(world)
+    hits, lines = reference_patch(world, shas["second"], SECOND_REPORT)
+    assert (hits, lines) == (14, 16)
+    second = statuses(github, shas["second"])
+    assert second["codecov/project"]["state"] == "success"
+    assert second["codecov/patch"]["state"] == "success"
+    assert second["codecov/patch"]["description"] == f"{percent(hits, lines)}% of diff hit (target 80.00%)"
+    assert statuses(github, shas["first"]) == first  # the first push's statuses stay as they were
+    assert comment_requests(github) == [
+        ("POST", f"/repos/acme/widgets/issues/{PULL}/comments"),
+        ("PATCH", f"/repos/acme/widgets/issues/comments/{comment_id}"),
+    ]
+    body = github.state["comments"][comment_id]
+    assert f"Patch coverage is `{percent(hits, lines)}%` with `{lines - hits} lines`" in body
+    assert shas["second"][:7] in body
+
+    # Eight parallel uploads to the head: one edit, one status per context.
+    before = len(github.requests)
+    processes = []
+    merged = {path: dict(lines) for path, lines in SECOND_REPORT.items()}
+    for k in range(8):
+        report = {"app.py": {21 + (k % 4): 1}}
+        merged["app.py"][21 + (k % 4)] = 1
+        work = Path(world["work"])
+        git("checkout", "-q", "--detach", shas["second"], cwd=str(work))
+        (work / f"part{k}.lcov").write_bytes(lcov(report))
+    argvs = [
+        codecovcli(
+            world["clients"],
+            world["server"],
+            ["upload-process"],
+            shas["second"],
+            file=f"part{k}.lcov",
+            branch="feature",
+            pr=str(PULL),
+            name=f"part{k}",
+        )
+        for k in range(8)
+    ]
+    for argv in argvs:
+        processes.append(
+            subprocess.Popen(  # noqa: S603 - fixed argv: the pinned codecovcli
+                argv, cwd=world["work"], env=client_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            )
+        )
+    outputs = [process.communicate(timeout=180)[0] for process in processes]
+    git("checkout", "-q", "main", cwd=world["work"])
+    assert all(process.returncode == 0 for process in processes), outputs
+    notify(world)
+    after = [(r.method, r.route) for r in github.requests[before:]]
+    assert after.count(("PATCH", f"/repos/acme/widgets/issues/comments/{comment_id}")) == 1, after
+    assert not any(method == "POST" and "/comments" in route for method, route in after)
+    sent_statuses = [r.body["context"] for r in github.requests[before:] if "/statuses/" in r.route]
+    assert sorted(sent_statuses) == sorted(set(sent_statuses))  # at most one per context
+    hits, lines = reference_patch(world, shas["second"], merged)
+    assert (hits, lines) == (15, 16)
+    assert statuses(github, shas["second"])["codecov/patch"]["description"].startswith(f"{percent(hits, lines)}% ")
