@@ -253,7 +253,7 @@ def test_two_pushes_give_statuses_per_sha_and_one_comment_edited(world: dict[str
     assert (hits, lines) == (3, 6)  # lines 3, 6 and 21 hit; 22-24 not
     first = statuses(github, shas["first"])
     assert first["codecov/project"]["state"] == "failure"
-    assert first["codecov/project"]["description"].startswith(f"{percent(*project(FIRST_REPORT))}% (target 60.00%)")
+    assert first["codecov/project"]["description"] == f"{percent(*project(FIRST_REPORT))}% (target 60.00%)"
     assert first["codecov/patch"]["state"] == "failure"
     assert first["codecov/patch"]["description"] == f"{percent(hits, lines)}% of diff hit (target 80.00%)"
     assert first["codecov/patch"]["target_url"] == f"{world['server']['url']}/gh/acme/widgets/pull/{PULL}"
@@ -270,6 +270,7 @@ def test_two_pushes_give_statuses_per_sha_and_one_comment_edited(world: dict[str
     assert (hits, lines) == (14, 16)
     second = statuses(github, shas["second"])
     assert second["codecov/project"]["state"] == "success"
+    assert second["codecov/project"]["description"] == f"{percent(*project(SECOND_REPORT))}% (target 60.00%)"
     assert second["codecov/patch"]["state"] == "success"
     assert second["codecov/patch"]["description"] == f"{percent(hits, lines)}% of diff hit (target 80.00%)"
     assert statuses(github, shas["first"]) == first  # the first push's statuses stay as they were
@@ -318,7 +319,9 @@ def test_two_pushes_give_statuses_per_sha_and_one_comment_edited(world: dict[str
     assert after.count(("PATCH", f"/repos/acme/widgets/issues/comments/{comment_id}")) == 1, after
     assert not any(method == "POST" and "/comments" in route for method, route in after)
     sent_statuses = [r.body["context"] for r in github.requests[before:] if "/statuses/" in r.route]
-    assert sorted(sent_statuses) == sorted(set(sent_statuses))  # at most one per context
+    assert sorted(sent_statuses) == ["codecov/patch", "codecov/project"]  # one per context
     hits, lines = reference_patch(world, shas["second"], merged)
     assert (hits, lines) == (15, 16)
-    assert statuses(github, shas["second"])["codecov/patch"]["description"].startswith(f"{percent(hits, lines)}% ")
+    head = statuses(github, shas["second"])
+    assert head["codecov/patch"]["description"] == f"{percent(hits, lines)}% of diff hit (target 80.00%)"
+    assert head["codecov/project"]["description"] == f"{percent(*project(merged))}% (target 60.00%)"
