@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from decimal import ROUND_DOWN, Decimal
 from pathlib import Path
@@ -59,8 +60,9 @@ SECOND_REPORT = {
 
 def create_app(settings: Mapping[str, str] = os.environ, public_url: Optional[str] = None) -> Any:
     """The app gunicorn serves (and ``flask coverage notify`` runs in, with ``public_url``): the service
-    with a git mirror and GitHub's API at the fake's URL, from ``settings``; the sender thread off.
-    gunicorn's port is known once it runs, so its workers answer at the address asked (no public URL)."""
+    with a git mirror and GitHub's API at the fake's URL, from ``settings``; the sender thread on with
+    ``FEEDBACK_TEST_SENDER=1``, else off (notify sends). gunicorn's port is known once it runs, so its
+    workers answer at the address asked (no public URL)."""
     from flask import Flask
 
     from flask_coverage import CoverageService
@@ -72,7 +74,7 @@ def create_app(settings: Mapping[str, str] = os.environ, public_url: Optional[st
         COVERAGE_SOURCE_GIT_ROOT=settings["FEEDBACK_TEST_GIT_ROOT"],
         COVERAGE_PROVIDERS={"github": {"url": settings["FEEDBACK_TEST_GITHUB_URL"], "token": "t"}},
         COVERAGE_PUBLIC_URL=public_url,
-        COVERAGE_FEEDBACK_SENDER=False,
+        COVERAGE_FEEDBACK_SENDER=settings.get("FEEDBACK_TEST_SENDER") == "1",
         COVERAGE_FEEDBACK_DELAY=0,
     )
     CoverageService(app)
@@ -80,19 +82,21 @@ def create_app(settings: Mapping[str, str] = os.environ, public_url: Optional[st
 
 
 def github_routes(host: FakeHost) -> None:
-    """The pull (its head in ``host.state["head"]``), statuses and comments, as GitHub answers them."""
+    """The pulls (their heads in ``host.state["heads"]``), statuses and comments, as GitHub answers them."""
     comments: dict[int, str] = host.state.setdefault("comments", {})
     repo = "/repos/acme/widgets"
 
-    @host.route("GET", repo + rf"/pulls/{PULL}")
+    @host.route("GET", repo + r"/pulls/(\d+)")
     def pull(request: Request, match: re.Match[str]) -> Any:
+        if int(match[1]) not in host.state["heads"]:
+            return 404, {"message": "Not Found"}, {}
         body = {
-            "number": PULL,
+            "number": int(match[1]),
             "state": "open",
             "merged_at": None,
             "title": "More lines",
             "base": {"ref": "main", "sha": host.state["base"]},
-            "head": {"ref": "feature", "sha": host.state["head"]},
+            "head": {"ref": "feature", "sha": host.state["heads"][int(match[1])]},
         }
         return 200, body, {}
 
@@ -145,7 +149,7 @@ def world(module_database_url: str, tmp_path_factory: pytest.TempPathFactory) ->
     clients = install_clients()
     with fake_host() as github, tempfile.TemporaryDirectory() as log_dir:
         github_routes(github)
-        github.state.update(base=base, head=first)
+        github.state.update(base=base, heads={PULL: first})
         env = {
             "FEEDBACK_TEST_DATABASE_URL": module_database_url,
             "FEEDBACK_TEST_GIT_ROOT": str(root),
@@ -160,6 +164,7 @@ def world(module_database_url: str, tmp_path_factory: pytest.TempPathFactory) ->
             url = f"http://127.0.0.1:{gunicorn.port}"
             app = create_app(env, public_url=url)  # where notify runs
             yield {
+                "env": env,
                 "app": app,
                 "log": gunicorn.log_path,
                 "github": github,
@@ -246,7 +251,7 @@ def test_two_pushes_give_statuses_per_sha_and_one_comment_edited(world: dict[str
     assert comment_requests(github) == []  # not a pull
 
     # First push: the project at 11/24 misses 60%, the patch (changed 3, 6; added 21-24) misses 80%.
-    github.state["head"] = shas["first"]
+    github.state["heads"][PULL] = shas["first"]
     upload(world, shas["first"], FIRST_REPORT, branch="feature", pr=str(PULL))
     notify(world)
     hits, lines = reference_patch(world, shas["first"], FIRST_REPORT)
@@ -263,7 +268,7 @@ def test_two_pushes_give_statuses_per_sha_and_one_comment_edited(world: dict[str
     assert f"Patch coverage is `{percent(hits, lines)}%` with `{lines - hits} lines`" in created.body["body"]
 
     # Second push: both targets reached; the comment is edited in place, not posted again.
-    github.state["head"] = shas["second"]
+    github.state["heads"][PULL] = shas["second"]
     upload(world, shas["second"], SECOND_REPORT, branch="feature", pr=str(PULL))
     notify(world)
     hits, lines = reference_patch(world, shas["second"], SECOND_REPORT)
@@ -325,3 +330,26 @@ def test_two_pushes_give_statuses_per_sha_and_one_comment_edited(world: dict[str
     head = statuses(github, shas["second"])
     assert head["codecov/patch"]["description"] == f"{percent(hits, lines)}% of diff hit (target 80.00%)"
     assert head["codecov/project"]["description"] == f"{percent(*project(merged))}% (target 60.00%)"
+
+
+def test_the_workers_sender_thread_delivers_without_notify(world: dict[str, Any]) -> None:
+    """gunicorn's workers with their sender thread on (the default): an upload's feedback arrives alone."""
+    github, shas = world["github"], world["shas"]
+    pull = PULL + 1
+    github.state["heads"][pull] = shas["first"]
+    env = {**world["env"], "FEEDBACK_TEST_SENDER": "1"}
+    with tempfile.TemporaryDirectory() as log_dir:
+        gunicorn = Gunicorn(
+            "test_real_feedback:create_app()", workers=2, env=env, chdir=Path(__file__).parent, log_dir=log_dir
+        )
+        with gunicorn:
+            server = {"url": f"http://127.0.0.1:{gunicorn.port}", "token": world["server"]["token"]}
+            upload({**world, "server": server}, shas["first"], FIRST_REPORT, branch="feature", pr=str(pull), name="t")
+            deadline = time.monotonic() + 60
+            route = f"/repos/acme/widgets/issues/{pull}/comments"
+            while time.monotonic() < deadline and not any(r.route == route for r in github.sent("POST")):
+                time.sleep(0.1)
+    (created,) = [r for r in github.sent("POST") if r.route == route]
+    hits, lines = reference_patch(world, shas["first"], FIRST_REPORT)
+    assert f"Patch coverage is `{percent(hits, lines)}%` with `{lines - hits} lines`" in created.body["body"]
+    assert statuses(github, shas["first"])["codecov/patch"]["state"] == "failure"
