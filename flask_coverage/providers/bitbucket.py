@@ -13,8 +13,8 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 from ..models import Repository
-from . import CommentGone, ProviderError, PullInfo, StatusState
-from .http import Transport
+from . import ProviderError, PullInfo, StatusState
+from .http import Transport, comment_id_of
 
 _STATES = {"OPEN": "open", "MERGED": "merged", "DECLINED": "closed", "SUPERSEDED": "closed"}
 _STATUS = {"success": "SUCCESSFUL", "failure": "FAILED", "error": "FAILED", "pending": "INPROGRESS"}
@@ -91,14 +91,7 @@ class Bitbucket:
         else:
             path = f"{comments}/{int(comment_id)}"
             answer = self.http.request("PUT", path, body=content, headers=self.headers, allow=(404,))
-        if answer.status == 404:
-            if comment_id is not None:
-                raise CommentGone(f"bitbucket has no comment {comment_id} any more", status=404)
-            raise ProviderError(f"bitbucket has no pull request {number} to comment on", status=404)
-        try:
-            return str(int(answer.json()["id"]))
-        except (KeyError, TypeError, ValueError):
-            raise ProviderError("bitbucket answered a comment with something unexpected") from None
+        return comment_id_of(answer, "bitbucket", number, comment_id, ("comment", "pull request"))
 
     def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
         path = f"{_repo(repository)}/pullrequests/{number}/comments/{int(comment_id)}"

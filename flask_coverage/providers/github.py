@@ -21,8 +21,8 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 from ..models import Repository
-from . import CommentGone, ProviderError, PullInfo, StatusState, file_diff
-from .http import Transport
+from . import ProviderError, PullInfo, StatusState, file_diff
+from .http import Transport, comment_id_of
 
 #: GitHub's compare API lists at most this many files (and no patch for a large file): a comparison
 #: that reaches it is completed from the two trees, file by file.
@@ -200,14 +200,7 @@ class GitHub:
         else:
             path, method = f"{_repo(repository)}/issues/comments/{int(comment_id)}", "PATCH"
         answer = self.http.request(method, path, body={"body": body}, headers=headers, allow=(404,))
-        if answer.status == 404:
-            if comment_id is not None:
-                raise CommentGone(f"github has no comment {comment_id} any more", status=404)
-            raise ProviderError(f"github has no pull request {number} to comment on", status=404)
-        try:
-            return str(int(answer.json()["id"]))
-        except (KeyError, TypeError, ValueError):
-            raise ProviderError("github answered a comment with something unexpected") from None
+        return comment_id_of(answer, "github", number, comment_id, ("comment", "pull request"))
 
     def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
         self.http.request(

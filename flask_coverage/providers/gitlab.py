@@ -13,8 +13,8 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 from ..models import Repository
-from . import CommentGone, ProviderError, PullInfo, StatusState, file_diff
-from .http import Transport
+from . import ProviderError, PullInfo, StatusState, file_diff
+from .http import Transport, comment_id_of
 
 _STATES = {"opened": "open", "merged": "merged", "closed": "closed", "locked": "open"}
 #: GitLab's commit status states for the service's (GitHub's) words.
@@ -113,14 +113,7 @@ class GitLab:
         else:
             path = f"{notes}/{int(comment_id)}"
             answer = self.http.request("PUT", path, body={"body": body}, headers=self.headers, allow=(404,))
-        if answer.status == 404:
-            if comment_id is not None:
-                raise CommentGone(f"gitlab has no note {comment_id} any more", status=404)
-            raise ProviderError(f"gitlab has no merge request {number} to comment on", status=404)
-        try:
-            return str(int(answer.json()["id"]))
-        except (KeyError, TypeError, ValueError):
-            raise ProviderError("gitlab answered a note with something unexpected") from None
+        return comment_id_of(answer, "gitlab", number, comment_id, ("note", "merge request"))
 
     def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
         path = f"{_project(repository)}/merge_requests/{number}/notes/{int(comment_id)}"

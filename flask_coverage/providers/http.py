@@ -39,7 +39,7 @@ import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from . import ProviderError
+from . import CommentGone, ProviderError
 
 log = logging.getLogger(__name__)
 
@@ -373,3 +373,18 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
     with contextlib.suppress(TypeError, ValueError):
         return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     return None
+
+
+def comment_id_of(answer: Response, name: str, number: int, comment_id: Optional[str], nouns: tuple[str, str]) -> str:
+    """The id of the comment a provider answered a post (``comment_id`` ``None``) or an edit with.
+    A 404 is :class:`CommentGone` for an edit and a :class:`ProviderError` for a post; ``nouns`` are
+    the provider's words for a comment and a pull request (``("note", "merge request")``)."""
+    comment, pull = nouns
+    if answer.status == 404:
+        if comment_id is not None:
+            raise CommentGone(f"{name} has no {comment} {comment_id} any more", status=404)
+        raise ProviderError(f"{name} has no {pull} {number} to comment on", status=404)
+    try:
+        return str(int(answer.json()["id"]))
+    except (KeyError, TypeError, ValueError):
+        raise ProviderError(f"{name} answered a {comment} with something unexpected") from None
