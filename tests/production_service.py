@@ -201,7 +201,8 @@ def seed(database_url: str, repos: int = REPOS) -> dict[str, Any]:
         for k in range(MEMBERS):
             name = USER if k == 0 else f"member{k:03d}"
             operations.add_user("github", name, name=f"Member {k}", email=f"{name}@example.com")
-            operations.add_member("github", ORG, name, activated=k % 3 != 0, admin=k % 10 == 0)
+            # The load's own user (k == 0) is an active admin: a deactivated member reads nothing.
+            operations.add_member("github", ORG, name, activated=k == 0 or k % 3 != 0, admin=k % 10 == 0)
         access_token = operations.create_token("github", USER, name="load")[1]
         upload_tokens, seed_shas = {}, {}
         for r in range(repos):
