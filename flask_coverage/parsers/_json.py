@@ -126,12 +126,8 @@ class JsonStream:
             return
         while True:
             yield None
-            separator = self.peek()
-            self._pos += 1
-            if separator == "]":
+            if self._closed("]"):
                 return
-            if separator != ",":
-                raise ReportError(self._error("expected ',' or ']'"))
 
     def items(self, not_a_list: str) -> Iterator[Any]:
         """The elements of the array that comes next, each decoded on its own."""
@@ -143,12 +139,8 @@ class JsonStream:
             return
         while True:
             yield self.value()
-            separator = self.peek()
-            self._pos += 1
-            if separator == "]":
+            if self._closed("]"):
                 return
-            if separator != ",":
-                raise ReportError(self._error("expected ',' or ']'"))
 
     def numbers(self, not_a_list: str) -> Iterator[list[Any]]:
         """The elements of an array of small integers, in lists: a run of them at a time, matched by one
@@ -175,12 +167,8 @@ class JsonStream:
             # Not a plain run (a float, a string, a nested value, an error): one element, decoded.
             yield [self.value()]
             started = True
-            separator = self.peek()
-            self._pos += 1
-            if separator == "]":
+            if self._closed("]"):
                 return
-            if separator != ",":
-                raise ReportError(self._error("expected ',' or ']'"))
 
     def skip(self) -> None:
         """Pass over the value that comes next without keeping it (beyond the buffer, without building it:
@@ -235,12 +223,19 @@ class JsonStream:
             key = self.value()
             self.expect(":", "")
             yield key
-            separator = self.peek()
-            self._pos += 1
-            if separator == "}":
+            if self._closed("}"):
                 return
-            if separator != ",":
-                raise ReportError(self._error("expected ',' or '}'"))
+
+    def _closed(self, closer: str) -> bool:
+        """Read the separator after an element: ``True`` at ``closer`` (the container ends), ``False``
+        at a comma; anything else is an error."""
+        separator = self.peek()
+        self._pos += 1
+        if separator == closer:
+            return True
+        if separator != ",":
+            raise ReportError(self._error(f"expected ',' or '{closer}'"))
+        return False
 
     def end(self) -> None:
         if self.peek():
