@@ -120,8 +120,8 @@ def test_a_provider_that_fails_is_asked_again_next_time(app: Flask, widgets: Any
 def test_set_yaml_validates_stores_and_sets_the_colour_range(widgets: Any, testapp: webtest.TestApp) -> None:
     with pytest.raises(InvalidInput, match=r"Error at \['coverage', 'range'\]"):
         operations.set_repository_yaml("github", "acme", "widgets", "coverage: {range: 90..10}")
-    notes = operations.set_repository_yaml("github", "acme", "widgets", "coverage: {range: 55.5..81}\nflags: {}\n")
-    assert notes == ["['flags']: valid, not acted on by this service"]
+    notes = operations.set_repository_yaml("github", "acme", "widgets", "coverage: {range: 55.5..81}\nslack_app: {}\n")
+    assert notes == ["['slack_app']: valid, not acted on by this service"]
     repository = find_repository("github", "acme", "widgets")
     assert (repository.coverage_low, repository.coverage_high) == (55, 81)
     operations.set_repository_yaml("github", "acme", "widgets", "")
