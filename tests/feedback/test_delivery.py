@@ -17,7 +17,7 @@ from flask import Flask
 from flask_coverage import operations
 from flask_coverage.feedback import outbox, sender
 from flask_coverage.feedback.notify import send_due
-from flask_coverage.ingest import upload_report
+from flask_coverage.ingest import UploadMeta, upload_report
 from flask_coverage.models import Outbox, Pull, utcnow
 from flask_coverage.providers import ProviderError, PullInfo
 from flask_coverage.queries.repositories import find_repository
@@ -265,3 +265,20 @@ def test_notify_command_sends_what_is_due(mirrored: History, provider: Recording
     assert result.exit_code == 0, result.output
     assert result.output == "Sent the feedback of 1 commit(s).\n"
     assert (mirrored.base, "codecov/project") in provider.statuses
+
+
+def test_flag_statuses_are_sent_for_the_flags_uploaded(mirrored: History, provider: RecordingProvider) -> None:
+    # The owner's YAML (under the repository's and the commit's) turns them on for every flag.
+    operations.set_owner_yaml(
+        "github", "acme", "flag_management: {default_rules: {statuses: [{type: project, target: 90}]}}\n"
+    )
+    unit = UploadMeta.create(flags="unit")
+    upload(mirrored.base, BASE_REPORT, branch="main", meta=unit)
+    upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base, meta=unit)
+    send_all()
+    assert provider.statuses[(mirrored.first, "codecov/project/unit")] == {
+        "state": "failure",
+        "description": "85.71% (target 90.00%)",
+        "target_url": "https://coverage.example.com/gh/acme/widgets/pull/7",
+    }
+    assert (mirrored.first, "codecov/project") in provider.statuses  # the defaults' statuses too
