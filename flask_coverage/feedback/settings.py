@@ -85,9 +85,9 @@ def read_commit_file(repository: Repository, sha: str) -> tuple[Optional[str], O
     """``(path, bytes)`` of the commit's ``codecov.yml`` (``(None, None)`` if it has none). Raises
     :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
     git_dir = git.mirror(repository)
-    if git_dir is not None and git.has_commit(git_dir, sha):
-        found = git.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES)
-        return found if found is not None else (None, None)
+    found = git.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES) if git_dir is not None else None
+    if found is not None:
+        return found
     provider = provider_for(repository)
     if provider is None:
         return None, None
