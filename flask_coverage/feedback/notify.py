@@ -31,7 +31,7 @@ from .comment import CommentFacts, FileRow, FlagRow, render, wanted
 from .diff import Diff
 from .patch import find_diff, patch_of
 from .settings import commit_settings
-from .statuses import Facts, Side, compute
+from .statuses import Facts, Side, compute, indirect_changes
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +215,7 @@ def _comment(
         patch=patch.totals if patch is not None else None,
         files=files,
         flags=_flag_rows(commit, base, diff, sides),
-        indirect=0,
+        indirect=_indirect_count(sides, diff),
         numbers=settings.numbers(),
     )
     has_comment = pull.comment_id is not None and pull.comment_id != DELETED
@@ -253,6 +253,12 @@ def _comment(
     _record(
         commit.id, COMMENT, digest=digest, state="sent", description=f"comment {new_id}", sent_at=utcnow(), error=None
     )
+
+
+def _indirect_count(sides: Any, diff: Optional[Diff]) -> int:
+    """How many files have indirect coverage changes (those the changes status counts), 0 without a base."""
+    head, base = sides(())
+    return 0 if base is None else len(indirect_changes(head, base, diff, None))
 
 
 def _flag_names(commit: Commit, base: Optional[Commit]) -> tuple[str, ...]:

@@ -189,7 +189,7 @@ def unexpected_changes(
     return found
 
 
-def _indirect_changes(head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]) -> list[str]:
+def indirect_changes(head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]) -> list[str]:
     """The files whose unexpected changes are worth noting, as Codecov's changes status counts them:
     more lines missed or partial among the changed lines after than before."""
     return [
@@ -337,7 +337,7 @@ def _changes(facts: Facts, options: dict[str, Any]) -> tuple[str, str]:
     head, base = facts.sides(tuple(options.get("flags") or ()))
     if base is None:
         return "success", "Unable to determine changes, no report found at pull request base"
-    changed = _indirect_changes(head, base, facts.diff, _paths(facts.settings, options))
+    changed = indirect_changes(head, base, facts.diff, _paths(facts.settings, options))
     if changed:
         files = "1 file has" if len(changed) == 1 else f"{len(changed)} files have"
         return "failure", f"{files} indirect coverage changes not visible in diff"

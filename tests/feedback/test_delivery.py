@@ -282,3 +282,14 @@ def test_flag_statuses_are_sent_for_the_flags_uploaded(mirrored: History, provid
         "target_url": "https://coverage.example.com/gh/acme/widgets/pull/7",
     }
     assert (mirrored.first, "codecov/project") in provider.statuses  # the defaults' statuses too
+
+
+def test_the_comment_counts_the_indirect_changes(mirrored: History, provider: RecordingProvider) -> None:
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    # other.py is not in the pull's diff, and its line 1 is missed now.
+    report = FIRST_REPORT.replace(b"SF:other.py\nDA:1,1\n", b"SF:other.py\nDA:1,0\n")
+    upload(mirrored.first, report, branch="feature", pullid=7, parent=mirrored.base)
+    send_all()
+    ((_, body),) = provider.comments.values()
+    assert "1 file has indirect coverage changes (outside the diff)." in body
+    assert provider.statuses[(mirrored.first, "codecov/project")]["state"] == "failure"
