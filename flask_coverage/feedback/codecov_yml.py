@@ -15,8 +15,9 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Optional
 
 import yaml
@@ -276,10 +277,20 @@ def matches(patterns: Optional[list[str]], value: str) -> bool:
     ``!`` pattern that matches excludes; otherwise some plain pattern must match (if there is one)."""
     if not patterns:
         return True
-    positive = [pattern for pattern in patterns if not pattern.startswith("!")]
-    if any(re.match(pattern[1:], value) for pattern in patterns if pattern.startswith("!")):
+    return _passes(*_split(patterns), value)
+
+
+def _split(patterns: Iterable[str]) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
+    """Coerced patterns compiled: the plain ones, and the ``!`` ones without their ``!``."""
+    positive = [re.compile(pattern) for pattern in patterns if not pattern.startswith("!")]
+    negative = [re.compile(pattern[1:]) for pattern in patterns if pattern.startswith("!")]
+    return positive, negative
+
+
+def _passes(positive: list[re.Pattern[str]], negative: list[re.Pattern[str]], value: str) -> bool:
+    if any(pattern.match(value) for pattern in negative):
         return False
-    return not positive or any(re.match(pattern, value) for pattern in positive)
+    return not positive or any(pattern.match(value) for pattern in positive)
 
 
 def fix(value: Any, path: Path, notes: list[str]) -> dict[str, str]:
@@ -809,23 +820,32 @@ class PathRules:
     def __bool__(self) -> bool:
         return bool(self.fixes or self.keep)
 
+    @cached_property
+    def _compiled(self) -> tuple[str, list[tuple[re.Pattern[str], str]], list[re.Pattern[str]], list[re.Pattern[str]]]:
+        """What :meth:`fix` and :meth:`kept` use, compiled once (an upload may have 100,000 paths)."""
+        prefix = "/".join(after.rstrip("/") for before, after in self.fixes if before == "^" and after)
+        rewrites = [(re.compile(before), after) for before, after in self.fixes if before != "^"]
+        return (prefix, rewrites, *_split(self.keep))
+
     def fix(self, path: str) -> str:
         """``path`` rewritten by the fixes (the prefixes first, then the first rewrite that matches)."""
-        prefix = "/".join(after.rstrip("/") for before, after in self.fixes if before == "^" and after)
+        prefix, rewrites, _, _ = self._compiled
         if prefix:
             path = f"{prefix}/{path}"
-        for before, after in self.fixes:
-            if before == "^":
-                continue
-            match = re.match(before, path)
+        for before, after in rewrites:
+            match = before.match(path)
             if match:
                 path = after + path[match.end() :]
                 break
-        return re.sub("/{2,}", "/", path).lstrip("/")
+        return _SLASHES.sub("/", path).lstrip("/")
 
     def kept(self, path: str) -> bool:
-        """Whether the file at ``path`` (after the fixes) is stored."""
-        return matches(list(self.keep), path)
+        """Whether the file at ``path`` (after the fixes) is stored: as :func:`matches` says of ``keep``."""
+        _, _, positive, negative = self._compiled
+        return _passes(positive, negative, path)
+
+
+_SLASHES = re.compile("/{2,}")
 
 
 def _negated(pattern: str) -> str:
