@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from flask_coverage.models import Owner, Repository, ServiceEnum
-from flask_coverage.providers.github import GitHub
+from flask_coverage.providers.github import GitHub, GitHubApp
 
 pytestmark = pytest.mark.clients
 
@@ -183,7 +183,7 @@ def test_a_github_apps_requests_are_valid(proxy: tuple[str, list[dict[str, Any]]
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     url, seen = proxy
-    client = GitHub({"url": url, "app_id": 1, "private_key": pem.decode()})
+    client = GitHubApp({"url": url, "app_id": 1, "private_key": pem.decode()})
     client.set_status(REPO, SHA, context="codecov/project", state="pending", description="", target_url=None)
     # The installation's id is whatever the description's example says.
     assert [(s["method"], s["path"].split("/")[-1]) for s in seen] == [
