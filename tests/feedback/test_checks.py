@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+import webtest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from flask import Flask
@@ -142,7 +143,9 @@ def check_requests(host: FakeHost) -> list[tuple[str, str]]:
     return [(r.method, r.route.rsplit("/", 1)[-1]) for r in host.requests if "/check-runs" in r.route]
 
 
-def test_an_open_pulls_statuses_are_check_runs_edited_in_place(mirrored: History, github: FakeHost) -> None:
+def test_an_open_pulls_statuses_are_check_runs_edited_in_place(
+    mirrored: History, github: FakeHost, testapp: webtest.TestApp
+) -> None:
     upload(mirrored.base, BASE_REPORT, branch="main")
     # Not a pull's commit: commit statuses, as Codecov sends them.
     assert {context for sha, context in github.state["statuses"]} == {"codecov/project", "codecov/patch"}
@@ -177,6 +180,14 @@ def test_an_open_pulls_statuses_are_check_runs_edited_in_place(mirrored: History
     # The next push: runs of its own.
     upload(mirrored.second, SECOND_REPORT, branch="feature", pullid=7, parent=mirrored.first)
     assert len(runs_on(github, mirrored.second)) == 2 and len(github.state["runs"]) == 4
+    # The API and the commit's page say which run shows each status.
+    api = testapp.get(f"/api/v2/github/acme/repos/widgets/commits/{mirrored.first}/feedback/").json
+    ids = {run["name"]: str(run_id) for run_id, run in runs.items()}
+    assert {row["context"]: row["check_run_id"] for row in api["sent"]} == {**ids, "comment": None}
+    api = testapp.get(f"/api/v2/github/acme/repos/widgets/commits/{mirrored.base}/feedback/").json
+    assert [row["check_run_id"] for row in api["sent"]] == [None, None]
+    page = testapp.get(f"/gh/acme/widgets/commit/{mirrored.first}").html.find(id="coverage-feedback-sent")
+    assert "codecov/patch (check run)" in " ".join(page.get_text(" ").split())
 
 
 def test_annotations_of_the_uncovered_added_lines(mirrored: History, github: FakeHost) -> None:
