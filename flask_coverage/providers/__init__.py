@@ -169,13 +169,14 @@ def _provider(service: str, configured: Any) -> Provider:
 
 def _client(service: str, settings: Mapping[str, Any]) -> Provider:
     from .bitbucket import Bitbucket
+    from .bitbucket_server import BitbucketServer
     from .github import github_client
     from .gitlab import GitLab
 
     kinds: dict[str, Any] = {"github": github_client, "github_enterprise": github_client, "gitlab": GitLab}
-    kinds.update(gitlab_enterprise=GitLab, bitbucket=Bitbucket)
+    kinds.update(gitlab_enterprise=GitLab, bitbucket=Bitbucket, bitbucket_server=BitbucketServer)
     if service not in kinds:
-        raise ValueError(f"COVERAGE_PROVIDERS: {service} is not supported (GitHub, GitLab and Bitbucket Cloud are)")
+        raise ValueError(f"COVERAGE_PROVIDERS: {service} is not supported (GitHub, GitLab and Bitbucket are)")
     client: Provider = kinds[service](settings, service)
     return client
 

@@ -214,7 +214,8 @@ def test_provider_for(make_app: Callable[..., Flask], make_database_url: Callabl
 @pytest.mark.parametrize(
     ("providers", "message"),
     [
-        ({"bitbucket_server": {"token": "t"}}, "bitbucket_server is not supported"),
+        ({"bitbucket_server": {"token": "t"}}, r"COVERAGE_PROVIDERS\['bitbucket_server'\] needs the server's 'url'"),
+        ({"bitbucket_server": {"url": "https://bb.example.com"}}, "needs a 'token', or a 'username' and a 'password'"),
         ({"gitlab": {"url": "https://gitlab.example.com/api/v4"}}, r"COVERAGE_PROVIDERS\['gitlab'\] needs a 'token'"),
         ({"github": "ghp_token"}, "must be a dict of settings or a Provider"),
         ({"github": {"token": "t", "url": "ftp://github.example.com"}}, "the github URL must be an http"),
