@@ -688,7 +688,6 @@ SCHEMA = Keys(
     },
     ignored=frozenset(
         [
-            "github_checks",
             "parsers",
             "profiling",
             "slack_app",
