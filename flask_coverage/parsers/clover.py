@@ -84,11 +84,11 @@ class _CloverReader(XmlReader):
 
     def _file_handler(self) -> Callable[[str, List[str]], None]:
         # The start handler inside a <file>: its <line>s, in the attribute orders of Istanbul
-        # (num count type) and PHPUnit (num type count), read here; a cond line is checked.
+        # (num count type) and PHPUnit (num type count), read here.
         add_line, add_hits, add_state = self._lines.lines.append, self._lines.hits.append, self._lines.states.append
         small = SMALL_NUMBERS.get
-        other, checked = self.start, self._line
-        hit, miss = HIT, MISS
+        other, checked, reader = self.start, self._line, self
+        hit, miss, partial = HIT, MISS, PARTIAL
 
         def start_in_file(name: str, attrs: list[str]) -> None:
             if name == "line":
@@ -106,6 +106,34 @@ class _CloverReader(XmlReader):
                         add_line(number)
                         add_hits(count)
                         add_state(hit if count else miss)
+                        return
+                elif len(attrs) == 10:
+                    # Istanbul's cond line: num count type truecount falsecount.
+                    number_key, number_text, count_key, count_text, type_key, kind, true_key, true_text = attrs[:8]
+                    number = small(number_text)
+                    count = small(count_text)
+                    true_count = small(true_text)
+                    false_count = small(attrs[9])
+                    if (
+                        number
+                        and count is not None
+                        and true_count is not None
+                        and false_count is not None
+                        and number_key == "num"
+                        and count_key == "count"
+                        and type_key == "type"
+                        and kind == "cond"
+                        and true_key == "truecount"
+                        and attrs[8] == "falsecount"
+                    ):
+                        add_line(number)
+                        add_hits(count)
+                        if not count:
+                            add_state(miss)
+                        elif reader._istanbul:
+                            add_state(partial if false_count else hit)
+                        else:
+                            add_state(partial if not true_count or not false_count else hit)
                         return
                 checked(attributes(attrs))
             else:

@@ -41,20 +41,19 @@ class _OpenCoverReader(XmlReader):
         self._resolver = context.resolver()
         self._paths: dict[str, str] = {}  # the module's files: uid -> path
         self._lines: dict[str, LineColumns] = {}
-        self._file: LineColumns | None = None  # where the current method's points go
         self._path = ""
 
     def start(self, name: str, attrs: list[str]) -> None:
-        # A <SequencePoint> goes to the handler of its method's file (_in_method), or nowhere.
+        # A <SequencePoint> goes to the handler of its method's file (_in_method), else nowhere.
         if name == "FileRef":
             uid = attributes(attrs).get("uid", "")
             if uid in self._paths:
-                self._file, self._path = self._lines.setdefault(uid, LineColumns()), self._paths[uid]
-                self.parser.StartElementHandler = self._in_method(self._file)
+                self._path = self._paths[uid]
+                # The method's points go to its file's lines, until the next <Method>.
+                self.parser.StartElementHandler = self._in_method(self._lines.setdefault(uid, LineColumns()))
             else:
                 self._skips.add("methods of a file not listed, skipped")
         elif name == "Method":
-            self._file = None
             self.parser.StartElementHandler = self.start
         elif name == "File":
             named = attributes(attrs)
@@ -130,7 +129,7 @@ class _OpenCoverReader(XmlReader):
     def finish(self) -> None:
         for uid, lines in self._lines.items():
             self.done.append(ParsedFile(self._paths[uid], lines.take()))
-        self._paths, self._lines, self._file = {}, {}, None
+        self._paths, self._lines = {}, {}
         self.parser.StartElementHandler = self.start
 
 
