@@ -101,7 +101,8 @@ class _CoberturaReader(XmlReader):
         def start(name: str, attrs: list[str]) -> None:
             if name == "line":
                 # The usual lines, as coverage.py, gcovr and Istanbul write them: number and hits in
-                # this order, small; a branch line with its conditions next. Anything else is checked.
+                # this order, small; then branch="false", or branch="true" with its condition-coverage
+                # (and coverage.py's missing-branches, not read). Anything else is checked.
                 size = len(attrs)
                 if size == 4:
                     number_key, number_text, hits_key, hits_text = attrs
@@ -112,25 +113,23 @@ class _CoberturaReader(XmlReader):
                         add_hits(hits)
                         add_state(hit if hits else miss)
                         return
-                elif size == 8:
-                    number_key, number_text, hits_key, hits_text, branch_key, branch, condition_key, condition = attrs
+                elif 6 <= size <= 10:
+                    number_key, number_text, hits_key, hits_text, branch_key, branch = attrs[:6]
                     number = small(number_text)
                     hits = small(hits_text)
-                    state = condition_state(condition)
-                    if (
-                        number
-                        and hits is not None
-                        and state is not None
-                        and branch == "true"
-                        and number_key == "number"
-                        and hits_key == "hits"
-                        and branch_key == "branch"
-                        and condition_key == "condition-coverage"
-                    ):
-                        add_line(number)
-                        add_hits(hits)
-                        add_state(state)
-                        return
+                    if number and hits is not None and number_key == "number" and hits_key == "hits":
+                        state = None
+                        if branch_key == "branch":
+                            if branch == "false":
+                                if size == 6:
+                                    state = hit if hits else miss
+                            elif branch == "true" and size > 6 and attrs[6] == "condition-coverage":
+                                state = condition_state(attrs[7])
+                        if state is not None:
+                            add_line(number)
+                            add_hits(hits)
+                            add_state(state)
+                            return
                 checked(columns, attributes(attrs))
             else:
                 other(name, attrs)

@@ -28,16 +28,21 @@ def element(name: str, attrs: list[tuple[str, str]], reverse: bool) -> str:
     return f"<{name} " + " ".join(f'{key}="{value}"' for key, value in pairs) + "/>"
 
 
+# What follows number and hits, by kind: nothing, four condition-coverages, branch="false" (Istanbul,
+# gcovr), coverage.py's missing-branches.
+COBERTURA_BRANCHES: list[list[tuple[str, str]]] = [
+    [],
+    *([("branch", "true"), ("condition-coverage", text)] for text in ["0% (0/2)", "50% (1/2)", "100% (2/2)", "?"]),
+    [("branch", "false")],
+    [("branch", "true"), ("condition-coverage", "50% (1/2)"), ("missing-branches", "3")],
+]
+
+
 def cobertura(lines: list[tuple[str, str, int]], reverse: bool) -> bytes:
     body = "".join(
         element(
             "line",
-            [("number", number), ("hits", hits)]
-            + (
-                [("branch", "true"), ("condition-coverage", ["0% (0/2)", "50% (1/2)", "100% (2/2)", "?"][kind - 1])]
-                if kind
-                else []
-            ),
+            [("number", number), ("hits", hits)] + COBERTURA_BRANCHES[kind],
             reverse,
         )
         for number, hits, kind in lines
@@ -134,7 +139,7 @@ def read(data: bytes, format: str) -> tuple[object, dict[str, int]]:
 
 
 @pytest.mark.parametrize("format", sorted(WRITERS))
-@given(lines=st.lists(st.tuples(NUMBERS, NUMBERS, st.integers(0, 4)), max_size=12))
+@given(lines=st.lists(st.tuples(NUMBERS, NUMBERS, st.integers(0, 6)), max_size=12))
 def test_the_fast_path_reads_as_the_checked_path(format, lines):
     write = WRITERS[format]
     assert read(write(lines, reverse=False), format) == read(write(lines, reverse=True), format)
@@ -182,3 +187,11 @@ def test_line_columns_collect_in_c_and_build_like_the_builder():
     with pytest.raises(ValueError):
         columns.take()
     assert isinstance(columns.lines, array) and len(columns) == 0
+
+
+def test_cobertura_branch_lines_without_conditions_take_the_hits():
+    data = cobertura([], reverse=False).replace(
+        b"<lines></lines>",
+        b'<lines><line number="1" hits="2" branch="true"/><line number="2" hits="0" branch="TRUE"/></lines>',
+    )
+    assert read(data, "cobertura") == ({"a.py": [(1, 2, HIT), (2, 0, MISS)]}, {})
