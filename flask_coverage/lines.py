@@ -364,10 +364,10 @@ class LineColumns:
     def take(self) -> LineCoverage:
         """The lines collected since the last call, sorted and repeats combined as
         :class:`LineCoverageBuilder` does, checked in C (ValueError); the columns start empty."""
+        if not self.lines:
+            return LineCoverage._trusted(array(_U32), array(_U32), bytearray())
         lines, hits, states = self.lines[:], self.hits[:], self.states[:]
         del self.lines[:], self.hits[:], self.states[:]
-        if not lines:
-            return LineCoverage()
         if min(lines) < 1 or states.translate(None, b"\x00\x01\x02"):
             raise ValueError("line number below 1 or unknown line state")
         if not all(map(lt, lines, islice(lines, 1, None))):
