@@ -29,7 +29,7 @@ more than this whole Cobertura parser.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, NoReturn, Optional
+from typing import Iterable, Iterator, NoReturn, Optional
 from xml.parsers import expat
 
 from ..errors import ReportError
@@ -60,9 +60,9 @@ SMALL_NUMBERS = {str(number): number for number in range(10_000)}
 class XmlReader:
     """What :func:`read_xml` drives: a safe expat ``parser`` and the ``done`` files not yet yielded.
 
-    The root element must be one of ``roots``; it and every start tag after it go to the handler
-    :meth:`handler` returns (by default :meth:`start`). A subclass may set other handlers on
-    ``parser``, and overrides :meth:`finish`, called once the document ended well.
+    The root element must be one of ``roots``; it and every start tag after it go to :meth:`start`.
+    A subclass may set other handlers on ``parser`` (a faster start handler inside a file), and
+    overrides :meth:`finish`, called once the document ended well.
     """
 
     #: The format's title, for error messages ("JaCoCo XML").
@@ -82,10 +82,6 @@ class XmlReader:
     def start(self, name: str, attrs: list[str]) -> None:
         """A start tag (the root's included); ``attrs`` alternates names and values."""
 
-    def handler(self) -> Callable[[str, list[str]], None]:
-        """The start-tag handler from the root on: :meth:`start`, or a faster closure."""
-        return self.start
-
     def finish(self) -> None:
         """The document ended: finish the file being read, if any."""
 
@@ -94,8 +90,8 @@ class XmlReader:
             raise ReportError(
                 f"XML report has root element <{quote(name, 40)[1:-1]}>, not <{self._roots[0]}>: not {self.title}"
             )
-        start = self.parser.StartElementHandler = self.handler()
-        start(name, attrs)
+        self.parser.StartElementHandler = self.start
+        self.start(name, attrs)
 
 
 def read_xml(chunks: Iterable[bytes], reader: XmlReader) -> Iterator[ParsedFile]:

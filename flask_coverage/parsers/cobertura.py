@@ -75,23 +75,17 @@ class _CoberturaReader(XmlReader):
         self._methods_depth = 0
         # "50% (1/2)" -> PARTIAL: each condition-coverage seen, for the fast path (None: no "(n/m)").
         self._condition_states: dict[str, int | None] = {}
-        self._outside = self._handler(None)
         self._in_lines = self._handler(self._class_lines)
         self._in_methods = self._handler(self._method_lines)
 
-    def handler(self) -> Handler:
-        return self._outside
+    def start(self, name: str, attrs: list[str]) -> None:
+        # Outside a class: a <line> goes nowhere.
+        if name != "line":
+            self._other(name, attrs)
 
-    def _handler(self, columns: LineColumns | None) -> Handler:
-        # The start handler that sends <line>s to ``columns`` (None: nowhere) and other tags to _other.
+    def _handler(self, columns: LineColumns) -> Handler:
+        # The start handler that sends <line>s to ``columns`` and other tags to _other.
         other = self._other
-        if columns is None:
-
-            def start_outside(name: str, attrs: list[str]) -> None:
-                if name != "line":
-                    other(name, attrs)
-
-            return start_outside
         add_line, add_hits, add_state = columns.lines.append, columns.hits.append, columns.states.append
         small = SMALL_NUMBERS.get
         condition_state = self._condition_states.get
@@ -143,7 +137,7 @@ class _CoberturaReader(XmlReader):
             self._start_class(attributes(attrs))
         elif name == "methods":
             self._methods_depth += 1
-            self.parser.StartElementHandler = self._in_methods if self._in_class else self._outside
+            self.parser.StartElementHandler = self._in_methods if self._in_class else self.start
             self.parser.EndElementHandler = self._end_in_methods
         elif name == "source" and self._resolver is None and not self._in_class:
             # Only the report's <sources> (before any class); a <source> elsewhere is not a folder.
@@ -157,7 +151,7 @@ class _CoberturaReader(XmlReader):
         if name == "methods":
             self._methods_depth -= 1
             if not self._methods_depth:
-                self.parser.StartElementHandler = self._in_lines if self._in_class else self._outside
+                self.parser.StartElementHandler = self._in_lines if self._in_class else self.start
                 self.parser.EndElementHandler = None
 
     def _source_data(self, text: str) -> None:
@@ -194,7 +188,7 @@ class _CoberturaReader(XmlReader):
         if not self._in_class:
             return
         self._in_class = False
-        self.parser.StartElementHandler = self._outside
+        self.parser.StartElementHandler = self.start
         lines, method_lines = self._class_lines.take(), self._method_lines.take()
         self.done.append(ParsedFile(self._path, lines if len(lines) or not len(method_lines) else method_lines))
 
