@@ -265,3 +265,40 @@ def test_notify_command_sends_what_is_due(mirrored: History, provider: Recording
     assert result.exit_code == 0, result.output
     assert result.output == "Sent the feedback of 1 commit(s).\n"
     assert (mirrored.base, "codecov/project") in provider.statuses
+
+
+def test_no_write_is_left_open_while_the_provider_is_asked(mirrored: History, provider: RecordingProvider) -> None:
+    """What a sending records is written after its last provider call: a write left open across the
+    provider's answers would hold SQLite's write lock, and every upload would wait for GitHub."""
+    engine = get_engine()
+    open_writes: list[str] = []
+    seen: list[tuple[str, list[str]]] = []
+
+    def statement(conn: Any, cursor: Any, sql: str, *args: Any) -> None:
+        if sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+            open_writes.append(sql)
+
+    def ended(conn: Any) -> None:
+        open_writes.clear()
+
+    for name in ("set_status", "upsert_comment"):
+        call = getattr(provider, name)
+
+        def asked(*args: Any, _name: str = name, _call: Any = call, **kwargs: Any) -> Any:
+            seen.append((_name, list(open_writes)))
+            return _call(*args, **kwargs)
+
+        setattr(provider, name, asked)
+    listeners = [("before_cursor_execute", statement), ("commit", ended), ("rollback", ended)]
+    for event, listener in listeners:
+        sa.event.listen(engine, event, listener)
+    try:
+        upload(mirrored.base, BASE_REPORT, branch="main")
+        upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base)
+        assert send_all() == 2
+    finally:
+        for event, listener in listeners:
+            sa.event.remove(engine, event, listener)
+    assert [name for name, _ in seen].count("set_status") == 4 and ("upsert_comment", []) in seen
+    assert all(writes == [] for _, writes in seen), seen
+    assert provider.statuses[(mirrored.first, "codecov/patch")]["state"] == "failure"
