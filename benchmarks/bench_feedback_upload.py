@@ -1,7 +1,8 @@
 """Upload latency with pull-request feedback on and off.
 
 Three apps on SQLite files, alike but for ``COVERAGE_PROVIDERS`` and ``COVERAGE_FEEDBACK_SENDER``:
-"off" has no provider; "queued" has one (an in-process stand-in that answers at once) and no sender
+"off" has no provider; "queued" has one (an in-process stand-in that answers each call after
+``--provider-ms``, as a real one over the network would) and no sender
 thread, so an upload writes its outbox row and nothing more; "on" also has the sender thread, which
 computes and sends each commit's feedback in the same process, competing with the uploads for it.
 Each app runs in a process of its own (a sender thread must only compete with its own app's uploads),
@@ -13,7 +14,7 @@ look free) and says what the sender cost: its thread's CPU time, the outbox look
 
 Usage::
 
-    python benchmarks/bench_feedback_upload.py [--rounds 3] [--runs 30] [--files 200] [--lines 100]
+    python benchmarks/bench_feedback_upload.py [--rounds 3] [--runs 30] [--files 200] [--lines 100] [--provider-ms 100]
 """
 
 from __future__ import annotations
@@ -35,26 +36,32 @@ from flask_coverage.feedback import outbox, sender
 MODES = ("off", "queued", "on")
 
 
-class InstantProvider:
-    """A provider that answers everything at once (no network)."""
+class StandInProvider:
+    """A provider that answers every call after ``latency`` seconds (no network)."""
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
 
     def pull(self, repository: Any, number: int) -> None:
-        return None
+        time.sleep(self.latency)
 
     def diff(self, repository: Any, base_sha: str, head_sha: str) -> str:
+        time.sleep(self.latency)
         return ""
 
     def read_file(self, repository: Any, sha: str, path: str) -> Optional[bytes]:
+        time.sleep(self.latency)
         return None
 
     def set_status(self, repository: Any, sha: str, **status: Any) -> None:
-        return None
+        time.sleep(self.latency)
 
     def upsert_comment(self, repository: Any, number: int, body: str, comment_id: Optional[str]) -> str:
+        time.sleep(self.latency)
         return "1"
 
     def delete_comment(self, repository: Any, number: int, comment_id: str) -> None:
-        return None
+        time.sleep(self.latency)
 
 
 def report(files: int, lines: int) -> bytes:
@@ -66,11 +73,11 @@ def report(files: int, lines: int) -> bytes:
     return "".join(out).encode()
 
 
-def make_app(folder: str, name: str) -> tuple[Flask, str]:
+def make_app(folder: str, name: str, latency: float = 0.0) -> tuple[Flask, str]:
     app = Flask(f"bench-{name}")
     app.config.update(SQLALCHEMY_DATABASE_URI=f"sqlite:///{folder}/{name}.db")
     if name != "off":
-        app.config["COVERAGE_PROVIDERS"] = {"github": InstantProvider()}
+        app.config["COVERAGE_PROVIDERS"] = {"github": StandInProvider(latency)}
         # "queued": the outbox row only (a `flask coverage notify --loop` process sends);
         # "on": the sender thread of this process sends too.
         app.config["COVERAGE_FEEDBACK_SENDER"] = name == "on"
@@ -101,9 +108,9 @@ def _counting_sender() -> dict[str, float]:
     return counts
 
 
-def serve(name: str, folder: str, body: bytes, pipe: Connection) -> None:
+def serve(name: str, folder: str, body: bytes, latency: float, pipe: Connection) -> None:
     """One app in this process: an upload to the commit named by each message; ``None`` ends a round."""
-    app, token = make_app(folder, name)
+    app, token = make_app(folder, name, latency)
     counts = _counting_sender()
     client = app.test_client()
     while True:
@@ -133,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--lines", type=int, default=100)
+    parser.add_argument("--provider-ms", type=float, default=100.0, help="each provider call's answer time")
     args = parser.parse_args(argv)
     body = report(args.files, args.lines)
     context = multiprocessing.get_context("spawn")
@@ -140,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         pipes, processes = {}, []
         for name in MODES:
             ours, theirs = context.Pipe()
-            process = context.Process(target=serve, args=(name, folder, body, theirs), daemon=True)
+            process = context.Process(
+                target=serve, args=(name, folder, body, args.provider_ms / 1000, theirs), daemon=True
+            )
             process.start()
             pipes[name] = ours
             processes.append(process)

@@ -159,9 +159,7 @@ def loop(
     """Send until nothing was due for ``idle`` seconds (``None``: forever): whenever ``bell`` rings,
     a row falls due, and every ``poll`` seconds if given."""
     while True:
-        handled, wait = run_once(app)
-        if handled:
-            continue
+        _, wait = run_once(app)  # after a sending, its next_due says whether more is due now
         with _lock:
             for after in (wait, poll):
                 if after is not None:
