@@ -135,6 +135,22 @@ def test_provider_errors_are_retried_with_backoff_and_shown(
     }
 
 
+def test_the_wait_before_a_retry_doubles_and_retry_after_counts_up_to_the_longest(
+    app: Flask, mirrored: History, provider: RecordingProvider
+) -> None:
+    app.config["COVERAGE_FEEDBACK_BACKOFF"] = (2, 10)
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    waits = []
+    for retry_after in (0.0, 0.0, 5.0, 30.0):  # Retry-After 0 s, 0 s, 5 s, then an hour's worth
+        provider.failure = ProviderError("GitHub answered 503", status=503, retry_after=retry_after)
+        execute(sa.update(Outbox).values(due_at=utcnow()))
+        get_session().commit()
+        before = utcnow()
+        send_all()
+        waits.append(round((execute(sa.select(Outbox.due_at)).scalar() - before).total_seconds()))
+    assert waits == [2, 4, 8, 10]  # the backoff, the backoff, the backoff over Retry-After, the longest
+
+
 def test_a_refusal_is_not_retried_but_shown(mirrored: History, provider: RecordingProvider) -> None:
     upload(mirrored.base, BASE_REPORT, branch="main")
     provider.failure = ProviderError("GitHub answered 403: resource not accessible", status=403)
@@ -148,6 +164,9 @@ def test_an_abandoned_lease_is_taken_by_another_sender(mirrored: History, provid
     upload(mirrored.base, BASE_REPORT, branch="main")
     (claim,) = outbox.claim()  # a worker takes the row, then is killed
     assert outbox.claim() == []  # nobody else takes it while the lease runs
+    # ... and a sender sleeps until the lease runs out (not in a loop on the due time, long past).
+    lease_until = execute(sa.select(Outbox.lease_until)).scalar()
+    assert outbox.next_due() == lease_until > utcnow() + dt.timedelta(seconds=110)  # the 120 s default
     execute(sa.update(Outbox).values(lease_until=utcnow() - dt.timedelta(seconds=1)))
     get_session().commit()
     assert send_all() == 1
