@@ -7,10 +7,11 @@ thread, so an upload writes its outbox row and nothing more; "on" also has the s
 computes and sends each commit's feedback in the same process, competing with the uploads for it.
 Each app runs in a process of its own (a sender thread must only compete with its own app's uploads),
 driven by this one: uploads of one LCOV report (``--files`` files of ``--lines`` lines) to a new commit
-each, the three interleaved in alternating order, through Flask's test client; the median and best of
-``--runs`` each, and the ratio to off's median per round of ``--rounds``. At the end of each round the
-"on" process waits until its sender has sent every commit (a sender that only put its work off would
-look free) and says what the sender cost: its thread's CPU time, the outbox looks and the commits sent.
+each, the three interleaved in alternating order, through Flask's test client; the median, best and
+90th percentile of ``--runs`` each, and the ratio to off's median per round of ``--rounds``. At the
+end of each round the "on" process waits until its sender has sent every commit (a sender that only
+put its work off would look free) and says what the sender cost: its thread's CPU time, the outbox
+looks and the commits sent.
 
 Usage::
 
@@ -171,9 +172,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {round_ + 1}:")
             for name in MODES:
                 median, best = statistics.median(times[name]), min(times[name])
+                slow = statistics.quantiles(times[name], n=10)[-1]  # an upload that met the sender's writes
                 print(
                     f"  feedback {name:>6}: median {median * 1000:7.1f} ms, best {best * 1000:7.1f} ms, "
-                    f"{median / off:.3f}x off's median"
+                    f"90th percentile {slow * 1000:7.1f} ms, {median / off:.3f}x off's median"
                 )
             on = spent["on"]
             print(
