@@ -59,6 +59,11 @@ class Bell:
             self._at = at
             self._rung.notify()
 
+    def stop(self) -> None:
+        """End the sleep now and every one after it; the caller holds ``_lock``."""
+        self.stopping = True
+        self._rung.notify_all()
+
     def sleep(self, idle: Optional[float], on_idle: Optional[object] = None) -> bool:
         """Until it is time to look (``True``); ``False`` when stopped, or when nobody asked for a look
         for ``idle`` seconds (then ``on_idle``, a key of :data:`_threads`, is forgotten under the lock)."""
@@ -134,8 +139,7 @@ def stop(app: Flask, timeout: float = 10.0) -> None:
         running = _threads.get(id(app))
         if running is None:
             return
-        running[1].stopping = True
-        running[1].ring()
+        running[1].stop()
     running[0].join(timeout)
 
 
