@@ -407,14 +407,20 @@ def pushed(world: dict[str, Any], name: str, files: dict[str, str], parent: str 
     return sha
 
 
+#: What answers a request before the fake's routes: an answer, or ``None`` to leave it to them.
+Gate = Callable[[Request], Optional[Answer]]
+
+
 @contextlib.contextmanager
-def github_fake(world: dict[str, Any], heads: dict[int, str], port: int = 0) -> Iterator[FakeHost]:
+def github_fake(
+    world: dict[str, Any], heads: dict[int, str], gate: Gate = lambda request: None, port: int = 0
+) -> Iterator[FakeHost]:
     """A fake GitHub of its own (on ``port`` if given) with the pulls ``heads``; ``state["delivered"]``
-    lists the requests it answered with a 2xx, and ``state["gate"]``, while set, answers before the
-    routes (``None`` from it: the routes answer)."""
+    lists the requests it answered with a 2xx, and ``state["gate"]`` (``gate`` from the start) answers
+    each request first (``None`` from it: the routes answer)."""
     with fake_host(port) as github:
         github_routes(github)
-        github.state.update(base=world["shas"]["base"], heads=heads, delivered=[], gate=lambda request: None)
+        github.state.update(base=world["shas"]["base"], heads=heads, delivered=[], gate=gate)
         routes = github.answer
 
         def answer(request: Request) -> Answer:
@@ -442,24 +448,21 @@ def test_the_provider_down_for_a_while_gets_everything_after_exactly_once(world:
     with socket.socket() as refusing:
         refusing.bind(("127.0.0.1", 0))  # bound, never listening: every connection to it is refused
         port = refusing.getsockname()[1]
-        with senders(world, FEEDBACK_TEST_GITHUB_URL=f"http://127.0.0.1:{port}", FEEDBACK_TEST_BACKOFF="0.2,1") as (
-            _,
-            served,
-        ):
+        url = f"http://127.0.0.1:{port}"
+        with senders(world, FEEDBACK_TEST_GITHUB_URL=url, FEEDBACK_TEST_BACKOFF="0.2,1") as (_, served):
             upload(served, head, FIRST_REPORT, branch="outage", pr=str(pull))  # asserts codecov-cli's success
             until(lambda: pending_error(served, head, "could not be reached"), "the refusal shown")
+            answered: list[int] = []
+
+            def down(request: Request) -> Answer:
+                if not answered:  # the first request is rate limited, for a second
+                    answered.append(429)
+                    return 429, {"message": "API rate limit exceeded"}, {"Retry-After": "1"}
+                answered.append(503)
+                return 503, {"message": "Service Unavailable"}, {}
+
             refusing.close()
-            with github_fake(world, {pull: head}, port=port) as github:
-                answered: list[int] = []
-
-                def down(request: Request) -> Answer:
-                    if not answered:  # the first request is rate limited, for a second
-                        answered.append(429)
-                        return 429, {"message": "API rate limit exceeded"}, {"Retry-After": "1"}
-                    answered.append(503)
-                    return 503, {"message": "Service Unavailable"}, {}
-
-                github.state["gate"] = down
+            with github_fake(world, {pull: head}, gate=down, port=port) as github:
                 shown = until(lambda: pending_error(served, head, "answered 503"), "the 503 shown")
                 assert not any(item["sent_at"] for item in shown["sent"])
                 github.state["gate"] = lambda request: None  # GitHub is back
@@ -514,8 +517,7 @@ def test_a_worker_killed_while_sending_leaves_the_feedback_to_another_once(world
             held.append(request)
             release.wait(30)  # then answered as GitHub would: it did get the request
 
-    with github_fake(world, {pull: head}) as github:
-        github.state["gate"] = hold
+    with github_fake(world, {pull: head}, gate=hold) as github:
         try:
             with senders(world, FEEDBACK_TEST_GITHUB_URL=github.url, FEEDBACK_TEST_LEASE="5") as (gunicorn, served):
                 upload(served, head, FIRST_REPORT, branch="killed", pr=str(pull))
