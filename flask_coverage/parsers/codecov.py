@@ -108,7 +108,7 @@ def _bulk_lines(lines: dict[str, Any]) -> LineCoverage | None:
     values = list(lines.values())
     if not set(map(type, values)) <= _PLAIN_VALUES:  # no floats nor booleans: 1.0 and true are not 1 here
         return None
-    read = list(map(_READ_VALUES.get, values, repeat(_UNREAD)))
+    read: list[Any] = list(map(_READ_VALUES.get, values, repeat(_UNREAD)))
     if _UNREAD in read:
         for value in {value for value, line in zip(values, read) if line is _UNREAD}:
             if not _remember(value):
