@@ -44,6 +44,8 @@ class JsonStream:
 
     Values below that are decoded whole by ``json.JSONDecoder.raw_decode`` from a text buffer that
     grows until the value is complete; consumed text is dropped, so memory follows the largest value.
+    :meth:`small_value` decodes a whole file entry in one such call when it is short, so that a parser
+    converts decoded lists in bulk rather than walking them a token at a time in Python.
     """
 
     def __init__(self, chunks: Iterable[bytes]) -> None:
@@ -226,7 +228,7 @@ class JsonStream:
         if self.peek() not in ("[", "{"):
             self.value()
             return
-        # A value that ends within the text already buffered (a chunk or two) is decoded in C and
+        # A value that ends within the text already buffered (a piece or two) is decoded in C and
         # dropped: its objects are bounded by the buffer. A longer one is scanned.
         try:
             _, end = _DECODER.raw_decode(self._buffer, self._pos)
