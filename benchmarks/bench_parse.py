@@ -1,6 +1,8 @@
-"""Parse time and peak memory of our report parsers, next to pycobertura on the same Cobertura file,
-and next to a bare pass of the same bytes through the tokenizer each parser builds on (expat for XML,
-``json.loads`` for JSON, a UTF-8 decode and line split for LCOV): the ratio is the parser's own cost.
+"""Parse time and peak memory of our report parsers, next to pycobertura on the same Cobertura file, to
+ijson's yajl2_c backend feeding the coverage.py JSON parser's per-file conversion (issue 25: the faster
+reader is kept; ijson is in the bench extra), and to a bare pass of the same bytes through the
+tokenizer each parser builds on (expat for XML, ``json.loads`` for JSON, a UTF-8 decode and line split
+for LCOV): the ratio is the parser's own cost.
 
 Each measurement runs in a fresh interpreter, so peak RSS (``ru_maxrss``) is that parse's alone; a
 second run under ``tracemalloc`` gives the peak of Python allocations. Times are the best of
@@ -39,6 +41,8 @@ CASES = {
     "flask-coverage Cobertura": ("synthetic.xml", "ours:cobertura"),
     "flask-coverage LCOV": ("synthetic.lcov", "ours:lcov"),
     "flask-coverage coverage.py JSON": ("synthetic.json", "ours:coveragepy"),
+    # The same per-file conversion fed by ijson's C backend instead of JsonStream (issue 25's comparison).
+    "ijson (yajl2_c) coverage.py JSON": ("synthetic.json", "ijson"),
     # What an upload does: every file kept (merged per path) and encoded for its database column.
     "flask-coverage Cobertura, kept": ("synthetic.xml", "ours:cobertura:keep"),
     "pycobertura Cobertura": ("synthetic.xml", "pycobertura"),
@@ -52,6 +56,7 @@ CASES = {
 RATIOS = {
     "flask-coverage Cobertura": ("bare expat (no handlers)", "bare expat (empty start handler)"),
     "flask-coverage coverage.py JSON": ("bare json.loads",),
+    "ijson (yajl2_c) coverage.py JSON": ("bare json.loads",),
     "flask-coverage LCOV": ("bare UTF-8 decode + line split",),
 }
 
@@ -99,6 +104,29 @@ def parse_ours(path: Path, fmt: str, keep: bool = False) -> tuple[int, int, int]
     return files, lines, hits
 
 
+def parse_ijson(path: Path) -> tuple[int, int, int]:
+    """coverage.py JSON read by ijson's yajl2_c backend, one ``files`` entry at a time, each turned
+    into lines by the parser's own conversion; same triple as parse_ours."""
+    import ijson  # the bench extra
+
+    from flask_coverage.parsers import ParseContext, coveragepy
+
+    context = ParseContext(root=SOURCE_ROOT)
+    resolver = context.resolver()
+    files = lines = hits = 0
+    with open(path, "rb") as report:
+        for name, entry in ijson.get_backend("yajl2_c").kvitems(report, "files", use_float=True):
+            resolver.resolve(name)
+            coverage = coveragepy._bulk_lines(entry, name) or coveragepy._entry_lines(
+                entry.items(), name, context.skips
+            )
+            totals = coverage.totals()
+            files += 1
+            lines += totals.lines
+            hits += totals.hits + totals.partials
+    return files, lines, hits
+
+
 def parse_pycobertura(path: Path) -> tuple[int, int, int]:
     """Parse with pycobertura, reading every line's status per file; same triple as parse_ours."""
     report = Cobertura(str(path))
@@ -118,6 +146,8 @@ def child(how: str, path: Path, traced: bool) -> dict[str, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     if how == "pycobertura":
         files, lines, hits = parse_pycobertura(path)
+    elif how == "ijson":
+        files, lines, hits = parse_ijson(path)
     elif how.startswith("bare:"):
         bare_pass(path, how[5:])
         files = lines = hits = -1

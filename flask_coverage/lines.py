@@ -140,6 +140,19 @@ class LineCoverage:
         self._lines, self._hits, self._states = lines, hits, states
         return self
 
+    @classmethod
+    def from_columns(cls, lines: Iterable[int], hits: Iterable[int], states: bytes) -> LineCoverage:
+        """The coverage of columns a parser built in bulk with C-level builtins (``parsers/`` fast
+        paths): ``lines`` strictly increasing from 1, as many ``hits`` (at most :data:`MAX_HITS`) and
+        ``states``. The caller vouches for the order; the rest is checked in C (``array`` refuses a
+        value out of range, an OverflowError; anything else is a ValueError)."""
+        line_array, hit_array, state_array = array(_U32, lines), array(_U32, hits), bytearray(states)
+        if not len(line_array) == len(hit_array) == len(state_array) or state_array.translate(None, b"\x00\x01\x02"):
+            raise ValueError("columns of different lengths, or an unknown line state")
+        if line_array and line_array[0] < 1:
+            raise ValueError("line number out of range: 0")
+        return cls._trusted(line_array, hit_array, state_array)
+
     def __len__(self) -> int:
         return len(self._lines)
 
