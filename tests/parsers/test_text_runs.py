@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flask_coverage.parsers import ParseContext, Skips, lcov
+from flask_coverage.parsers import ParseContext, Skips, go, lcov
 from flask_coverage.parsers._text import numbers_of, text_blocks
 
 
@@ -60,3 +60,29 @@ def test_a_clean_lcov_report_is_read_in_runs(monkeypatch):
     files, skips = _parse(lcov.parse_lcov, data * 3, 7)
     assert files == [("a.c", [(1, 1, 0), (2, 0, 1), (3, 4, 2)])] * 3
     assert skips == {}
+
+
+_GO_LINES = st.sampled_from(
+    [
+        "a.go:1.2,1.30 1 1", "a.go:2.2,4.2 1 0", "a.go:3.5,5.3 2 4", "a.go:1.2,1.30 1 0", "a.go:0.1,1.2 1 1",
+        "a.go:5.1,4.1 1 1", "a.go:01.2,1.3 1 1", "b.go:1.2,2.2 1 3", "b.go:7.1,9.9 1 0", "mode: set",
+        "a.go:6.1,6.9 1 99999999999", "c:d.go:1.1,1.9 1 1", "", "ok  \texample.com/m 0.1s", "a.go:8.1,8.9 1 2 ",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300)
+@given(st.lists(_GO_LINES, max_size=40), st.integers(1, 64))
+def test_go_runs_read_as_line_by_line(lines, size):
+    data = ("mode: count\n" + "\n".join(lines) + "\n").encode()
+    expected = _parse(go.parse_go, data + b"mode: count\n", 1 << 20)  # a second mode line: line by line
+    assert _parse(go.parse_go, data, size) == expected
+
+
+def test_a_clean_go_profile_is_read_in_runs(monkeypatch):
+    lines = []
+    monkeypatch.setattr(go._Reader, "_line", lambda self, line: lines.append(line) or iter(()))
+    data = b"mode: set\na.go:1.2,3.3 1 1\na.go:3.4,3.9 1 0\nb.go:1.1,1.5 2 0\n"
+    files, skips = _parse(go.parse_go, data, 1 << 20)
+    assert lines == ["mode: set"]
+    assert files == [("a.go", [(1, 1, 0), (2, 1, 0), (3, 1, 2)]), ("b.go", [(1, 0, 1)])]
