@@ -320,7 +320,7 @@ class LineCoverageBuilder:
         self._hits.append(hits if hits <= MAX_HITS else MAX_HITS)
         self._states.append(state)
 
-    def extend(self, lines: Sequence[int], hits: Sequence[int], states: bytes) -> None:
+    def extend(self, lines: Sequence[int], hits: Sequence[int], states: bytes | bytearray) -> None:
         """Record many lines at once (``lines``, ``hits`` and ``states`` of one length, checked by the
         caller: lines from 1, hits at most :data:`MAX_HITS`, known states), in C."""
         if lines:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flask_coverage.parsers import ParseContext, Skips, go, lcov
+from flask_coverage.parsers import ParseContext, Skips, go, lcov, xcode
 from flask_coverage.parsers._text import numbers_of, text_blocks
 
 
@@ -86,3 +86,13 @@ def test_a_clean_go_profile_is_read_in_runs(monkeypatch):
     files, skips = _parse(go.parse_go, data, 1 << 20)
     assert lines == ["mode: set"]
     assert files == [("a.go", [(1, 1, 0), (2, 1, 0), (3, 1, 2)]), ("b.go", [(1, 0, 1)])]
+
+
+def test_xcode_rows_as_llvm_cov_writes_them():
+    data = (
+        b"/w/a.swift:\n    1|      5|func f() {\n    2|      0|  g()\n    3|   1.2k|  h()\n    4|      E|  i()\n"
+        b"    5|     3E|  j()\n    6|      2|  }\n    7|       |\n    0|      1|x\n    x|      1|x\n    8|      q|x\n"
+    )
+    files, skips = _parse(xcode.parse_xcode, data, 5)
+    assert files == [("w/a.swift", [(1, 5, 0), (2, 0, 1), (3, 1200, 0), (5, 3, 0)])]
+    assert sum(skips.values()) == 3
