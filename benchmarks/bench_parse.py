@@ -48,13 +48,13 @@ CASES = {
     "bare expat (no handlers)": ("synthetic.xml", "bare:xml"),
     "bare expat (empty start handler)": ("synthetic.xml", "bare:xml-calls"),
     "bare json.loads": ("synthetic.json", "bare:json"),
-    "bare UTF-8 decode + line split + for": ("synthetic.lcov", "bare:lines"),
+    "bare decode + split + for lines": ("synthetic.lcov", "bare:lines"),
 }
 #: Which bare pass each parser is compared with (issue 25: at most 2x).
 RATIOS = {
     "flask-coverage Cobertura": ("bare expat (no handlers)", "bare expat (empty start handler)"),
     "flask-coverage coverage.py JSON": ("bare json.loads",),
-    "flask-coverage LCOV": ("bare UTF-8 decode + line split + for",),
+    "flask-coverage LCOV": ("bare decode + split + for lines",),
 }
 
 
