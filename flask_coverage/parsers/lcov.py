@@ -33,8 +33,6 @@ from ._text import numbers_of, text_blocks
 __all__ = ["FORMAT", "parse_lcov"]
 
 _FIRST_RECORD = re.compile(rb"(?:TN|SF|VER):")
-#: The records that open and close a file: the rest of a block is read in runs between them.
-_BOUNDARY = re.compile(r"^(?:SF:(.*)|end_of_record)$", re.MULTILINE)
 
 # What the parser skips, counted (docs/parsing.md).
 NOT_A_RECORD = "lines that are not LCOV records, skipped"
@@ -162,6 +160,11 @@ class _Reader:
                     continue
                 number_text, _, rest = record[3:].partition(",")
                 hits_text = rest.partition(",")[0]
+                if number_text.isdecimal() and hits_text.isdecimal() and len(number_text) < 9 and len(hits_text) < 10:
+                    line, count = int(number_text), int(hits_text)  # a well-formed record, at once
+                    if 1 <= line <= MAX_LINE_NUMBER and count <= MAX_HITS:
+                        builder.add(line, count, HIT if count else MISS)
+                        continue
                 number = line_number(number_text, path, skips)
                 hits = None if number is None else hit_count(hits_text, number, path, skips)
                 if number is not None and hits is not None:
