@@ -25,7 +25,7 @@ from ..providers import CommentGone, Provider, ProviderError, provider_for
 from ..queries.files import upload_count
 from ..queries.targets import resolve_commit
 from ..state import dialect_insert, execute, get_session
-from . import outbox
+from . import checks, outbox
 from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, render, wanted
 from .diff import Diff
@@ -59,6 +59,15 @@ def _side(commit: Commit, flags: tuple[str, ...]) -> Side:
 def _record(commit_id: int, context: str, **values: Any) -> None:
     statement = dialect_insert(FeedbackSent.__table__).values(commit_id=commit_id, context=context, **values)
     execute(statement.on_conflict_do_update(index_elements=["commit_id", "context"], set_=values))
+
+
+def _check_run_ids(commit_id: int) -> dict[str, Optional[str]]:
+    """The contexts sent on the commit: the id of the check run that shows each, ``None`` for a
+    commit status."""
+    query = sa.select(FeedbackSent.context, FeedbackSent.check_run_id).where(
+        FeedbackSent.commit_id == commit_id, FeedbackSent.sent_at.is_not(None)
+    )
+    return dict(execute(query).all())
 
 
 def _sent_digests(commit_id: int) -> dict[str, Optional[str]]:
@@ -142,19 +151,25 @@ def _send(provider: Provider, repository: Repository, commit: Commit, settings: 
     target_url = _page_url(claim, repository, pull.pullid if pull is not None else None, commit.sha)
     facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers)
     sent = _sent_digests(commit.id)
+    runs = checks.runs_for(provider, pull, settings.value)
+    shapes = checks.shapes(settings.value)
+    run_ids = _check_run_ids(commit.id)
     for status in compute(facts):
-        digest = _digest(status.state, status.description, target_url)
+        shape = shapes.get(status.context, checks.Shape())
+        notes = checks.uncovered_added(diff, sides(())[0]) if shape.annotated and diff is not None else ()
+        parts: list[Any] = [status.state, status.description, target_url]
+        if notes:
+            parts.append([(note.path, note.start_line, note.end_line) for note in notes])
+        digest = _digest(*parts)
         if sent.get(status.context) == digest:
             continue
+        # A context sent as a commit status stays one on this sha (never a status and a run of one name).
+        as_run = runs is not None and (status.context not in run_ids or run_ids[status.context] is not None)
+        run = checks.check_run(status, shape, target_url, notes) if as_run else None
+        # GitHub adds a run's annotations to those it has: an annotated run is made anew, not edited.
+        run_id = None if shape.annotated else run_ids.get(status.context)
         try:
-            provider.set_status(
-                repository,
-                commit.sha,
-                context=status.context,
-                state=status.state,  # type: ignore[arg-type]
-                description=status.description,
-                target_url=target_url,
-            )
+            run_id = checks.send(provider, runs, repository, commit.sha, status, run, run_id, target_url)
         except ProviderError as error:
             _record(commit.id, status.context, error=str(error)[:2000], error_at=utcnow())
             get_session().commit()
@@ -166,6 +181,7 @@ def _send(provider: Provider, repository: Repository, commit: Commit, settings: 
             digest=digest,
             state=status.state,
             description=status.description,
+            check_run_id=run_id,
             sent_at=utcnow(),
             error=None,
         )
