@@ -64,8 +64,9 @@ class _Reader:
     A chunk is cut at its ``SF:`` and ``end_of_record`` lines. Between them, the records of a file
     come in runs (all ``DA`` lines together, all ``BRDA`` lines together): the runs of the whole chunk
     are read at once in C (:func:`numbers_of`), and the other lines are checked to be other records
-    (``LF``, ``FN``, ``TN`` ...). A chunk where that fails (a record to skip or clamp, a stray line) is
-    read line by line with the exact rules instead.
+    (``LF``, ``FN``, ``TN`` ...). In a chunk where that fails (a record to skip or clamp, a stray line),
+    each file's runs are read on their own, and a file with the odd line line by line, with the exact
+    rules.
     """
 
     def __init__(self, context: ParseContext) -> None:
@@ -118,8 +119,23 @@ class _Reader:
                 yield from self.close()
 
     def _one_by_one_plan(self, plan: list[tuple[str, str, tuple[str, str]]]) -> Iterator[ParsedFile]:
+        # The block as a plan again, a file's lines at a time: the runs of the files without an odd
+        # line are still read at once, the others line by line.
         for kind, text, _ in plan:
             if kind == "text":
+                das: list[str] = []
+                brdas: list[str] = []
+                others: list[str] = []
+                if self.builder is not None:
+                    _cut_runs(text, das, brdas, others)
+                    da = _numbers(das, b"DA:,\n", b"DA:", 2)
+                    brda = _numbers([run.replace(",-\n", ",0\n") for run in brdas], b"BRDA:,,,\n", b"BRDA:", 4)
+                    if da is not None and brda is not None and _other_records("".join(others)):
+                        if da:
+                            self._add_lines(da[0::2], da[1::2])
+                        if brda:
+                            self.branches.extend(brda[0::4], brda[3::4])
+                        continue
                 self._one_by_one(text)
             elif kind == "open":
                 yield from self.open(text)

@@ -43,7 +43,7 @@ _LCOV_LINES = st.sampled_from(
 @given(st.lists(_LCOV_LINES, max_size=40), st.integers(1, 64))
 def test_lcov_runs_read_as_line_by_line(lines, size):
     data = ("SF:a.c\n" + "\n".join(lines) + "\n").encode()
-    # A stray line in its own chunk sends that chunk line by line; the chunk sizes move the runs about.
+    # A stray line sends its chunk file by file and its file line by line; the chunk sizes move the runs about.
     expected, expected_skips = _parse(lcov.parse_lcov, data + b"stray\n", 1 << 20)
     expected_skips = dict(expected_skips)
     expected_skips[lcov.NOT_A_RECORD] -= 1
