@@ -1,8 +1,9 @@
 """Parse time of each format added by issue 25 against a bare pass of the same bytes through the
-tokenizer its parser builds on: ``json.loads`` (JSON), a UTF-8 decode and line split (text), and for
-XML expat over the parsers' 1 MiB chunks with a start handler that does nothing, the Python call per
-element that any Python expat consumer pays (the same baseline as ``bench_parse.py``; expat with no
-handler at all is printed below the table). The issue's bound is 2x.
+tokenizer its parser builds on: ``json.loads`` (JSON); for text :func:`bare_lines` (a UTF-8 decode, a
+split into lines and a Python ``for`` over them, in the chunks the parsers read; ``bench_parse.py`` uses
+the same for LCOV); for XML expat over the parsers' 1 MiB chunks with a start handler that does
+nothing, the Python call per element that any Python expat consumer pays (the same baseline as
+``bench_parse.py``; expat with no handler at all is printed below its row). The issue's bound is 2x.
 
 Each report is generated in memory: ``--files`` files of ``--lines`` lines (default 20,000 x 100),
 every third line missed and every fifth partial where the format has branches. Times are process CPU
@@ -12,12 +13,14 @@ seconds, the best of ``--repeat`` runs. Run by hand, ``nice``d: ``python benchma
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import time
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 from xml.parsers import expat
 
 from flask_coverage.parsers import parse_report
+from flask_coverage.parsers._input import CHUNK_SIZE
 
 
 def _lines(lines: int) -> Iterator[tuple[int, int, bool]]:
@@ -196,8 +199,9 @@ def _expat(data: bytes, handler: bool = True) -> None:
     parser = expat.ParserCreate()
     if handler:
         parser.StartElementHandler = lambda name, attrs: None
-    for start in range(0, len(data), 1 << 20):
-        parser.Parse(data[start : start + (1 << 20)], False)
+    view = memoryview(data)  # the chunks parse_report reads from bytes, as in _text
+    for start in range(0, len(data), CHUNK_SIZE):
+        parser.Parse(bytes(view[start : start + CHUNK_SIZE]), False)
     parser.Parse(b"", True)
 
 
@@ -205,8 +209,22 @@ def _json(data: bytes) -> None:
     json.loads(data)
 
 
+def bare_lines(chunks: Iterable[bytes]) -> None:
+    """The floor of a text parser: each chunk decoded, split into lines (a cut line waits for the next
+    chunk) and every line visited by a Python ``for``, keeping nothing."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    pending = ""
+    for chunk in chunks:
+        lines = (pending + decoder.decode(chunk)).split("\n")
+        pending = lines.pop()
+        for _ in lines:
+            pass
+
+
 def _text(data: bytes) -> None:
-    data.decode("utf-8").split("\n")
+    # The chunks parse_report reads from bytes: copies of CHUNK_SIZE slices.
+    view = memoryview(data)
+    bare_lines(bytes(view[start : start + CHUNK_SIZE]) for start in range(0, len(data), CHUNK_SIZE))
 
 
 #: format: (generator, the tokenizer's bare pass)
