@@ -73,7 +73,7 @@ from .queries.files import known_paths
 from .queries.repositories import repository_by_slug
 from .queries.tree import refresh_tree
 from .queries.trend import refresh_days
-from .sources import CommitAbout, commit_about
+from .sources import CommitAbout, commit_about, mirror_files
 from .state import dialect_insert, execute, get_session
 
 __all__ = [
@@ -238,8 +238,9 @@ def upload_reports(
 
     ``meta`` (flags, name, build, job, CI URL) is stored with the upload record and is part of its
     key too. ``network`` is the uploader's list of the repository's files, which places report
-    paths (:func:`~flask_coverage.parsers.place_by_network`); without one, the paths are placed on
-    the files the repository already knows (the commit's, its default branch's tip's). ``fixes``
+    paths (:func:`~flask_coverage.parsers.place_by_network`); without one, on the files of the
+    commit's tree in the git mirror (``COVERAGE_SOURCE_GIT_ROOT``), else on the files the repository
+    already knows (the commit's, its default branch's tip's). ``fixes``
     maps a path to the lines that are not code in it and its last line (:data:`FileFix`): those lines, and any past the
     last one, leave that file's coverage. With ``meta.external_id``, a different upload under an
     id already used raises :class:`UploadConflict` (and changes nothing). ``parent``, the sha of the
@@ -271,7 +272,8 @@ def upload_reports(
     )
     meta = meta or UploadMeta()
     # Placement comes before the merge, so two uploaders' spellings of a file end up as one path.
-    files = _placed(merge_by_path(parsed), network or known_paths(repository, sha))
+    known = network or mirror_files(repository, sha) or known_paths(repository, sha)
+    files = _placed(merge_by_path(parsed), known)
     files = _fixed(files, fixes or {})
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
