@@ -78,8 +78,35 @@ def lcov(files: int, lines: int) -> bytes:
     return "".join(parts).encode()
 
 
-#: Every format read: the three of bench_parse.py and those of bench_formats.py.
-GENERATORS = {"cobertura": cobertura, "coveragepy": coveragepy, "lcov": lcov, **{n: c[0] for n, c in CASES.items()}}
+def opencover(files: int, lines: int) -> bytes:
+    parts = ["<CoverageSession><Modules><Module><Files>"]
+    parts += [f'<File uid="{f}" fullPath="C:\\w\\src\\p{f // 100}\\C{f}.cs"/>' for f in range(files)]
+    parts.append("</Files><Classes>")
+    for f in range(files):
+        parts.append(f'<Class><Methods><Method><FileRef uid="{f}"/><SequencePoints>')
+        for n, hits, partial in _lines(lines):
+            branches = ' bec="2" bev="1"' if partial and hits else ""
+            parts.append(f'<SequencePoint vc="{hits}" sl="{n}" el="{n}"{branches}/>')
+        parts.append("</SequencePoints></Method></Methods></Class>")
+    parts.append("</Classes></Module></Modules></CoverageSession>")
+    return "".join(parts).encode()
+
+
+def covr(files: int, lines: int) -> bytes:
+    coverage = [None] + [None if n % 11 == 0 else hits for n, hits, _ in _lines(lines)]
+    entries = [{"name": f"R/f{f}.R", "coverage": coverage} for f in range(files)]
+    return json.dumps({"files": entries, "uploader": "R"}).encode()
+
+
+#: Every format read: the three of bench_parse.py, those of bench_formats.py, OpenCover and covr.
+GENERATORS = {
+    "cobertura": cobertura,
+    "coveragepy": coveragepy,
+    "lcov": lcov,
+    **{name: case[0] for name, case in CASES.items()},
+    "opencover": opencover,
+    "covr": covr,
+}
 
 
 def generated(name: str, megabytes: float, lines: int) -> bytes:

@@ -47,11 +47,12 @@ def parse_xccov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
                     if not isinstance(path, str) or not path.strip() or not isinstance(functions, list):
                         context.skips.add("file entries without a path or a functions list, skipped")
                         continue
-                    yield ParsedFile(resolver.resolve(path), _lines(functions, context.skips))
+                    placed = resolver.resolve(path)
+                    yield ParsedFile(placed, _lines(functions, placed, context.skips))
     stream.end()
 
 
-def _lines(functions: list[Any], skips: Skips) -> LineCoverage:
+def _lines(functions: list[Any], path: str, skips: Skips) -> LineCoverage:
     builder = LineCoverageBuilder()
     for function in functions:
         number = function.get("lineNumber") if isinstance(function, dict) else None
@@ -63,7 +64,7 @@ def _lines(functions: list[Any], skips: Skips) -> LineCoverage:
             skips.add(LINE_BELOW_ONE)
             continue
         if number > MAX_LINE_NUMBER:
-            bad_line_number(str(number), "a file of the xccov report")
+            bad_line_number(str(number), path)
         if count < 0:
             skips.add(HITS_NEGATIVE)
         hits = min(max(count, 0), MAX_REPORTED_HITS)
