@@ -290,7 +290,7 @@ def upload_reports(
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
-class Packed(NamedTuple):
+class _Packed(NamedTuple):
     """A file's coverage as it is stored: its totals' columns and its encoded lines (``data``).
 
     An upload holds every file of its reports until its transaction: packed, a file costs its encoding
@@ -305,35 +305,35 @@ class Packed(NamedTuple):
     data: bytes
 
     @classmethod
-    def of(cls, coverage: LineCoverage) -> Packed:
+    def of(cls, coverage: LineCoverage) -> _Packed:
         totals = coverage.totals()
         return cls(totals.lines, totals.hits, totals.misses, totals.partials, coverage.encode())
 
     def coverage(self) -> LineCoverage:
         return LineCoverage.decode(self.data)
 
-    def merge(self, other: LineCoverage) -> Packed:
-        return Packed.of(self.coverage().merge(other))
+    def merge(self, other: LineCoverage) -> _Packed:
+        return _Packed.of(self.coverage().merge(other))
 
 
-def _packed_by_path(files: Iterable[ParsedFile]) -> dict[str, Packed]:
+def _packed_by_path(files: Iterable[ParsedFile]) -> dict[str, _Packed]:
     """The parsed files packed, merged per path (as :func:`~flask_coverage.parsers.merge_by_path`); a
     path repeated right after itself (Java's inner classes, one ``<class>`` each) is merged unpacked."""
-    packed: dict[str, Packed] = {}
+    packed: dict[str, _Packed] = {}
     path, lines = "", None
     for parsed in files:
         if lines is not None and parsed.path == path:
             lines = lines.merge(parsed.lines)
             continue
         if lines is not None:
-            packed[path] = Packed.of(lines) if path not in packed else packed[path].merge(lines)
+            packed[path] = _Packed.of(lines) if path not in packed else packed[path].merge(lines)
         path, lines = parsed
     if lines is not None:
-        packed[path] = Packed.of(lines) if path not in packed else packed[path].merge(lines)
+        packed[path] = _Packed.of(lines) if path not in packed else packed[path].merge(lines)
     return packed
 
 
-def _placed(files: dict[str, Packed], known: Iterable[str]) -> dict[str, Packed]:
+def _placed(files: dict[str, _Packed], known: Iterable[str]) -> dict[str, _Packed]:
     """``files`` with each path moved to the repository's file it names (:func:`place_by_network`)."""
     for old, new in place_by_network(files, known).items():
         _check_storable(new)
@@ -342,13 +342,13 @@ def _placed(files: dict[str, Packed], known: Iterable[str]) -> dict[str, Packed]
     return files
 
 
-def _fixed(files: dict[str, Packed], fixes: Mapping[str, FileFix]) -> dict[str, Packed]:
+def _fixed(files: dict[str, _Packed], fixes: Mapping[str, FileFix]) -> dict[str, _Packed]:
     """``files`` without the lines the uploader says are not code; a file the fixes leave with no line
     is dropped. A ReportError if no file is left."""
     for path, (not_code, eof) in fixes.items():
         if path in files:
             kept = [e for e in files[path].coverage() if e[0] not in not_code and (eof is None or e[0] <= eof)]
-            files[path] = Packed.of(LineCoverage(kept))
+            files[path] = _Packed.of(LineCoverage(kept))
             if not kept:
                 del files[path]
     if not files:
@@ -480,7 +480,7 @@ def _store(
     sha: str,
     branch: Optional[str],
     pullid: Optional[int],
-    files: dict[str, Packed],
+    files: dict[str, _Packed],
     upload_key: str,
     meta: UploadMeta,
     parent_sha: Optional[str],
@@ -548,7 +548,7 @@ def _record_upload(commit_id: int, version: int, upload_key: str, meta: UploadMe
 
 def _merge_commit(
     commit_id: int,
-    files: dict[str, Packed],
+    files: dict[str, _Packed],
     branch: Optional[str],
     pullid: Optional[int],
     parent_sha: Optional[str],
@@ -632,7 +632,7 @@ def _default_tip_sha(repository_id: int) -> sa.Select:
     )
 
 
-def _merge_flags(commit_id: int, files: dict[str, Packed], flags: Iterable[str], upload_key: str) -> None:
+def _merge_flags(commit_id: int, files: dict[str, _Packed], flags: Iterable[str], upload_key: str) -> None:
     """Merge the upload's ``files`` into the coverage of each of its ``flags``, under the commit's lock.
 
     Flags carried by the same uploads of a commit have the same files, kept once: the flags of this upload
@@ -673,7 +673,7 @@ def _merge_flags(commit_id: int, files: dict[str, Packed], flags: Iterable[str],
         execute(sa.update(flag_rows).where(these).values(version=flag_rows.c.version + 1, files_key=new_key, **totals))
 
 
-def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, Packed]) -> dict[str, Any]:
+def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, _Packed]) -> dict[str, Any]:
     """Merge ``files`` into the rows of ``stored`` (commit files or a flag's files) whose columns
     equal ``key``; returns their new totals: ``files``, ``lines``, ``hits``, ``misses``, ``partials``."""
     owned = sa.and_(*(stored.c[name] == value for name, value in key.items()))

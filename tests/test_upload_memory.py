@@ -175,7 +175,7 @@ CLI_CHILD = PEAK_MB + textwrap.dedent(
 def test_a_cli_upload_at_the_limit_stays_under_300_mb(tmp_path: Path, kind: str) -> None:
     # The issue measured 361 MB for a 40 MB coverage.py JSON through the CLI; benchmarks/bench_upload_memory.py
     # measures every format (docs/upload.md). The formats of many lines per byte (Coveralls, SimpleCov, covr)
-    # peaked at 310 MB before an upload held its files packed (ingest.Packed).
+    # peaked at 310 MB before an upload held its files packed (ingest._Packed).
     database = f"sqlite:///{tmp_path}/memory.sqlite"
     report = tmp_path / "report"
     report.write_bytes(body(kind))
