@@ -1,6 +1,7 @@
 """Parse time of each format added by issue 25 against a bare pass of the same bytes through the
-tokenizer its parser builds on: expat without handlers (XML), ``json.loads`` (JSON), a UTF-8 decode and
-line split (text). The issue's bound is 2x.
+tokenizer its parser builds on: expat without handlers (XML), ``json.loads`` (JSON), and for text
+:func:`bare_lines` (a UTF-8 decode, a split into lines and a Python ``for`` over them, in the chunks the
+parsers read; ``bench_parse.py`` uses the same for LCOV). The issue's bound is 2x.
 
 Each report is generated in memory: ``--files`` files of ``--lines`` lines (default 20,000 x 100),
 every third line missed and every fifth partial where the format has branches. Times are process CPU
@@ -10,12 +11,14 @@ seconds, the best of ``--repeat`` runs. Run by hand, ``nice``d: ``python benchma
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import time
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 from xml.parsers import expat
 
 from flask_coverage.parsers import parse_report
+from flask_coverage.parsers._input import CHUNK_SIZE
 
 
 def _lines(lines: int) -> Iterator[tuple[int, int, bool]]:
@@ -228,8 +231,22 @@ def _json(data: bytes) -> None:
     json.loads(data)
 
 
+def bare_lines(chunks: Iterable[bytes]) -> None:
+    """The floor of a text parser: each chunk decoded, split into lines (a cut line waits for the next
+    chunk) and every line visited by a Python ``for``, keeping nothing."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    pending = ""
+    for chunk in chunks:
+        lines = (pending + decoder.decode(chunk)).split("\n")
+        pending = lines.pop()
+        for _ in lines:
+            pass
+
+
 def _text(data: bytes) -> None:
-    data.decode("utf-8").split("\n")
+    # The chunks parse_report reads from bytes: copies of CHUNK_SIZE slices.
+    view = memoryview(data)
+    bare_lines(bytes(view[start : start + CHUNK_SIZE]) for start in range(0, len(data), CHUNK_SIZE))
 
 
 #: format: (generator, the tokenizer's bare pass)

@@ -286,7 +286,8 @@ def upload_reports(
         )
     )
     if feedback:
-        sender.wake(current_app._get_current_object())  # type: ignore[attr-defined]
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        sender.wake(app, after=app.config["COVERAGE_FEEDBACK_DELAY"])  # when the commit falls due
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 

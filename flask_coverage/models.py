@@ -326,6 +326,9 @@ class FeedbackSent(Base):
     digest: Mapped[Optional[str]] = mapped_column(sa.String(64))
     state: Mapped[Optional[str]] = mapped_column(sa.String(20))
     description: Mapped[Optional[str]] = mapped_column(sa.Text)
+    # The GitHub check run that shows the status, edited in place (feedback/checks.py); None when it
+    # was sent as a commit status.
+    check_run_id: Mapped[Optional[str]] = mapped_column(sa.String(64))
     sent_at: Mapped[Optional[dt.datetime]]
     error: Mapped[Optional[str]] = mapped_column(sa.Text)
     error_at: Mapped[Optional[dt.datetime]]

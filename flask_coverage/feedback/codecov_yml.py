@@ -626,7 +626,6 @@ SCHEMA = Keys(
             "flags",
             "flag_management",
             "component_management",
-            "github_checks",
             "parsers",
             "profiling",
             "slack_app",

@@ -25,7 +25,7 @@ from ..providers import CommentGone, Provider, ProviderError, provider_for
 from ..queries.files import upload_count
 from ..queries.targets import resolve_commit
 from ..state import dialect_insert, execute, get_session
-from . import outbox
+from . import checks, outbox
 from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, render, wanted
 from .diff import Diff
@@ -59,6 +59,33 @@ def _side(commit: Commit, flags: tuple[str, ...]) -> Side:
 def _record(commit_id: int, context: str, **values: Any) -> None:
     statement = dialect_insert(FeedbackSent.__table__).values(commit_id=commit_id, context=context, **values)
     execute(statement.on_conflict_do_update(index_elements=["commit_id", "context"], set_=values))
+
+
+#: What was sent in a sending, ``(commit id, context, values)``: written after its last provider call,
+#: so no write transaction is open while the provider is asked (on SQLite it would stop every upload).
+Sent = list[tuple[int, str, dict[str, Any]]]
+
+
+def _record_all(sent: Sent) -> None:
+    for commit_id, context, values in sent:
+        _record(commit_id, context, **values)
+    sent.clear()
+
+
+def _failed(sent: Sent, commit_id: int, context: str, error: ProviderError) -> None:
+    """What was sent, and ``context``'s error, recorded and committed (the row is retried)."""
+    _record_all(sent)
+    _record(commit_id, context, error=str(error)[:2000], error_at=utcnow())
+    get_session().commit()
+
+
+def _check_run_ids(commit_id: int) -> dict[str, Optional[str]]:
+    """The contexts sent on the commit: the id of the check run that shows each, ``None`` for a
+    commit status."""
+    query = sa.select(FeedbackSent.context, FeedbackSent.check_run_id).where(
+        FeedbackSent.commit_id == commit_id, FeedbackSent.sent_at.is_not(None)
+    )
+    return dict(execute(query).all())
 
 
 def _sent_digests(commit_id: int) -> dict[str, Optional[str]]:
@@ -115,8 +142,9 @@ def deliver(claim: outbox.Claim) -> None:
     if notify.get("after_n_builds") and upload_count(commit) < notify["after_n_builds"]:
         outbox.finish(claim)  # the next upload owes it again
         return
+    sent: Sent = []
     try:
-        _send(provider, repository, commit, settings, claim)
+        _send(provider, repository, commit, settings, claim, sent)
     except ProviderError as error:
         log.warning("feedback for %s not sent: %s", commit.sha[:12], error)
         if error.retryable or error.status is None or error.status >= 500:
@@ -124,10 +152,13 @@ def deliver(claim: outbox.Claim) -> None:
         else:
             outbox.finish(claim)  # 401, 403, 404, 422: a retry would get the same; the error is shown
         return
-    outbox.finish(claim)
+    _record_all(sent)
+    outbox.finish(claim)  # one commit a sending: SQLite's commits wait on the disk, holding its write lock
 
 
-def _send(provider: Provider, repository: Repository, commit: Commit, settings: Any, claim: outbox.Claim) -> None:
+def _send(
+    provider: Provider, repository: Repository, commit: Commit, settings: Any, claim: outbox.Claim, done: Sent
+) -> None:
     pull_row = find_pull_with_base(repository, commit.pullid) if commit.pullid is not None else None
     pull: Optional[Pull] = pull_row[0] if pull_row is not None else None
     base_sha = pull.base_sha if pull is not None else commit.parent_sha
@@ -142,36 +173,33 @@ def _send(provider: Provider, repository: Repository, commit: Commit, settings: 
     target_url = _page_url(claim, repository, pull.pullid if pull is not None else None, commit.sha)
     facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers)
     sent = _sent_digests(commit.id)
+    runs = checks.runs_for(provider, pull, settings.value)
+    shapes = checks.shapes(settings.value)
+    run_ids = _check_run_ids(commit.id)
     for status in compute(facts):
-        digest = _digest(status.state, status.description, target_url)
+        shape = shapes.get(status.context, checks.Shape())
+        notes = checks.uncovered_added(diff, sides(())[0]) if shape.annotated and diff is not None else ()
+        parts: list[Any] = [status.state, status.description, target_url]
+        if notes:
+            parts.append([(note.path, note.start_line, note.end_line) for note in notes])
+        digest = _digest(*parts)
         if sent.get(status.context) == digest:
             continue
+        # A context sent as a commit status stays one on this sha (never a status and a run of one name).
+        as_run = runs is not None and (status.context not in run_ids or run_ids[status.context] is not None)
+        run = checks.check_run(status, shape, target_url, notes) if as_run else None
+        # GitHub adds a run's annotations to those it has: an annotated run is made anew, not edited.
+        run_id = None if shape.annotated else run_ids.get(status.context)
         try:
-            provider.set_status(
-                repository,
-                commit.sha,
-                context=status.context,
-                state=status.state,  # type: ignore[arg-type]
-                description=status.description,
-                target_url=target_url,
-            )
+            run_id = checks.send(provider, runs, repository, commit.sha, status, run, run_id, target_url)
         except ProviderError as error:
-            _record(commit.id, status.context, error=str(error)[:2000], error_at=utcnow())
-            get_session().commit()
+            _failed(done, commit.id, status.context, error)
             raise
-        # Committed with the row's finish (one commit a sending: SQLite's commits wait on the disk).
-        _record(
-            commit.id,
-            status.context,
-            digest=digest,
-            state=status.state,
-            description=status.description,
-            sent_at=utcnow(),
-            error=None,
-        )
+        values = {"digest": digest, "state": status.state, "description": status.description}
+        done.append((commit.id, status.context, {**values, "check_run_id": run_id, "sent_at": utcnow(), "error": None}))
     comment = settings.get("comment")
     if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
-        _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", sent)
+        _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", sent, done)
 
 
 def _comment(
@@ -185,6 +213,7 @@ def _comment(
     settings: Any,
     pull_url: str,
     sent: dict[str, Optional[str]],
+    done: Sent,
 ) -> None:
     options = settings.get("comment")
     behavior = options.get("behavior", "default")
@@ -228,6 +257,7 @@ def _comment(
             new_id = provider.upsert_comment(repository, pull.pullid, body, comment_id)
         except CommentGone:
             if behavior == "once":
+                _record_all(done)
                 execute(sa.update(Pull).where(Pull.id == pull.id).values(comment_id=DELETED))
                 _record(
                     commit.id,
@@ -239,8 +269,7 @@ def _comment(
                 return
             new_id = provider.upsert_comment(repository, pull.pullid, body, None)
     except ProviderError as error:
-        _record(commit.id, COMMENT, error=str(error)[:2000], error_at=utcnow())
-        get_session().commit()
+        _failed(done, commit.id, COMMENT, error)
         raise
     execute(sa.update(Pull).where(Pull.id == pull.id).values(comment_id=new_id))
     _record(

@@ -56,6 +56,39 @@ class CommentGone(ProviderError):
     """The comment to edit no longer exists (deleted on the provider)."""
 
 
+class ChecksRefused(ProviderError):
+    """The provider refused check runs for the repository (a GitHub App without *Checks: write*):
+    send a commit status instead. The client remembers it for a while and refuses without asking."""
+
+
+#: A check run's conclusion: GitHub's words (``None``: still in progress).
+Conclusion = Literal["success", "failure", "neutral"]
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """Lines of a file a check run points at (a warning), e.g. added lines no test ran."""
+
+    path: str
+    start_line: int
+    end_line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """What a check run says: its ``name`` (the status context), ``conclusion``, the ``title`` and
+    Markdown ``summary`` of its output, the page with the details, and its annotations (all of them:
+    the client sends them in as many requests as the provider takes)."""
+
+    name: str
+    conclusion: Optional[Conclusion]
+    title: str
+    summary: str
+    details_url: Optional[str] = None
+    annotations: tuple[Annotation, ...] = ()
+
+
 @runtime_checkable
 class Provider(Protocol):
     """What the service asks of a git host, for one service; ``repository`` names owner and name."""
@@ -87,6 +120,16 @@ class Provider(Protocol):
 
     def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
         """Delete the pull's comment (gone already is not an error)."""
+
+
+@runtime_checkable
+class CheckRuns(Protocol):
+    """A provider that can also show statuses as check runs (GitHub with a GitHub App): an optional
+    capability beside :class:`Provider`, which GitLab, Bitbucket and a token on GitHub do not have."""
+
+    def upsert_check_run(self, repository: Repository, sha: str, run: CheckRun, run_id: Optional[str]) -> str:
+        """Create the check run on ``sha`` (``run_id`` ``None``) or update it in place; its id. Raises
+        :class:`ChecksRefused` if the provider refuses check runs for the repository."""
 
 
 def provider_for(repository: Repository) -> Optional[Provider]:
@@ -126,13 +169,14 @@ def _provider(service: str, configured: Any) -> Provider:
 
 def _client(service: str, settings: Mapping[str, Any]) -> Provider:
     from .bitbucket import Bitbucket
-    from .github import GitHub
+    from .bitbucket_server import BitbucketServer
+    from .github import github_client
     from .gitlab import GitLab
 
-    kinds: dict[str, Any] = {"github": GitHub, "github_enterprise": GitHub, "gitlab": GitLab}
-    kinds.update(gitlab_enterprise=GitLab, bitbucket=Bitbucket)
+    kinds: dict[str, Any] = {"github": github_client, "github_enterprise": github_client, "gitlab": GitLab}
+    kinds.update(gitlab_enterprise=GitLab, bitbucket=Bitbucket, bitbucket_server=BitbucketServer)
     if service not in kinds:
-        raise ValueError(f"COVERAGE_PROVIDERS: {service} is not supported (GitHub, GitLab and Bitbucket Cloud are)")
+        raise ValueError(f"COVERAGE_PROVIDERS: {service} is not supported (GitHub, GitLab and Bitbucket are)")
     client: Provider = kinds[service](settings, service)
     return client
 

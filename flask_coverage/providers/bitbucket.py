@@ -2,7 +2,7 @@
 
 Settings: ``{"url": "https://api.bitbucket.org/2.0", "token": "..."}`` (a repository or workspace
 access token), or ``{"username": ..., "app_password": ...}``. Bitbucket Server (Data Center) has
-another API and is not supported.
+another API: :mod:`.bitbucket_server`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 from ..models import Repository
-from . import ProviderError, PullInfo, StatusState, file_diff
+from . import Annotation, CheckRun, ChecksRefused, ProviderError, PullInfo, StatusState, file_diff
 from .http import Transport, comment_id_of
 
 #: GitHub's compare API lists at most this many files (and no patch for a large file): a comparison
@@ -29,80 +29,40 @@ from .http import Transport, comment_id_of
 COMPARE_FILE_CAP = 300
 #: GitHub refuses a commit status description longer than this.
 DESCRIPTION_MAX = 140
+#: The API version every request names.
+API_VERSION = "2022-11-28"
+#: GitHub takes at most this many annotations in one request of a check run.
+ANNOTATIONS_PER_REQUEST = 50
+#: The longest check run summary GitHub takes (characters).
+CHECK_SUMMARY_MAX = 65535
+#: How long a repository whose App refused check runs (403) gets commit statuses without asking again.
+CHECKS_REFUSED_SECONDS = 3600.0
 
 
 class GitHub:
-    """A :class:`~flask_coverage.providers.Provider` for GitHub (``service`` names it in messages)."""
+    """A :class:`~flask_coverage.providers.Provider` for GitHub with a token (``service`` names it in
+    messages); :class:`GitHubApp` for a GitHub App. :func:`github_client` picks one for the settings."""
 
     def __init__(self, settings: Mapping[str, Any], service: str = "github") -> None:
         url = settings.get("url") or "https://api.github.com"
         self.http = Transport(service, url, timeout=float(settings.get("timeout", 10)))
-        self.token: Optional[str] = settings.get("token")
-        self.app_id = settings.get("app_id")
-        self._key: Any = None
-        if self.app_id is not None:
-            self._key = _load_key(settings.get("private_key") or "")
-        elif not self.token:
-            raise ValueError(f"COVERAGE_PROVIDERS[{service!r}] needs a 'token', or an 'app_id' and a 'private_key'")
-        if self.token:
-            self.http.secrets.append(self.token)
-        self._lock = threading.Lock()
-        self._installations: dict[tuple[str, str], int] = {}
-        self._tokens: dict[int, tuple[str, float]] = {}  # installation -> (token, monotonic expiry)
+        self._credentials(settings, service)
 
-    # -- authentication ------------------------------------------------------------------------
+    def _credentials(self, settings: Mapping[str, Any], service: str) -> None:
+        self.token: str = settings.get("token") or ""
+        if not self.token:
+            raise ValueError(f"COVERAGE_PROVIDERS[{service!r}] needs a 'token', or an 'app_id' and a 'private_key'")
+        self.http.secrets.append(self.token)
+
+    def _bearer(self, repository: Optional[Repository]) -> str:
+        return self.token
 
     def _headers(self, repository: Optional[Repository], accept: str = "application/vnd.github+json") -> dict[str, str]:
-        headers = {"Accept": accept, "X-GitHub-Api-Version": "2022-11-28"}
-        token = self.token if self.app_id is None else self._installation_token(repository)
-        headers["Authorization"] = f"Bearer {token}"
-        return headers
-
-    def app_jwt(self) -> str:
-        """A JWT naming the App, signed with its private key (RS256), valid ten minutes."""
-        from cryptography.hazmat.primitives import hashes
-        from cryptography.hazmat.primitives.asymmetric import padding
-
-        now = int(time.time())
-        header = _b64(json.dumps({"alg": "RS256", "typ": "JWT"}).encode())
-        payload = _b64(json.dumps({"iat": now - 60, "exp": now + 540, "iss": str(self.app_id)}).encode())
-        signing_input = f"{header}.{payload}".encode()
-        signature = self._key.sign(signing_input, padding.PKCS1v15(), hashes.SHA256())
-        return f"{header}.{payload}.{_b64(signature)}"
-
-    def _installation_token(self, repository: Optional[Repository]) -> str:
-        if repository is None:
-            raise ProviderError("a GitHub App needs a repository to find its installation")
-        names = (repository.owner.username, repository.name)
-        with self._lock:
-            installation = self._installations.get(names)
-            cached = self._tokens.get(installation) if installation is not None else None
-            if cached is not None and cached[1] > time.monotonic():
-                return cached[0]
-        app = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
-        jwt = self.app_jwt()
-        self.http.secrets.append(jwt)
-        try:
-            app["Authorization"] = f"Bearer {jwt}"
-            if installation is None:
-                found = self.http.request("GET", f"{_repo(repository)}/installation", headers=app).json()
-                installation = int(found["id"])
-            answer = self.http.request("POST", f"/app/installations/{installation}/access_tokens", headers=app).json()
-            token, expires = str(answer["token"]), answer.get("expires_at")
-        except (KeyError, TypeError, ValueError):
-            raise ProviderError("github answered an installation token request with something unexpected") from None
-        finally:
-            self.http.secrets.remove(jwt)
-        lifetime = 3600.0
-        if isinstance(expires, str):
-            with contextlib.suppress(ValueError):
-                lifetime = datetime.fromisoformat(expires.replace("Z", "+00:00")).timestamp() - time.time()
-        with self._lock:
-            if token not in self.http.secrets:
-                self.http.secrets.append(token)
-            self._installations[names] = installation
-            self._tokens[installation] = (token, time.monotonic() + lifetime - 60)
-        return token
+        return {
+            "Accept": accept,
+            "X-GitHub-Api-Version": API_VERSION,
+            "Authorization": f"Bearer {self._bearer(repository)}",
+        }
 
     # -- the Provider methods ------------------------------------------------------------------
 
@@ -209,6 +169,138 @@ class GitHub:
             headers=self._headers(repository),
             allow=(404,),
         )
+
+
+class GitHubApp(GitHub):
+    """GitHub as a GitHub App: the service signs a JWT with the App's key, finds the repository's
+    installation and uses its token until a minute before it expires. An App also shows statuses as
+    check runs (:class:`~flask_coverage.providers.CheckRuns`), where it has *Checks: write*."""
+
+    def _credentials(self, settings: Mapping[str, Any], service: str) -> None:
+        self.app_id = settings["app_id"]
+        self._key = _load_key(settings.get("private_key") or "")
+        self._lock = threading.Lock()
+        self._installations: dict[tuple[str, str], int] = {}
+        self._tokens: dict[int, tuple[str, float]] = {}  # installation -> (token, monotonic expiry)
+        self._refused: dict[tuple[str, str], float] = {}  # repository -> monotonic end of "no check runs"
+
+    def _bearer(self, repository: Optional[Repository]) -> str:
+        return self._installation_token(repository)
+
+    def app_jwt(self) -> str:
+        """A JWT naming the App, signed with its private key (RS256), valid ten minutes."""
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
+        now = int(time.time())
+        header = _b64(json.dumps({"alg": "RS256", "typ": "JWT"}).encode())
+        payload = _b64(json.dumps({"iat": now - 60, "exp": now + 540, "iss": str(self.app_id)}).encode())
+        signing_input = f"{header}.{payload}".encode()
+        signature = self._key.sign(signing_input, padding.PKCS1v15(), hashes.SHA256())
+        return f"{header}.{payload}.{_b64(signature)}"
+
+    def _installation_token(self, repository: Optional[Repository]) -> str:
+        if repository is None:
+            raise ProviderError("a GitHub App needs a repository to find its installation")
+        names = _names(repository)
+        with self._lock:
+            installation = self._installations.get(names)
+            cached = self._tokens.get(installation) if installation is not None else None
+            if cached is not None and cached[1] > time.monotonic():
+                return cached[0]
+        app = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": API_VERSION}
+        jwt = self.app_jwt()
+        self.http.secrets.append(jwt)
+        try:
+            app["Authorization"] = f"Bearer {jwt}"
+            if installation is None:
+                found = self.http.request("GET", f"{_repo(repository)}/installation", headers=app).json()
+                installation = int(found["id"])
+            answer = self.http.request("POST", f"/app/installations/{installation}/access_tokens", headers=app).json()
+            token, expires = str(answer["token"]), answer.get("expires_at")
+        except (KeyError, TypeError, ValueError):
+            raise ProviderError("github answered an installation token request with something unexpected") from None
+        finally:
+            self.http.secrets.remove(jwt)
+        lifetime = 3600.0
+        if isinstance(expires, str):
+            with contextlib.suppress(ValueError):
+                lifetime = datetime.fromisoformat(expires.replace("Z", "+00:00")).timestamp() - time.time()
+        with self._lock:
+            if token not in self.http.secrets:
+                self.http.secrets.append(token)
+            self._installations[names] = installation
+            self._tokens[installation] = (token, time.monotonic() + lifetime - 60)
+        return token
+
+    def upsert_check_run(self, repository: Repository, sha: str, run: CheckRun, run_id: Optional[str]) -> str:
+        """Create the run (with its first :data:`ANNOTATIONS_PER_REQUEST` annotations) or update it in
+        place; further annotations go in further updates (GitHub adds them to the run's). A 403 (the
+        App lacks *Checks: write*) is remembered for :data:`CHECKS_REFUSED_SECONDS` per repository."""
+        names = _names(repository)
+        with self._lock:
+            refused = self._refused.get(names, 0.0) > time.monotonic()
+        if refused:
+            raise ChecksRefused("github refused check runs for this repository a moment ago", status=403)
+        runs, headers = f"{_repo(repository)}/check-runs", self._headers(repository)
+        per = ANNOTATIONS_PER_REQUEST
+        first, *more = [run.annotations[at : at + per] for at in range(0, len(run.annotations), per)] or [()]
+        try:
+            answer = None
+            if run_id is not None:
+                path = f"{runs}/{int(run_id)}"
+                answer = self.http.request(
+                    "PATCH", path, body=_check_run_body(run, first), headers=headers, allow=(404,)
+                )
+            if answer is None or answer.status == 404:  # a new run, or the stored one is gone
+                body = {"name": run.name, "head_sha": sha, **_check_run_body(run, first)}
+                answer = self.http.request("POST", runs, body=body, headers=headers)
+            try:
+                run_id = str(int(answer.json()["id"]))
+            except (KeyError, TypeError, ValueError):
+                raise ProviderError("github answered a check run with something unexpected") from None
+            for batch in more:
+                self.http.request("PATCH", f"{runs}/{run_id}", body=_check_run_body(run, batch), headers=headers)
+        except ProviderError as error:
+            if error.status == 403 and not error.retryable:
+                with self._lock:
+                    self._refused[names] = time.monotonic() + CHECKS_REFUSED_SECONDS
+                raise ChecksRefused(str(error), status=403) from None
+            raise
+        return run_id
+
+
+def _names(repository: Repository) -> tuple[str, str]:
+    return repository.owner.username, repository.name
+
+
+def _check_run_body(run: CheckRun, annotations: tuple[Annotation, ...]) -> dict[str, Any]:
+    """A check run's state and output, with these of its annotations."""
+    output: dict[str, Any] = {"title": run.title, "summary": run.summary[:CHECK_SUMMARY_MAX]}
+    if annotations:
+        output["annotations"] = [
+            {
+                "path": note.path,
+                "start_line": note.start_line,
+                "end_line": note.end_line,
+                "annotation_level": "warning",
+                "message": note.message,
+            }
+            for note in annotations
+        ]
+    body: dict[str, Any] = {"output": output}
+    if run.conclusion is None:
+        body["status"] = "in_progress"
+    else:
+        body.update(status="completed", conclusion=run.conclusion)
+    if run.details_url:
+        body["details_url"] = run.details_url
+    return body
+
+
+def github_client(settings: Mapping[str, Any], service: str = "github") -> GitHub:
+    """The client the settings ask for: :class:`GitHubApp` with an ``app_id``, else :class:`GitHub`."""
+    return GitHubApp(settings, service) if settings.get("app_id") is not None else GitHub(settings, service)
 
 
 def _repo(repository: Repository) -> str:

@@ -300,9 +300,10 @@ class Transport:
     def _refusal(self, answer: Response, label: str) -> str:
         status = answer.status
         detail = ""
-        with contextlib.suppress(ValueError, AttributeError, TypeError):
+        with contextlib.suppress(ValueError, AttributeError, TypeError, LookupError):
             found = json.loads(answer.body)
-            found = found.get("message") or found.get("error") or ""
+            errors = found.get("errors")  # Bitbucket Server lists them
+            found = found.get("message") or found.get("error") or (errors[0] if errors else "")
             detail = found if isinstance(found, str) else found.get("message", "")  # Bitbucket nests it
         detail = " ".join(str(detail).split())[:200]
         hint = {401: ": check the token in COVERAGE_PROVIDERS", 403: ": the token may not do this"}.get(status, "")

@@ -141,6 +141,11 @@ class FeedbackSentSchema(Schema):
     context = fields.String(required=True)
     state = fields.String(required=True, allow_none=True)
     description = fields.String(required=True, allow_none=True)
+    check_run_id = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The GitHub check run showing the status; null for a commit status or the comment."},
+    )
     sent_at = UtcDateTime(required=True, allow_none=True)
     error = fields.String(required=True, allow_none=True, metadata={"description": "The last error, if any."})
     error_at = UtcDateTime(required=True, allow_none=True)

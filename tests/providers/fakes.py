@@ -23,6 +23,7 @@ class Request:
     path: str
     headers: dict[str, str]
     body: Any
+    peer: tuple[str, int] = ("", 0)  # the client's address and port
 
     @property
     def route(self) -> str:
@@ -58,7 +59,8 @@ class FakeHost:
 
 
 @contextlib.contextmanager
-def fake_host() -> Iterator[FakeHost]:
+def fake_host(port: int = 0) -> Iterator[FakeHost]:
+    """A :class:`FakeHost` serving on ``port`` (0: a free one) while the block runs."""
     host = FakeHost()
 
     class Handler(BaseHTTPRequestHandler):
@@ -76,7 +78,7 @@ def fake_host() -> Iterator[FakeHost]:
                 body = json.loads(raw) if raw else None
             except ValueError:
                 body = raw
-            request = Request(self.command, self.path, dict(self.headers), body)
+            request = Request(self.command, self.path, dict(self.headers), body, self.client_address[:2])
             host.requests.append(request)
             status, payload, headers = host.answer(request)
             data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
@@ -94,7 +96,7 @@ def fake_host() -> Iterator[FakeHost]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -104,3 +106,56 @@ def fake_host() -> Iterator[FakeHost]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def github_app_routes(host: FakeHost, installation: int = 42) -> None:
+    """A GitHub App's installation (any repository) and its access tokens (``host.state["tokens"]``)."""
+    tokens: list[str] = host.state.setdefault("tokens", [])
+
+    @host.route("GET", r"/repos/[^/]+/[^/]+/installation")
+    def find(request: Request, match: re.Match[str]) -> Answer:
+        return 200, {"id": installation}, {}
+
+    @host.route("POST", rf"/app/installations/{installation}/access_tokens")
+    def token(request: Request, match: re.Match[str]) -> Answer:
+        tokens.append(f"ghs_installation{len(tokens)}")
+        return 201, {"token": tokens[-1], "expires_at": "2099-01-01T00:00:00Z"}, {}
+
+
+def github_check_run_routes(host: FakeHost) -> None:
+    """GitHub's check runs as GitHub keeps them (``host.state["runs"]``: id → run): created, updated
+    in place, annotations added to those the run has (50 a request at most, as GitHub takes them).
+    ``host.state["refuse_checks"]`` set: 403, as to an App without *Checks: write*."""
+    runs: dict[int, dict[str, Any]] = host.state.setdefault("runs", {})
+
+    def apply(run: dict[str, Any], body: dict[str, Any]) -> Optional[Answer]:
+        output = dict(body.get("output") or {})
+        notes = output.pop("annotations", [])
+        if len(notes) > 50:
+            return 422, {"message": "Only 50 annotations may be sent at a time"}, {}
+        run["annotations"].extend(notes)
+        run.update({k: v for k, v in body.items() if k not in ("output", "name", "head_sha")}, output=output)
+        return None
+
+    def refused() -> Optional[Answer]:
+        if host.state.get("refuse_checks"):
+            return 403, {"message": "Resource not accessible by integration"}, {}
+        return None
+
+    @host.route("POST", r"/repos/[^/]+/[^/]+/check-runs")
+    def create(request: Request, match: re.Match[str]) -> Answer:
+        run_id = max(runs, default=1000) + 1
+        run = {"id": run_id, "name": request.body["name"], "head_sha": request.body["head_sha"], "annotations": []}
+        failed = refused() or apply(run, request.body)
+        if failed:
+            return failed
+        runs[run_id] = run
+        return 201, run, {}
+
+    @host.route("PATCH", r"/repos/[^/]+/[^/]+/check-runs/(\d+)")
+    def update(request: Request, match: re.Match[str]) -> Answer:
+        run = runs.get(int(match[1]))
+        if run is None:
+            return 404, {"message": "Not Found"}, {}
+        failed = refused() or apply(run, request.body)
+        return failed or (200, run, {})

@@ -17,7 +17,7 @@ from fakes import FakeHost, Request, fake_host
 
 from flask_coverage.models import Owner, Repository, ServiceEnum
 from flask_coverage.providers import CommentGone, ProviderError, PullInfo
-from flask_coverage.providers.github import GitHub
+from flask_coverage.providers.github import GitHub, GitHubApp
 
 TOKEN = "ghp_test-token-never-logged"  # noqa: S105 - the fake's
 REPO = Repository(name="widgets", owner=Owner(service=ServiceEnum.github, username="acme"))
@@ -212,7 +212,7 @@ def test_a_github_app_signs_its_jwt_and_caches_installation_tokens_until_they_ex
             expires = host.state.get("expires", "2099-01-01T00:00:00Z")
             return 201, {"token": issued[-1], "expires_at": expires}, {}
 
-        client = GitHub({"url": host.url, "app_id": 1234, "private_key": pem})
+        client = GitHubApp({"url": host.url, "app_id": 1234, "private_key": pem})
         client.set_status(REPO, HEAD, context="codecov/project", state="success", description="", target_url=None)
         client.upsert_comment(REPO, 7, "hello", None)
         # The JWT: RS256 over header.payload with the App's key, naming the App, valid ten minutes at most.
@@ -229,7 +229,7 @@ def test_a_github_app_signs_its_jwt_and_caches_installation_tokens_until_they_ex
         assert host.requests[2].headers["Authorization"] == "Bearer ghs_installation0"
         assert host.requests[3].headers["Authorization"] == "Bearer ghs_installation0"
         # A token that expires within the minute is renewed (the installation is remembered).
-        client2 = GitHub({"url": host.url, "app_id": 1234, "private_key": pem})
+        client2 = GitHubApp({"url": host.url, "app_id": 1234, "private_key": pem})
         host.state["expires"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 30))
         client2.read_file(REPO, HEAD, "pkg/mod.py")
         client2.read_file(REPO, HEAD, "pkg/mod.py")
@@ -241,6 +241,6 @@ def test_bad_settings_are_refused_with_what_is_wrong() -> None:
     with pytest.raises(ValueError, match="needs a 'token', or an 'app_id' and a 'private_key'"):
         GitHub({"url": "https://api.github.com"})
     with pytest.raises(ValueError, match="not a PEM private key"):
-        GitHub({"app_id": 1, "private_key": "-----BEGIN nonsense"})
+        GitHubApp({"app_id": 1, "private_key": "-----BEGIN nonsense"})
     with pytest.raises(ValueError, match="must be an http"):
         GitHub({"url": "file:///etc/passwd", "token": TOKEN})

@@ -29,7 +29,8 @@ from typing import Any
 import pytest
 
 from flask_coverage.models import Owner, Repository, ServiceEnum
-from flask_coverage.providers.github import GitHub
+from flask_coverage.providers import Annotation, CheckRun
+from flask_coverage.providers.github import GitHub, GitHubApp
 
 pytestmark = pytest.mark.clients
 
@@ -176,19 +177,35 @@ def test_every_request_of_a_token_client_is_valid(proxy: tuple[str, list[dict[st
     assert any("/git/trees/" in s["path"] for s in seen[at_compare:])
 
 
-def test_a_github_apps_requests_are_valid(proxy: tuple[str, list[dict[str, Any]]], prism: Any) -> None:
+def test_a_github_apps_requests_are_valid_check_runs_included(
+    proxy: tuple[str, list[dict[str, Any]]], prism: Any
+) -> None:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     url, seen = proxy
-    client = GitHub({"url": url, "app_id": 1, "private_key": pem.decode()})
+    client = GitHubApp({"url": url, "app_id": 1, "private_key": pem.decode()})
     client.set_status(REPO, SHA, context="codecov/project", state="pending", description="", target_url=None)
-    # The installation's id is whatever the description's example says.
-    assert [(s["method"], s["path"].split("/")[-1]) for s in seen] == [
-        ("GET", "installation"),
-        ("POST", "access_tokens"),
+    # Check runs: one created with its first 50 annotations, the rest in updates; then edited in place.
+    notes = tuple(Annotation("src/app.py", n, n, f"Added line #L{n} was not covered by tests") for n in range(1, 121))
+    summary = "[See the coverage of this pull request](https://c.example/gh/acme/widgets/pull/7)\n\n50.00% of diff hit"
+    run = CheckRun("codecov/patch", "failure", "50.00% of diff hit", summary, "https://c.example/gh", notes)
+    run_id = client.upsert_check_run(REPO, SHA, run, None)
+    neutral = CheckRun("codecov/project", "neutral", "90.00% (+1.00%) compared to abc1234", "90.00%", None)
+    client.upsert_check_run(REPO, SHA, neutral, run_id)
+    client.upsert_check_run(REPO, SHA, CheckRun("codecov/changes", None, "Computing", "Computing"), run_id)
+    # The installation's and the run's ids are whatever the description's examples say (and so is the
+    # token's expiry, in the past: a token is asked for before each request).
+    calls = [(s["method"], s["path"].split("/")[-1]) for s in seen]
+    assert calls[:2] == [("GET", "installation"), ("POST", "access_tokens")]
+    assert [call for call in calls[2:] if call[1] != "access_tokens"] == [
         ("POST", SHA),
+        ("POST", "check-runs"),
+        ("PATCH", run_id),
+        ("PATCH", run_id),
+        ("PATCH", run_id),
+        ("PATCH", run_id),
     ]
     assert_valid(seen, prism[1], [(s["method"], s["path"].split("?")[0]) for s in seen])

@@ -15,6 +15,7 @@ from flask import Flask
 from flask_coverage.models import Owner, Repository, ServiceEnum
 from flask_coverage.providers import CommentGone, Provider, PullInfo, provider_for
 from flask_coverage.providers.bitbucket import Bitbucket
+from flask_coverage.providers.bitbucket_server import BitbucketServer
 from flask_coverage.providers.github import GitHub
 from flask_coverage.providers.gitlab import GitLab
 
@@ -199,6 +200,7 @@ def test_provider_for(make_app: Callable[..., Flask], make_database_url: Callabl
             "github_enterprise": github_settings,
             "gitlab": {"token": "t"},
             "bitbucket": plugged,
+            "bitbucket_server": {"url": "https://bitbucket.example.com", "token": "t"},
         },
     )
     with app.app_context():
@@ -208,13 +210,15 @@ def test_provider_for(make_app: Callable[..., Flask], make_database_url: Callabl
         assert provider_for(repository(ServiceEnum.github_enterprise)) is client  # built once: tokens cached
         assert isinstance(provider_for(repository(ServiceEnum.gitlab)), GitLab)
         assert provider_for(repository(ServiceEnum.bitbucket)) is plugged
+        assert isinstance(provider_for(repository(ServiceEnum.bitbucket_server)), BitbucketServer)
         assert provider_for(repository(ServiceEnum.github)) is None
 
 
 @pytest.mark.parametrize(
     ("providers", "message"),
     [
-        ({"bitbucket_server": {"token": "t"}}, "bitbucket_server is not supported"),
+        ({"bitbucket_server": {"token": "t"}}, r"COVERAGE_PROVIDERS\['bitbucket_server'\] needs the server's 'url'"),
+        ({"bitbucket_server": {"url": "https://bb.example.com"}}, "needs a 'token', or a 'username' and a 'password'"),
         ({"gitlab": {"url": "https://gitlab.example.com/api/v4"}}, r"COVERAGE_PROVIDERS\['gitlab'\] needs a 'token'"),
         ({"github": "ghp_token"}, "must be a dict of settings or a Provider"),
         ({"github": {"token": "t", "url": "ftp://github.example.com"}}, "the github URL must be an http"),
