@@ -83,8 +83,6 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
 def _detect(head: ReportHead) -> bool:
     # Clover's root is <coverage> too, but with generated="..." (and clover="..."), never Cobertura's.
     # SonarQube's generic coverage is a <coverage version="1"> too, without Cobertura's rates.
-    if head.xml_root == "scoverage":
-        return True
     return (
         head.xml_root == "coverage"
         and not head.xml_root_has("generated")
@@ -121,7 +119,7 @@ class _CoberturaReader:
         parser.StartElementHandler = self._start_root
 
     def _start_root(self, name: str, attrs: dict[str, str]) -> None:
-        if name != "coverage" and name != "scoverage":
+        if name != "coverage":
             raise ReportError(
                 f"XML report has root element <{quote(name, 40)[1:-1]}>, not <coverage>: not a Cobertura report"
             )
