@@ -195,6 +195,63 @@ def llvm(files: int, lines: int) -> bytes:
     return json.dumps({"data": [{"files": entries, "functions": []}], "type": "llvm.coverage.json.export"}).encode()
 
 
+def scoverage(files: int, lines: int) -> bytes:
+    parts = ['<?xml version="1.0" encoding="UTF-8"?><scoverage statement-count="1" version="1.0"><packages>']
+    for f in range(files):
+        if f % 100 == 0:
+            parts.append(f'{"</classes></package>" if f else ""}<package name="p{f // 100}"><classes>')
+        source = f"/w/src/main/scala/p{f // 100}/C{f}.scala"
+        parts.append(f'<class name="p.C{f}" filename="p{f // 100}/C{f}.scala"><methods><method name="m"><statements>')
+        for n, hits, partial in _lines(lines):
+            attrs = f'source="{source}" method="m" start="{n * 40}" end="{n * 40 + 30}" line="{n}"'
+            parts.append(f'<statement {attrs} branch="false" invocation-count="{hits}" ignored="false"/>')
+            if partial and hits:
+                parts.append(f'<statement {attrs} branch="true" invocation-count="0" ignored="false"/>')
+        parts.append("</statements></method></methods></class>")
+    parts.append("</classes></package></packages></scoverage>")
+    return "".join(parts).encode()
+
+
+def luacov(files: int, lines: int) -> bytes:
+    parts = []
+    rule = "=" * 78 + "\n"
+    for f in range(files):
+        parts.append(f"{rule}src/p{f // 100}/m{f}.lua\n{rule}")
+        for n, hits, _ in _lines(lines):
+            parts.append(f"{hits:>2} x = x + {n}\n" if hits else f"*0 x = x + {n}\n")
+        parts.append("\n")
+    parts.append(f"{rule}Summary\n{rule}\n")
+    return "".join(parts).encode()
+
+
+def xccov(files: int, lines: int) -> bytes:
+    # Xcode's report has functions, not lines: one function per ten lines.
+    entries = [
+        {
+            "coveredLines": 7,
+            "lineCoverage": 0.7,
+            "path": f"/w/Sources/p{f // 100}/c{f}.swift",
+            "functions": [
+                {
+                    "coveredLines": 7,
+                    "lineCoverage": 0.7,
+                    "lineNumber": n,
+                    "executionCount": hits,
+                    "name": f"f{n}()",
+                    "executableLines": 10,
+                }
+                for n, hits, _ in _lines(lines)
+                if n % 10 == 1
+            ],
+            "name": f"c{f}.swift",
+            "executableLines": 10,
+        }
+        for f in range(files)
+    ]
+    target = {"coveredLines": 7, "lineCoverage": 0.7, "files": entries, "name": "A.app", "executableLines": 10}
+    return json.dumps({"coveredLines": 7, "lineCoverage": 0.7, "targets": [target], "executableLines": 10}).encode()
+
+
 def _expat(data: bytes, handler: bool = True) -> None:
     parser = expat.ParserCreate()
     if handler:
@@ -242,6 +299,9 @@ CASES: dict[str, tuple[Callable[[int, int], bytes], Callable[[bytes], None]]] = 
     "codecov": (codecov, _json),
     "gcov_json": (gcov_json, _json),
     "llvm": (llvm, _json),
+    "scoverage": (scoverage, _expat),
+    "luacov": (luacov, _text),
+    "xccov": (xccov, _json),
 }
 
 

@@ -35,8 +35,6 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
 def _detect(head: ReportHead) -> bool:
     # Clover's root is <coverage> too, but with generated="..." (and clover="..."), never Cobertura's.
     # SonarQube's generic coverage is a <coverage version="1"> too, without Cobertura's rates.
-    if head.xml_root == "scoverage":
-        return True
     return (
         head.xml_root == "coverage"
         and not head.xml_root_has("generated")
@@ -62,7 +60,7 @@ class _CoberturaReader(XmlReader):
     title = "Cobertura XML"
 
     def __init__(self, context: ParseContext) -> None:
-        super().__init__("coverage", "scoverage")
+        super().__init__("coverage")
         self._context = context
         self._sources: list[str] = []
         self._source_text: list[str] = []
