@@ -21,7 +21,7 @@ from typing import Iterable, Iterator, Optional
 from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
 from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import XmlReader, read_xml
+from ._xml import XmlReader, attributes, read_xml
 
 __all__ = ["FORMAT", "parse_scoverage"]
 
@@ -40,7 +40,7 @@ class _ScoverageReader(XmlReader):
     title = "scoverage XML"
 
     def __init__(self, context: ParseContext) -> None:
-        super().__init__("scoverage")
+        super().__init__("scoverage", "statements")
         self._skips = context.skips
         self._resolver = context.resolver()
         self._resolved: dict[str, str] = {}
@@ -51,15 +51,10 @@ class _ScoverageReader(XmlReader):
         self._field = ""
         self.parser.EndElementHandler = self._end
 
-    def _start_root(self, name: str, attrs: dict[str, str]) -> None:
-        if name == "statements":
-            self._root = name
-        super()._start_root(name, attrs)
-
-    def start(self, name: str, attrs: dict[str, str]) -> None:
+    def start(self, name: str, attrs: list[str]) -> None:
         if name == "statement":
-            if "line" in attrs:
-                self._statement(attrs)
+            if "line" in attrs[::2]:
+                self._statement(attributes(attrs))
             else:
                 self._fields = {}
         elif self._fields is not None and name in _FIELDS:
@@ -67,7 +62,7 @@ class _ScoverageReader(XmlReader):
             self._fields[name] = ""
             self.parser.CharacterDataHandler = self._text
         elif name == "class":
-            self._class_file = attrs.get("filename", "")
+            self._class_file = attributes(attrs).get("filename", "")
 
     def _text(self, text: str) -> None:
         if self._fields is not None and len(self._fields[self._field]) < _MAX_FIELD:
