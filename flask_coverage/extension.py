@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable, Optional, TypeVar
 
@@ -10,6 +11,7 @@ from flask_caching import Cache
 from flask_sqlalchemy import SQLAlchemy
 
 from . import auth
+from .feedback import sender
 from .logging import install_log_filter
 from .providers import check_providers
 from .sources import default_source_loader
@@ -41,6 +43,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_PROVIDERS": {},
     "COVERAGE_FEEDBACK_DELAY": 2,
     "COVERAGE_FEEDBACK_SENDER": True,
+    "COVERAGE_FEEDBACK_LEASE": 120,
+    "COVERAGE_FEEDBACK_BACKOFF": (5, 3600),
     "COVERAGE_SOURCE_TIMEOUT": 5,
     "COVERAGE_SOURCE_MAX_BYTES": 1024 * 1024,
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
@@ -99,7 +103,9 @@ class CoverageService:
         docs/pull-requests.md; it replaces the old source API key, which is refused),
         ``COVERAGE_FEEDBACK_DELAY`` (seconds after a commit's last upload its statuses and comment are
         sent) and ``COVERAGE_FEEDBACK_SENDER`` (whether each worker process sends them in a thread of its
-        own; else ``flask coverage notify``),
+        own; else ``flask coverage notify``), ``COVERAGE_FEEDBACK_LEASE`` (seconds a sender holds a
+        commit's feedback before another may take it over) and ``COVERAGE_FEEDBACK_BACKOFF`` (the first
+        and the longest wait, in seconds, before a failed sending is tried again),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.
@@ -130,6 +136,8 @@ class CoverageService:
         self._register_blueprints(app)
         # Tokens travel in query strings; the servers' request logs must not keep them.
         install_log_filter()
+        # A new worker process (one replacing a killed one, say) takes over the feedback left behind.
+        app.before_request(functools.partial(sender.first_request, app))
 
     def _find_db(self, app: Flask) -> SQLAlchemy:
         if self._db is not None:

@@ -75,13 +75,13 @@ from .models import (
     UploadFlag,
     utcnow,
 )
-from .parsers import ParsedFile, Skips, merge_by_path, parse_report, place_by_network
+from .parsers import ParsedFile, Skips, parse_report, place_by_network
 from .parsers.upload import FileFix
 from .queries.files import known_paths
 from .queries.repositories import repository_by_slug
 from .queries.tree import refresh_tree
 from .queries.trend import refresh_days
-from .sources import CommitAbout, commit_about
+from .sources import CommitAbout, commit_about, mirror_files
 from .state import dialect_insert, execute, get_session
 
 __all__ = [
@@ -250,8 +250,9 @@ def upload_reports(
 
     ``meta`` (flags, name, build, job, CI URL) is stored with the upload record and is part of its
     key too. ``network`` is the uploader's list of the repository's files, which places report
-    paths (:func:`~flask_coverage.parsers.place_by_network`); without one, the paths are placed on
-    the files the repository already knows (the commit's, its default branch's tip's). ``fixes``
+    paths (:func:`~flask_coverage.parsers.place_by_network`); without one, on the files of the
+    commit's tree in the git mirror (``COVERAGE_SOURCE_GIT_ROOT``), else on the files the repository
+    already knows (the commit's, its default branch's tip's). ``fixes``
     maps a path to the lines that are not code in it and its last line (:data:`FileFix`): those lines, and any past the
     last one, leave that file's coverage. With ``meta.external_id``, a different upload under an
     id already used raises :class:`UploadConflict` (and changes nothing). ``parent``, the sha of the
@@ -284,7 +285,8 @@ def upload_reports(
     meta = meta or UploadMeta()
     rules, yaml_row = _path_rules(repository, sha, meta.flags)
     # The codecov.yml's fixes, then placement, before the merge: two uploaders' spellings of a file end up as one path.
-    files = _placed(_rewritten(merge_by_path(parsed), rules), network or known_paths(repository, sha))
+    known = network or mirror_files(repository, sha) or known_paths(repository, sha)
+    files = _placed(_rewritten(_packed_by_path(parsed), rules), known)
     files = _kept(_fixed(files, fixes or {}), rules, skips)
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
@@ -308,16 +310,60 @@ def upload_reports(
         )
     )
     if feedback:
-        sender.wake(current_app._get_current_object())  # type: ignore[attr-defined]
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        sender.wake(app, after=app.config["COVERAGE_FEEDBACK_DELAY"])  # when the commit falls due
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
-def _placed(files: dict[str, LineCoverage], known: Iterable[str]) -> dict[str, LineCoverage]:
+class _Packed(NamedTuple):
+    """A file's coverage as it is stored: its totals' columns and its encoded lines (``data``).
+
+    An upload holds every file of its reports until its transaction: packed, a file costs its encoding
+    (a few bytes per line, compressed) instead of a :class:`LineCoverage`'s 9 bytes per line and
+    its arrays, which kept a 50 MB SimpleCov report of 141,000 files over 300 MB.
+    """
+
+    lines: int
+    hits: int
+    misses: int
+    partials: int
+    data: bytes
+
+    @classmethod
+    def of(cls, coverage: LineCoverage) -> _Packed:
+        totals = coverage.totals()
+        return cls(totals.lines, totals.hits, totals.misses, totals.partials, coverage.encode())
+
+    def coverage(self) -> LineCoverage:
+        return LineCoverage.decode(self.data)
+
+    def merge(self, other: LineCoverage) -> _Packed:
+        return _Packed.of(self.coverage().merge(other))
+
+
+def _packed_by_path(files: Iterable[ParsedFile]) -> dict[str, _Packed]:
+    """The parsed files packed, merged per path (as :func:`~flask_coverage.parsers.merge_by_path`); a
+    path repeated right after itself (Java's inner classes, one ``<class>`` each) is merged unpacked."""
+    packed: dict[str, _Packed] = {}
+    path, lines = "", None
+    for parsed in files:
+        if lines is not None and parsed.path == path:
+            lines = lines.merge(parsed.lines)
+            continue
+        if lines is not None:
+            packed[path] = _Packed.of(lines) if path not in packed else packed[path].merge(lines)
+        path, lines = parsed
+    if lines is not None:
+        packed[path] = _Packed.of(lines) if path not in packed else packed[path].merge(lines)
+    return packed
+
+
+def _placed(files: dict[str, _Packed], known: Iterable[str]) -> dict[str, _Packed]:
     """``files`` with each path moved to the repository's file it names (:func:`place_by_network`)."""
     for old, new in place_by_network(files, known).items():
         _check_storable(new)
-        lines = files.pop(old)
-        files[new] = lines if new not in files else files[new].merge(lines)
+        moved = files.pop(old)
+        files[new] = moved if new not in files else files[new].merge(moved.coverage())
     return files
 
 
@@ -334,22 +380,22 @@ def _path_rules(repository: Repository, sha: str, flags: tuple[str, ...]) -> tup
     return PathRules.of(settings.value, flags), row
 
 
-def _rewritten(files: dict[str, LineCoverage], rules: PathRules) -> dict[str, LineCoverage]:
+def _rewritten(files: dict[str, _Packed], rules: PathRules) -> dict[str, _Packed]:
     """``files`` under the paths the codecov.yml's ``fixes`` give them; a path a fix would make empty
     or climbing out of the repository keeps its name."""
     if not rules.fixes:
         return files
-    out: dict[str, LineCoverage] = {}
-    for path, lines in files.items():
+    out: dict[str, _Packed] = {}
+    for path, packed in files.items():
         fixed = posixpath.normpath(rules.fix(path))
         if fixed in ("", ".", "..") or fixed.startswith(("../", "/")):
             fixed = path
         _check_storable(fixed)
-        out[fixed] = out[fixed].merge(lines) if fixed in out else lines
+        out[fixed] = out[fixed].merge(packed.coverage()) if fixed in out else packed
     return out
 
 
-def _kept(files: dict[str, LineCoverage], rules: PathRules, skips: Skips) -> dict[str, LineCoverage]:
+def _kept(files: dict[str, _Packed], rules: PathRules, skips: Skips) -> dict[str, _Packed]:
     """``files`` without those the codecov.yml ignores (counted in ``skips``)."""
     if not rules.keep:
         return files
@@ -359,13 +405,13 @@ def _kept(files: dict[str, LineCoverage], rules: PathRules, skips: Skips) -> dic
     return kept
 
 
-def _fixed(files: dict[str, LineCoverage], fixes: Mapping[str, FileFix]) -> dict[str, LineCoverage]:
+def _fixed(files: dict[str, _Packed], fixes: Mapping[str, FileFix]) -> dict[str, _Packed]:
     """``files`` without the lines the uploader says are not code; a file the fixes leave with no line
     is dropped. A ReportError if no file is left."""
     for path, (not_code, eof) in fixes.items():
         if path in files:
-            kept = [e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof)]
-            files[path] = LineCoverage(kept)
+            kept = [e for e in files[path].coverage() if e[0] not in not_code and (eof is None or e[0] <= eof)]
+            files[path] = _Packed.of(LineCoverage(kept))
             if not kept:
                 del files[path]
     if not files:
@@ -497,7 +543,7 @@ def _store(
     sha: str,
     branch: Optional[str],
     pullid: Optional[int],
-    files: dict[str, LineCoverage],
+    files: dict[str, _Packed],
     upload_key: str,
     meta: UploadMeta,
     parent_sha: Optional[str],
@@ -569,7 +615,7 @@ def _record_upload(commit_id: int, version: int, upload_key: str, meta: UploadMe
 
 def _merge_commit(
     commit_id: int,
-    files: dict[str, LineCoverage],
+    files: dict[str, _Packed],
     branch: Optional[str],
     pullid: Optional[int],
     parent_sha: Optional[str],
@@ -653,7 +699,7 @@ def _default_tip_sha(repository_id: int) -> sa.Select:
     )
 
 
-def _merge_flags(commit_id: int, files: dict[str, LineCoverage], flags: Iterable[str], upload_key: str) -> None:
+def _merge_flags(commit_id: int, files: dict[str, _Packed], flags: Iterable[str], upload_key: str) -> None:
     """Merge the upload's ``files`` into the coverage of each of its ``flags``, under the commit's lock.
 
     Flags carried by the same uploads of a commit have the same files, kept once: the flags of this upload
@@ -694,7 +740,7 @@ def _merge_flags(commit_id: int, files: dict[str, LineCoverage], flags: Iterable
         execute(sa.update(flag_rows).where(these).values(version=flag_rows.c.version + 1, files_key=new_key, **totals))
 
 
-def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCoverage]) -> dict[str, Any]:
+def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, _Packed]) -> dict[str, Any]:
     """Merge ``files`` into the rows of ``stored`` (commit files or a flag's files) whose columns
     equal ``key``; returns their new totals: ``files``, ``lines``, ``hits``, ``misses``, ``partials``."""
     owned = sa.and_(*(stored.c[name] == value for name, value in key.items()))
@@ -705,12 +751,12 @@ def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCove
     for ids in _batched(overlap, _BATCH):
         for file_id, data in execute(sa.select(stored.c.id, stored.c.data).where(stored.c.id.in_(ids))):
             path = path_of[file_id]
-            merged[path] = LineCoverage.decode(data).merge(merged[path])
+            merged[path] = merged[path].merge(LineCoverage.decode(data))
 
-    new_rows = ({**key, "path": path, **_columns(lines)} for path, lines in merged.items() if path not in existing)
+    new_rows = ({**key, "path": path, **packed._asdict()} for path, packed in merged.items() if path not in existing)
     for rows in _batched(new_rows, _BATCH):
         execute(sa.insert(stored), rows)
-    changed = ({"file_id": existing[path], **_columns(merged[path])} for path in merged if path in existing)
+    changed = ({"file_id": existing[path], **merged[path]._asdict()} for path in merged if path in existing)
     update = sa.update(stored).where(stored.c.id == sa.bindparam("file_id"))
     for rows in _batched(changed, _BATCH):
         execute(update, rows)
@@ -725,17 +771,6 @@ def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCove
         ).where(owned)
     ).one()
     return {"files": count, "lines": lines, "hits": hits, "misses": misses, "partials": partials}
-
-
-def _columns(lines: LineCoverage) -> dict[str, Any]:
-    totals = lines.totals()
-    return {
-        "lines": totals.lines,
-        "hits": totals.hits,
-        "misses": totals.misses,
-        "partials": totals.partials,
-        "data": lines.encode(),
-    }
 
 
 def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

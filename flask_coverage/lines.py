@@ -12,10 +12,11 @@ import struct
 import sys
 import zlib
 from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate, compress, repeat
-from operator import add, mul, sub
-from typing import Any, Iterable, Iterator, Tuple
+from operator import add, eq, lt, mul, sub, truth
+from typing import Any, Iterable, Iterator, Sequence, Tuple
 
 __all__ = [
     "HIT",
@@ -24,6 +25,7 @@ __all__ = [
     "MAX_HITS",
     "LineCoverage",
     "LineCoverageBuilder",
+    "LineColumns",
     "Totals",
     "percent",
 ]
@@ -140,6 +142,19 @@ class LineCoverage:
         self._lines, self._hits, self._states = lines, hits, states
         return self
 
+    @classmethod
+    def from_columns(cls, lines: Iterable[int], hits: Iterable[int], states: bytes) -> LineCoverage:
+        """The coverage of columns a parser built in bulk with C-level builtins (``parsers/`` fast
+        paths): ``lines`` strictly increasing from 1, as many ``hits`` (at most :data:`MAX_HITS`) and
+        ``states``. The caller vouches for the order; the rest is checked in C (``array`` refuses a
+        value out of range, an OverflowError; anything else is a ValueError)."""
+        line_array, hit_array, state_array = array(_U32, lines), array(_U32, hits), bytearray(states)
+        if not len(line_array) == len(hit_array) == len(state_array) or state_array.translate(None, b"\x00\x01\x02"):
+            raise ValueError("columns of different lengths, or an unknown line state")
+        if line_array and line_array[0] < 1:
+            raise ValueError("line number out of range: 0")
+        return cls._trusted(line_array, hit_array, state_array)
+
     def __len__(self) -> int:
         return len(self._lines)
 
@@ -213,24 +228,29 @@ class LineCoverage:
         states.extend(b_states[j:])
         return LineCoverage._trusted(lines, hits, states)
 
-    def with_branch_states(self, branches: LineCoverage, one: int) -> LineCoverage:
-        """These lines where each line of ``branches`` takes its state from its branches: all taken
-        HIT, none MISS, else PARTIAL. A branch line's hits hold ``one`` per branch plus 1 per branch
-        taken (LCOV's ``BRDA`` records, summed); one not tracked here is added, its hits the branches
-        taken."""
-        where = dict(zip(self._lines, range(len(self._lines))))  # built in C: cheap per line
+    def with_branch_states(self, lines: Sequence[int], branches: Sequence[int], taken: Sequence[int]) -> LineCoverage:
+        """These lines where each of ``lines`` (increasing) takes its state from its ``branches``, of
+        which ``taken`` were taken: all HIT, none MISS, else PARTIAL (LCOV's ``BRDA`` records). A line
+        not tracked here is added, its hits the branches taken."""
+        # HIT 0, MISS 1, PARTIAL 2: (taken < branches) * (1 + (taken > 0)), computed in C.
+        branch_states = bytes(map(mul, map(lt, taken, branches), map(add, repeat(1), map(truth, taken))))
+        mine = self._lines
+        at = list(map(bisect_left, repeat(mine), lines))
+        padded = mine + array(_U32, [0])
+        if all(map(eq, map(padded.__getitem__, at), lines)):
+            states = bytearray(self._states)
+            for k, state in zip(at, branch_states):
+                states[k] = state
+            return LineCoverage._trusted(mine, self._hits, states)
+        tracked = set(mine)
         states = bytearray(self._states)
         added = []
-        for line, packed in zip(branches._lines, branches._hits):
-            count, taken = packed // one, packed % one
-            state = HIT if taken >= count else MISS if taken == 0 else PARTIAL
-            k = where.get(line)
-            if k is None:
-                added.append((line, taken, state))
-            else:
+        for k, line, count, state in zip(at, lines, taken, branch_states):
+            if line in tracked:
                 states[k] = state
-        result = LineCoverage._trusted(self._lines, self._hits, states)
-        return result.merge(LineCoverage(added)) if added else result
+            else:
+                added.append((line, count, state))
+        return LineCoverage._trusted(mine, self._hits, states).merge(LineCoverage(added))
 
     def encode(self) -> bytes:
         """A compact binary form for one database column; :meth:`decode` reads it back."""
@@ -314,6 +334,17 @@ class LineCoverageBuilder:
         self._hits.append(hits if hits <= MAX_HITS else MAX_HITS)
         self._states.append(state)
 
+    def extend(self, lines: Sequence[int], hits: Sequence[int], states: bytes | bytearray) -> None:
+        """Record many lines at once (``lines``, ``hits`` and ``states`` of one length, checked by the
+        caller: lines from 1, hits at most :data:`MAX_HITS`, known states), in C."""
+        if lines:
+            if lines[0] <= self._last or not all(map(lt, lines, lines[1:])):
+                self._ordered = False
+            self._last = lines[-1]
+            self._lines.extend(lines)
+            self._hits.extend(hits)
+            self._states.extend(states)
+
     def build(self, partial_lines: Iterable[int] = ()) -> LineCoverage:
         """The collected lines as a :class:`LineCoverage`; the builder starts empty again.
 
@@ -332,6 +363,41 @@ class LineCoverageBuilder:
                 if line in wanted and hits[k] and states[k] == HIT:
                     states[k] = PARTIAL
         return LineCoverage._trusted(lines, hits, states)
+
+
+class LineColumns:
+    """A file's lines as a parser's hot loop collects them: ``lines`` and ``hits`` (``array('I')``) and
+    ``states`` (a ``bytearray``), whose ``append`` methods the loop binds once, so that a line costs three
+    C calls and no Python method call.
+
+    The loop appends checked values only, as for :meth:`LineCoverageBuilder.extend` (lines from 1, hits
+    at most :data:`MAX_HITS`, known states); :meth:`add` saturates the hits. The columns are kept (and
+    their bound methods valid) from file to file: :meth:`take` builds what they hold and empties them.
+    """
+
+    __slots__ = ("lines", "hits", "states")
+
+    def __init__(self) -> None:
+        self.lines: array[int] = array(_U32)
+        self.hits: array[int] = array(_U32)
+        self.states = bytearray()
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def add(self, line: int, hits: int, state: int) -> None:
+        """Record one line; hits above :data:`MAX_HITS` saturate."""
+        self.lines.append(line)
+        self.hits.append(hits if hits <= MAX_HITS else MAX_HITS)
+        self.states.append(state)
+
+    def take(self) -> LineCoverage:
+        """The lines collected since the last call, as :class:`LineCoverageBuilder` builds them (sorted,
+        repeats combined); the columns start empty."""
+        builder = LineCoverageBuilder()
+        builder.extend(self.lines, self.hits, self.states)  # copies
+        del self.lines[:], self.hits[:], self.states[:]
+        return builder.build()
 
 
 def _sorted_unique(lines: array[int], hits: array[int], states: bytearray) -> tuple[array[int], array[int], bytearray]:

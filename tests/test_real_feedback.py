@@ -10,22 +10,27 @@ the client and runs gunicorn the same way).
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from decimal import ROUND_DOWN, Decimal
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import pytest
 from production_service import Gunicorn
-from test_real_uploaders import client_env, codecovcli, install_clients, run
+from test_real_uploaders import client_env, codecovcli, get, install_clients, run
 
 from tests.git_history import commit, git, lcov
-from tests.providers.fakes import FakeHost, Request, fake_host
+from tests.providers.fakes import Answer, FakeHost, Request, fake_host
 
 pytestmark = pytest.mark.clients
 
@@ -61,8 +66,9 @@ SECOND_REPORT = {
 def create_app(settings: Mapping[str, str] = os.environ, public_url: Optional[str] = None) -> Any:
     """The app gunicorn serves (and ``flask coverage notify`` runs in, with ``public_url``): the service
     with a git mirror and GitHub's API at the fake's URL, from ``settings``; the sender thread on with
-    ``FEEDBACK_TEST_SENDER=1``, else off (notify sends). gunicorn's port is known once it runs, so its
-    workers answer at the address asked (no public URL)."""
+    ``FEEDBACK_TEST_SENDER=1``, else off (notify sends); a short lease (``FEEDBACK_TEST_LEASE``, seconds)
+    and short retry waits (``FEEDBACK_TEST_BACKOFF``, "first,longest") when given. gunicorn's port is
+    known once it runs, so its workers answer at the address asked (no public URL)."""
     from flask import Flask
 
     from flask_coverage import CoverageService
@@ -77,6 +83,10 @@ def create_app(settings: Mapping[str, str] = os.environ, public_url: Optional[st
         COVERAGE_FEEDBACK_SENDER=settings.get("FEEDBACK_TEST_SENDER") == "1",
         COVERAGE_FEEDBACK_DELAY=0,
     )
+    if "FEEDBACK_TEST_LEASE" in settings:
+        app.config["COVERAGE_FEEDBACK_LEASE"] = float(settings["FEEDBACK_TEST_LEASE"])
+    if "FEEDBACK_TEST_BACKOFF" in settings:
+        app.config["COVERAGE_FEEDBACK_BACKOFF"] = tuple(map(float, settings["FEEDBACK_TEST_BACKOFF"].split(",")))
     CoverageService(app)
     return app
 
@@ -332,24 +342,205 @@ def test_two_pushes_give_statuses_per_sha_and_one_comment_edited(world: dict[str
     assert head["codecov/project"]["description"] == f"{percent(*project(merged))}% (target 60.00%)"
 
 
-def test_the_workers_sender_thread_delivers_without_notify(world: dict[str, Any]) -> None:
-    """gunicorn's workers with their sender thread on (the default): an upload's feedback arrives alone."""
-    github, shas = world["github"], world["shas"]
-    pull = PULL + 1
-    github.state["heads"][pull] = shas["first"]
-    env = {**world["env"], "FEEDBACK_TEST_SENDER": "1"}
+@contextlib.contextmanager
+def senders(world: dict[str, Any], **settings: str) -> Iterator[tuple[Gunicorn, dict[str, Any]]]:
+    """gunicorn's two workers with their sender thread on (the default), ``settings`` added to the
+    environment; yields it and ``world`` with its address."""
+    env = {**world["env"], "FEEDBACK_TEST_SENDER": "1", **settings}
     with tempfile.TemporaryDirectory() as log_dir:
         gunicorn = Gunicorn(
             "test_real_feedback:create_app()", workers=2, env=env, chdir=Path(__file__).parent, log_dir=log_dir
         )
         with gunicorn:
             server = {"url": f"http://127.0.0.1:{gunicorn.port}", "token": world["server"]["token"]}
-            upload({**world, "server": server}, shas["first"], FIRST_REPORT, branch="feature", pr=str(pull), name="t")
-            deadline = time.monotonic() + 60
-            route = f"/repos/acme/widgets/issues/{pull}/comments"
-            while time.monotonic() < deadline and not any(r.route == route for r in github.sent("POST")):
-                time.sleep(0.1)
+            yield gunicorn, {**world, "server": server, "log": gunicorn.log_path}
+
+
+def until(condition: Callable[[], Any], what: str, seconds: float = 20) -> Any:
+    """``condition()``'s first true value, asked every 0.05 s until the deadline (then the test fails)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
+def feedback(world: dict[str, Any], sha: str) -> dict[str, Any]:
+    """The commit's feedback as the v2 API shows it (``pending``, ``sent``)."""
+    status, body = get(world["server"], f"/api/v2/github/acme/repos/widgets/commits/{sha}/feedback/")
+    assert status == 200, body
+    return json.loads(body)
+
+
+def delivered(world: dict[str, Any], sha: str, contexts: tuple[str, ...]) -> Optional[dict[str, Any]]:
+    """The feedback once nothing is owed and every context was sent without error, else ``None``."""
+    shown = feedback(world, sha)
+    sent = {item["context"]: item for item in shown["sent"] if item["sent_at"] and not item["error"]}
+    return shown if shown["pending"] is None and set(contexts) <= set(sent) else None
+
+
+def test_the_workers_sender_thread_delivers_without_notify(world: dict[str, Any]) -> None:
+    """gunicorn's workers with their sender thread on (the default): an upload's feedback arrives alone."""
+    github, shas = world["github"], world["shas"]
+    pull = PULL + 1
+    github.state["heads"][pull] = shas["first"]
+    route = f"/repos/acme/widgets/issues/{pull}/comments"
+    with senders(world) as (_, served):
+        upload(served, shas["first"], FIRST_REPORT, branch="feature", pr=str(pull), name="t")
+        until(lambda: any(r.route == route for r in github.sent("POST")), "the comment")
     (created,) = [r for r in github.sent("POST") if r.route == route]
     hits, lines = reference_patch(world, shas["first"], FIRST_REPORT)
     assert f"Patch coverage is `{percent(hits, lines)}%` with `{lines - hits} lines`" in created.body["body"]
     assert statuses(github, shas["first"])["codecov/patch"]["state"] == "failure"
+
+
+def pushed(world: dict[str, Any], name: str, files: dict[str, str], parent: str = "base") -> str:
+    """A commit of ``files`` on a new branch ``name`` from ``parent`` (a name of ``world["shas"]`` or a
+    sha), in the work tree and the mirror."""
+    work = world["work"]
+    git("checkout", "-q", "-b", name, world["shas"].get(parent, parent), cwd=work)
+    sha = commit(work, name, files)
+    git("checkout", "-q", "main", cwd=work)
+    git("--git-dir", world["mirror"], "fetch", "-q", work, f"{name}:{name}", cwd=work)
+    return sha
+
+
+#: What answers a request before the fake's routes: an answer, or ``None`` to leave it to them.
+Gate = Callable[[Request], Optional[Answer]]
+
+
+@contextlib.contextmanager
+def github_fake(
+    world: dict[str, Any], heads: dict[int, str], gate: Gate = lambda request: None, port: int = 0
+) -> Iterator[FakeHost]:
+    """A fake GitHub of its own (on ``port`` if given) with the pulls ``heads``; ``state["delivered"]``
+    lists the requests it answered with a 2xx, and ``state["gate"]`` (``gate`` from the start) answers
+    each request first (``None`` from it: the routes answer)."""
+    with fake_host(port) as github:
+        github_routes(github)
+        github.state.update(base=world["shas"]["base"], heads=heads, delivered=[], gate=gate)
+        routes = github.answer
+
+        def answer(request: Request) -> Answer:
+            answered = github.state["gate"](request) or routes(request)
+            if 200 <= answered[0] < 300:
+                github.state["delivered"].append(request)
+            return answered
+
+        github.answer = answer  # type: ignore[method-assign]
+        yield github
+
+
+def pending_error(world: dict[str, Any], sha: str, text: str) -> Optional[dict[str, Any]]:
+    """The feedback while it is owed with a last error containing ``text``, else ``None``."""
+    shown = feedback(world, sha)
+    return shown if shown["pending"] and text in (shown["pending"]["last_error"] or "") else None
+
+
+def test_the_provider_down_for_a_while_gets_everything_after_exactly_once(world: dict[str, Any]) -> None:
+    """GitHub refuses connections, then answers 429 with Retry-After, then 503, then recovers: the upload
+    succeeds at once, the last error is on the commit's feedback while it is down, and after it every
+    status and the one comment arrive exactly once; the next push edits that comment."""
+    pull, contexts = PULL + 2, ("codecov/project", "codecov/patch", "comment")
+    head = pushed(world, "outage", {"app.py": APP_V2})
+    with socket.socket() as refusing:
+        refusing.bind(("127.0.0.1", 0))  # bound, never listening: every connection to it is refused
+        port = refusing.getsockname()[1]
+        url = f"http://127.0.0.1:{port}"
+        with senders(world, FEEDBACK_TEST_GITHUB_URL=url, FEEDBACK_TEST_BACKOFF="0.2,1") as (_, served):
+            upload(served, head, FIRST_REPORT, branch="outage", pr=str(pull))  # asserts codecov-cli's success
+            until(lambda: pending_error(served, head, "could not be reached"), "the refusal shown")
+            answered: list[int] = []
+
+            def down(request: Request) -> Answer:
+                if not answered:  # the first request is rate limited, for a second
+                    answered.append(429)
+                    return 429, {"message": "API rate limit exceeded"}, {"Retry-After": "1"}
+                answered.append(503)
+                return 503, {"message": "Service Unavailable"}, {}
+
+            refusing.close()
+            with github_fake(world, {pull: head}, gate=down, port=port) as github:
+                shown = until(lambda: pending_error(served, head, "answered 503"), "the 503 shown")
+                assert not any(item["sent_at"] for item in shown["sent"])
+                github.state["gate"] = lambda request: None  # GitHub is back
+                until(lambda: delivered(served, head, contexts), "the feedback after the outage")
+                assert answered[0] == 429 and 503 in answered
+                sent = [r for r in github.state["delivered"] if r.method != "GET"]
+                comments = f"/repos/acme/widgets/issues/{pull}/comments"
+                assert [r.route for r in sent if "/comments" in r.route] == [comments]  # one POST
+                assert sorted(r.body["context"] for r in sent if "/statuses/" in r.route) == sorted(contexts[:2])
+                (comment_id,) = github.state["comments"]
+                first = statuses(github, head)
+                assert first["codecov/project"]["state"] == first["codecov/patch"]["state"] == "failure"
+
+                # The next push, with GitHub up: the comment is edited, not posted again.
+                second = pushed(world, "outage-2", {"lib.py": LIB}, parent=head)
+                github.state["heads"][pull] = second
+                upload(served, second, SECOND_REPORT, branch="outage", pr=str(pull))
+                until(lambda: delivered(served, second, contexts), "the second push's feedback")
+                requests = [(r.method, r.route) for r in github.state["delivered"] if "/comments" in r.route]
+                assert requests == [("POST", comments), ("PATCH", f"/repos/acme/widgets/issues/comments/{comment_id}")]
+                assert statuses(github, second)["codecov/patch"]["state"] == "success"
+
+
+def process_of(port: int, pids: list[int]) -> int:
+    """The one of ``pids`` holding the loopback TCP connection whose local port is ``port``."""
+    sockets = {
+        f"socket:[{fields[9]}]"
+        for fields in map(str.split, Path("/proc/net/tcp").read_text().splitlines()[1:])
+        if int(fields[1].split(":")[1], 16) == port
+    }
+    owners = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd) in sockets:
+                        owners.add(pid)
+    (owner,) = owners
+    return owner
+
+
+def test_a_worker_killed_while_sending_leaves_the_feedback_to_another_once(world: dict[str, Any]) -> None:
+    """The fake holds the first status open; the gunicorn worker sending it is killed; gunicorn starts
+    another; the row's lease runs out and a sender takes it over: the statuses and the one comment arrive."""
+    pull, contexts = PULL + 3, ("codecov/project", "codecov/patch", "comment")
+    head = pushed(world, "killed", {"app.py": APP_V2})
+    held: list[Request] = []
+    release = threading.Event()
+
+    def hold(request: Request) -> None:
+        if request.method == "POST" and "/statuses/" in request.route and not held:
+            held.append(request)
+            release.wait(30)  # then answered as GitHub would: it did get the request
+
+    with github_fake(world, {pull: head}, gate=hold) as github:
+        try:
+            with senders(world, FEEDBACK_TEST_GITHUB_URL=github.url, FEEDBACK_TEST_LEASE="5") as (gunicorn, served):
+                upload(served, head, FIRST_REPORT, branch="killed", pr=str(pull))
+                until(lambda: held, "the first status sent")
+                workers = gunicorn.worker_pids()
+                sending = process_of(held[0].peer[1], workers)
+                os.kill(sending, signal.SIGKILL)
+                until(
+                    lambda: sending not in gunicorn.worker_pids() and len(gunicorn.worker_pids()) == 2,
+                    "gunicorn's new worker",
+                )
+                release.set()
+                until(lambda: delivered(served, head, contexts), "the feedback after the kill")
+        finally:
+            release.set()
+        comments = f"/repos/acme/widgets/issues/{pull}/comments"
+        assert [(r.method, r.route) for r in github.state["delivered"] if "/comments" in r.route] == [
+            ("POST", comments)
+        ]
+        sent = [r.body for r in github.state["delivered"] if "/statuses/" in r.route]
+        (again,) = [body for body in sent if body["context"] == held[0].body["context"]][1:]
+        assert again == held[0].body  # the held one, sent again by the taker: the same status
+        assert sorted(body["context"] for body in sent) == sorted(
+            ["codecov/patch", "codecov/project", again["context"]]
+        )
+        assert statuses(github, head)["codecov/patch"]["state"] == "failure"

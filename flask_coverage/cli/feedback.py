@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import IO, Optional
 
 import click
@@ -11,7 +10,7 @@ from flask import current_app
 from .. import operations
 from ..errors import InvalidInput
 from ..feedback.codecov_yml import MAX_YAML_BYTES
-from ..feedback.sender import loop, run_once
+from ..feedback.sender import POLL_SECONDS, Bell, loop, run_once
 from .base import SERVICES_HELP, coverage_cli, reports_errors, split_names
 
 
@@ -57,7 +56,7 @@ def notify_command(forever: bool) -> None:
     (--loop: keep going, as a worker of its own when COVERAGE_FEEDBACK_SENDER is False)."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     if forever:
-        loop(app, threading.Event(), idle=None)
+        loop(app, Bell(), idle=None, poll=POLL_SECONDS)
         return
     total = 0
     while True:

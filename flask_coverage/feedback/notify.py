@@ -67,6 +67,24 @@ def _record(commit_id: int, context: str, **values: Any) -> None:
     execute(statement.on_conflict_do_update(index_elements=["commit_id", "context"], set_=values))
 
 
+#: What was sent in a sending, ``(commit id, context, values)``: written after its last provider call,
+#: so no write transaction is open while the provider is asked (on SQLite it would stop every upload).
+Sent = list[tuple[int, str, dict[str, Any]]]
+
+
+def _record_all(sent: Sent) -> None:
+    for commit_id, context, values in sent:
+        _record(commit_id, context, **values)
+    sent.clear()
+
+
+def _failed(sent: Sent, commit_id: int, context: str, error: ProviderError) -> None:
+    """What was sent, and ``context``'s error, recorded and committed (the row is retried)."""
+    _record_all(sent)
+    _record(commit_id, context, error=str(error)[:2000], error_at=utcnow())
+    get_session().commit()
+
+
 def _check_run_ids(commit_id: int) -> dict[str, Optional[str]]:
     """The contexts sent on the commit: the id of the check run that shows each, ``None`` for a
     commit status."""
@@ -130,8 +148,9 @@ def deliver(claim: outbox.Claim) -> None:
     if notify.get("after_n_builds") and upload_count(commit) < notify["after_n_builds"]:
         outbox.finish(claim)  # the next upload owes it again
         return
+    sent: Sent = []
     try:
-        _send(provider, repository, commit, settings, claim)
+        _send(provider, repository, commit, settings, claim, sent)
     except ProviderError as error:
         log.warning("feedback for %s not sent: %s", commit.sha[:12], error)
         if error.retryable or error.status is None or error.status >= 500:
@@ -139,10 +158,13 @@ def deliver(claim: outbox.Claim) -> None:
         else:
             outbox.finish(claim)  # 401, 403, 404, 422: a retry would get the same; the error is shown
         return
-    outbox.finish(claim)
+    _record_all(sent)
+    outbox.finish(claim)  # one commit a sending: SQLite's commits wait on the disk, holding its write lock
 
 
-def _send(provider: Provider, repository: Repository, commit: Commit, settings: Any, claim: outbox.Claim) -> None:
+def _send(
+    provider: Provider, repository: Repository, commit: Commit, settings: Any, claim: outbox.Claim, done: Sent
+) -> None:
     pull_row = find_pull_with_base(repository, commit.pullid) if commit.pullid is not None else None
     pull: Optional[Pull] = pull_row[0] if pull_row is not None else None
     base_sha = pull.base_sha if pull is not None else commit.parent_sha
@@ -178,23 +200,13 @@ def _send(provider: Provider, repository: Repository, commit: Commit, settings: 
         try:
             run_id = checks.send(provider, runs, repository, commit.sha, status, run, run_id, target_url)
         except ProviderError as error:
-            _record(commit.id, status.context, error=str(error)[:2000], error_at=utcnow())
-            get_session().commit()
+            _failed(done, commit.id, status.context, error)
             raise
-        # Committed with the row's finish (one commit a sending: SQLite's commits wait on the disk).
-        _record(
-            commit.id,
-            status.context,
-            digest=digest,
-            state=status.state,
-            description=status.description,
-            check_run_id=run_id,
-            sent_at=utcnow(),
-            error=None,
-        )
+        values = {"digest": digest, "state": status.state, "description": status.description}
+        done.append((commit.id, status.context, {**values, "check_run_id": run_id, "sent_at": utcnow(), "error": None}))
     comment = settings.get("comment")
     if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
-        _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", sent)
+        _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", sent, done)
 
 
 def _comment(
@@ -208,6 +220,7 @@ def _comment(
     settings: Any,
     pull_url: str,
     sent: dict[str, Optional[str]],
+    done: Sent,
 ) -> None:
     options = settings.get("comment")
     behavior = options.get("behavior", "default")
@@ -251,6 +264,7 @@ def _comment(
             new_id = provider.upsert_comment(repository, pull.pullid, body, comment_id)
         except CommentGone:
             if behavior == "once":
+                _record_all(done)
                 execute(sa.update(Pull).where(Pull.id == pull.id).values(comment_id=DELETED))
                 _record(
                     commit.id,
@@ -262,8 +276,7 @@ def _comment(
                 return
             new_id = provider.upsert_comment(repository, pull.pullid, body, None)
     except ProviderError as error:
-        _record(commit.id, COMMENT, error=str(error)[:2000], error_at=utcnow())
-        get_session().commit()
+        _failed(done, commit.id, COMMENT, error)
         raise
     execute(sa.update(Pull).where(Pull.id == pull.id).values(comment_id=new_id))
     _record(

@@ -25,11 +25,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from ..models import FeedbackSent, Outbox, Repository, utcnow
 from ..state import dialect_insert, execute, get_engine, get_session
 
-#: How long a sender holds a claimed row before another may take it.
-LEASE_SECONDS = 120
-#: Retry waits: doubling from the first, at most the last.
-BACKOFF_FIRST_SECONDS = 5
-BACKOFF_MAX_SECONDS = 3600
 #: After this many failed attempts a row is given up (its error stays shown).
 MAX_ATTEMPTS = 12
 
@@ -108,7 +103,7 @@ def claim(limit: int = 10) -> list[Claim]:
     )
     if get_engine().dialect.name == "postgresql":
         query = query.with_for_update(skip_locked=True)
-    lease = now + dt.timedelta(seconds=LEASE_SECONDS)
+    lease = now + dt.timedelta(seconds=current_app.config["COVERAGE_FEEDBACK_LEASE"])
     claimed = []
     for row in execute(query).all():
         # Taken only if still free: of two senders that read the same row, one updates it.
@@ -138,12 +133,14 @@ def park(claim: Claim) -> None:
 
 def retry(claim: Claim, error: str, after: Optional[float] = None) -> None:
     """Sending failed: due again after ``after`` seconds (a provider's ``Retry-After``) or the
-    backoff of its attempts; given up after :data:`MAX_ATTEMPTS`."""
+    backoff of its attempts (``COVERAGE_FEEDBACK_BACKOFF``: doubling from the first wait), whichever
+    is longer, but never after the longest wait; given up after :data:`MAX_ATTEMPTS`."""
     if claim.attempts + 1 >= MAX_ATTEMPTS:
         execute(sa.delete(Outbox).where(_same(claim)))
         get_session().commit()
         return
-    wait = max(after or 0, min(BACKOFF_MAX_SECONDS, BACKOFF_FIRST_SECONDS * 2**claim.attempts))
+    first, longest = current_app.config["COVERAGE_FEEDBACK_BACKOFF"]
+    wait = min(longest, max(after or 0, first * 2**claim.attempts))
     values = {
         "due_at": utcnow() + dt.timedelta(seconds=wait),
         "lease_until": None,
@@ -156,8 +153,10 @@ def retry(claim: Claim, error: str, after: Optional[float] = None) -> None:
 
 
 def next_due() -> Optional[dt.datetime]:
-    """When the next row falls due (``None``: no row is waiting on time)."""
-    return execute(sa.select(sa.func.min(Outbox.due_at))).scalar()
+    """When a row can next be claimed: the earliest due time, or the end of the lease another sender
+    holds it by (``None``: no row is waiting on time)."""
+    free_at = sa.case((_OUTBOX.c.lease_until > _OUTBOX.c.due_at, _OUTBOX.c.lease_until), else_=_OUTBOX.c.due_at)
+    return execute(sa.select(sa.func.min(free_at))).scalar()
 
 
 @dataclass(frozen=True)

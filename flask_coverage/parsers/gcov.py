@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
-from ._common import HITS_NOT_A_NUMBER, ParsedFile, line_number
+from ..lines import HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ._common import HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, ParsedFile, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._text import text_lines
+from ._text import text_blocks
 
 __all__ = ["FORMAT", "parse_gcov"]
 
@@ -39,46 +39,49 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
     skips = context.skips
     resolver = context.resolver()
     path = ""
-    builder: LineCoverageBuilder | None = None
+    file: _File | None = None
     # The line whose branch records are being counted: [line, hits, taken, total], or None.
     branches: list[int] | None = None
     excluded = False
-    for lines in text_lines(chunks, "gcov"):
-        for line in lines:
+    for block in text_blocks(chunks, "gcov"):
+        markers = "LCOV_EXCL" in block  # looked for per line only in a chunk that has some
+        for line in block.split("\n")[:-1]:
             if line.startswith("branch"):
                 if branches is not None:
                     branches[3] += 1
                     if "taken 0" not in line and "never executed" not in line:
                         branches[2] += 1
                 continue
-            if branches is not None and builder is not None:
-                _add_branch_line(builder, branches)
+            if branches is not None and file is not None:
+                file.add_branch_line(branches)
             branches = None
             if line.startswith(("call", "function")) or not line.strip():
                 continue
-            source = _SOURCE.match(line)
-            if source is not None:
-                if builder is not None:
-                    yield ParsedFile(path, builder.build())
-                path, builder, excluded = resolver.resolve(source.group(1)), LineCoverageBuilder(), False
-                continue
+            if "Source:" in line:
+                source = _SOURCE.match(line)
+                if source is not None:
+                    if file is not None:
+                        yield ParsedFile(path, file.build())
+                    path, file, excluded = resolver.resolve(source.group(1)), _File(), False
+                    continue
             if excluded:
                 excluded = "LCOV_EXCL_STOP" not in line and "LCOV_EXCL_END" not in line
                 continue
-            if "LCOV_EXCL_START" in line:
-                excluded = True
-                continue
-            if "LCOV_EXCL_LINE" in line:
-                continue
+            if markers:
+                if "LCOV_EXCL_START" in line:
+                    excluded = True
+                    continue
+                if "LCOV_EXCL_LINE" in line:
+                    continue
             count_text, _, rest = line.partition(":")
             number_text, colon, code = rest.partition(":")
             count_text = count_text.strip()
             if not colon or count_text == "-" or count_text.startswith("-"):
                 continue  # no code, or not a source line ("-:", gcov's headers)
-            if builder is None:
+            if file is None:
                 skips.add("lines before the first 0:Source:, skipped")
                 continue
-            if code.strip() == "}" or code[:1] in ("{", "}"):
+            if code[:1] in ("{", "}") or "}" in code and code.strip() == "}":
                 continue
             if count_text in ("#####", "=====", "$$$$$", "%%%%%"):
                 if count_text == "#####" and code.lstrip().startswith(("inline", "static")):
@@ -90,26 +93,49 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                     skips.add(HITS_NOT_A_NUMBER)
                     continue
                 count = int(count_text)
-            number = line_number(number_text, path, skips)
-            if number is None:
-                continue
-            if count and _BRANCHY.match(code):
+            stripped = number_text.strip()
+            if stripped.isdecimal() and len(stripped) < 9 and 0 < int(stripped) <= MAX_LINE_NUMBER:
+                number = int(stripped)  # the usual line; line_number skips or refuses the others
+            else:
+                checked = line_number(number_text, path, skips)
+                if checked is None:
+                    continue
+                number = checked
+            if count and "(" in code and _BRANCHY.match(code):
                 branches = [number, count, 0, 0]
             else:
-                builder.add(number, count, HIT if count else MISS)
-    if branches is not None and builder is not None:
-        _add_branch_line(builder, branches)
-    if builder is not None:
-        yield ParsedFile(path, builder.build())
+                file.add(number, count, HIT if count else MISS)
+    if branches is not None and file is not None:
+        file.add_branch_line(branches)
+    if file is not None:
+        yield ParsedFile(path, file.build())
 
 
-def _add_branch_line(builder: LineCoverageBuilder, branches: list[int]) -> None:
-    number, count, taken, total = branches
-    if not total:
-        state = HIT
-    else:
-        state = HIT if taken == total else MISS if not taken else PARTIAL
-    builder.add(number, count, state)
+class _File:
+    """The lines of one file as three columns, built once at its end."""
+
+    def __init__(self) -> None:
+        self.lines: list[int] = []
+        self.hits: list[int] = []
+        self.states = bytearray()
+
+    def add(self, number: int, count: int, state: int) -> None:
+        self.lines.append(number)
+        self.hits.append(count if count <= MAX_HITS else MAX_HITS)
+        self.states.append(state)
+
+    def add_branch_line(self, branches: list[int]) -> None:
+        number, count, taken, total = branches
+        if not total:
+            state = HIT
+        else:
+            state = HIT if taken == total else MISS if not taken else PARTIAL
+        self.add(number, count, state)
+
+    def build(self) -> LineCoverage:
+        builder = LineCoverageBuilder()
+        builder.extend(self.lines, self.hits, self.states)
+        return builder.build()
 
 
 def _detect(head: ReportHead) -> bool:

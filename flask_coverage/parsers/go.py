@@ -17,14 +17,15 @@ blocks come back later in the profile is yielded again, and merged per path like
 from __future__ import annotations
 
 import re
+from itertools import chain, compress, repeat
+from operator import add, and_, gt, le, lt, mul, not_, sub
 from typing import Iterable, Iterator
 
 from ..errors import ReportError
-from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
+from ..lines import MAX_HITS, LineCoverage, LineCoverageBuilder
 from ._common import LINE_BELOW_ONE, MAX_LINE_NUMBER, ParsedFile, bad_line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._paths import PathResolver
-from ._text import text_lines
+from ._text import numbers_of, text_blocks
 
 __all__ = ["FORMAT", "parse_go"]
 
@@ -39,68 +40,176 @@ _SPAN_ALLOWANCE = 1_000_000
 
 def parse_go(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield the files of a Go coverage profile read from ``chunks``, one per run of its blocks."""
-    skips = context.skips
-    resolver = context.resolver()
-    name = ""
-    blocks: dict[tuple[int, int, int, int], int] = {}
-    seen_mode = False
-    characters = spanned = 0
-    for lines in text_lines(chunks, "Go coverage profile"):
-        for line in lines:
-            characters += len(line) + 1
-            match = _BLOCK.fullmatch(line.rstrip())
-            if match is None:
-                if line.startswith("mode:"):
-                    if line.strip() not in _MODES:
-                        raise ReportError(f"Go coverage profile has an unknown mode: {line.strip()[:40]!r}")
-                    seen_mode = True
-                elif line.strip():
-                    skips.add("lines that are not coverage blocks, skipped")
-                continue
-            file_name, start, start_column, end, end_column, _, count = match.groups()
-            first, last = int(start), int(end)
-            if first < 1:
-                skips.add(LINE_BELOW_ONE)
-                continue
-            if last > MAX_LINE_NUMBER:
-                bad_line_number(end, file_name)
-            if last < first:
-                skips.add("blocks ending before they start, skipped")
-                continue
-            spanned += last - first + 1
-            if spanned > _SPAN_ALLOWANCE + _SPAN_PER_CHARACTER * characters:
-                raise ReportError("Go coverage profile: its blocks span too many lines for its size")
-            if file_name != name:
-                if blocks:
-                    yield _file(resolver, name, blocks)
-                name, blocks = file_name, {}
-            region = (first, int(start_column), last, int(end_column))
-            blocks[region] = max(blocks.get(region, 0), int(count))
-    if not seen_mode and not name:
+    reader = _Reader(context)
+    for block in text_blocks(chunks, "Go coverage profile"):
+        yield from reader.read(block)
+    if not reader.seen_mode and not reader.name:
         raise ReportError("Go coverage profile has no mode line and no block")
-    if blocks:
-        yield _file(resolver, name, blocks)
+    yield from reader.file()
 
 
-def _file(resolver: PathResolver, name: str, blocks: dict[tuple[int, int, int, int], int]) -> ParsedFile:
-    # Per line: [largest count, a block with a count, a block without].
-    seen: dict[int, list[int]] = {}
-    for (first, _, last, end_column), count in blocks.items():
-        if last > first and end_column <= 2:
-            last -= 1
-        for number in range(first, last + 1):
-            line = seen.get(number)
-            if line is None:
-                seen[number] = [count, count > 0, count == 0]
-            else:
-                line[0] = max(line[0], count)
-                line[1] |= count > 0
-                line[2] |= count == 0
+class _Reader:
+    """The profile's state: its file being read, its blocks as five columns, the lines they span.
+
+    A chunk's runs of blocks of one file are read at once in C (:func:`numbers_of`); a chunk with any
+    other line (a ``mode:`` line, a line to skip, a number out of bounds) is read line by line.
+    """
+
+    def __init__(self, context: ParseContext) -> None:
+        self.skips = context.skips
+        self.resolver = context.resolver()
+        self.name = ""
+        # The blocks of the file, in the order read: start line, start column, end line, end column, count.
+        self.columns: tuple[list[int], list[int], list[int], list[int], list[int]] = ([], [], [], [], [])
+        self.seen_mode = False
+        self.characters = self.spanned = 0
+
+    def read(self, block: str) -> Iterator[ParsedFile]:
+        if block.startswith("mode:"):
+            line, _, block = block.partition("\n")
+            yield from self._line(line)
+            if not block:
+                return
+        runs = _runs(block)
+        if runs is not None:
+            numbers = numbers_of("".join(text for _, text in runs), b".,.  \n", b"., \n")
+            if numbers is not None and self._fits(numbers, len(block)):
+                at = 0
+                for name, text in runs:
+                    if name != self.name:
+                        yield from self.file()
+                        self.name = name
+                    end = at + 6 * text.count("\n")
+                    for column, first in zip(self.columns, (0, 1, 2, 3, 5)):
+                        column.extend(numbers[at + first : end : 6])
+                    at = end
+                self.characters += len(block)
+                return
+        for line in block.split("\n")[:-1]:
+            yield from self._line(line)
+
+    def _fits(self, numbers: list[int], size: int) -> bool:
+        """Whether the blocks need no skip and no refusal: every one's line numbers in order and in
+        range, its numbers as short as a block's are, and the span bound met before this chunk."""
+        firsts, lasts = numbers[0::6], numbers[2::6]
+        if not numbers or min(firsts) < 1 or max(lasts) > MAX_LINE_NUMBER or any(map(lt, lasts, firsts)):
+            return False
+        if max(max(numbers[1::6]), max(numbers[3::6]), max(numbers[4::6])) >= 10**9 or max(numbers[5::6]) >= 10**20:
+            return False
+        spanned = self.spanned + sum(lasts) - sum(firsts) + len(firsts)
+        if spanned > _SPAN_ALLOWANCE + _SPAN_PER_CHARACTER * self.characters:
+            return False  # read line by line, which says where the bound was passed
+        self.spanned = spanned
+        return True
+
+    def _line(self, line: str) -> Iterator[ParsedFile]:
+        skips = self.skips
+        self.characters += len(line) + 1
+        match = _BLOCK.fullmatch(line.rstrip())
+        if match is None:
+            if line.startswith("mode:"):
+                if line.strip() not in _MODES:
+                    raise ReportError(f"Go coverage profile has an unknown mode: {line.strip()[:40]!r}")
+                self.seen_mode = True
+            elif line.strip():
+                skips.add("lines that are not coverage blocks, skipped")
+            return
+        file_name, start, start_column, end, end_column, _, count = match.groups()
+        first, last = int(start), int(end)
+        if first < 1:
+            skips.add(LINE_BELOW_ONE)
+            return
+        if last > MAX_LINE_NUMBER:
+            bad_line_number(end, file_name)
+        if last < first:
+            skips.add("blocks ending before they start, skipped")
+            return
+        self.spanned += last - first + 1
+        if self.spanned > _SPAN_ALLOWANCE + _SPAN_PER_CHARACTER * self.characters:
+            raise ReportError("Go coverage profile: its blocks span too many lines for its size")
+        if file_name != self.name:
+            yield from self.file()
+            self.name = file_name
+        for column, value in zip(self.columns, (first, int(start_column), last, int(end_column), int(count))):
+            column.append(value)
+
+    def file(self) -> Iterator[ParsedFile]:
+        """The file read so far, if it has blocks; the columns start empty again."""
+        columns, self.columns = self.columns, ([], [], [], [], [])
+        if columns[0]:
+            yield ParsedFile(self.resolver.resolve(self.name), _lines(*columns))
+
+
+def _runs(block: str) -> list[tuple[str, str]] | None:
+    """The block as runs of lines of one file, each without its ``name:``, or None if a line is not a
+    block of a named file or the mode line."""
+    runs = []
+    text = "\n" + block
+    at = 0  # the line end before the next line
+    size = len(text) - 1
+    while at < size:
+        line_end = text.find("\n", at + 1)
+        name = text[at + 1 : line_end].rpartition(":")[0]
+        if not name or name == "mode":
+            return None
+        prefix = "\n" + name + ":"
+        window = 4096
+        while True:  # the last line of the file in a window growing until the line after is another's
+            end = text.find("\n", text.rfind(prefix, at, at + window) + 1)
+            if end >= size or not text.startswith(prefix, end):
+                break
+            window *= 2
+        run = text[at:end]
+        if run.count(prefix) != run.count("\n"):
+            return None  # another file's blocks between: read line by line
+        runs.append((name, run.replace(prefix, "\n")[1:] + "\n"))
+        at = end
+    return runs
+
+
+def _lines(firsts: list[int], starts: list[int], lasts: list[int], ends: list[int], counts: list[int]) -> LineCoverage:
+    """The lines of one file's blocks: a block covers its lines from the start line to the end line,
+    the end line only when it ends after its second column; per line, all blocks counted HIT, none
+    MISS, some PARTIAL, the hits the largest count. A block listed twice counts once, with its larger count."""
+    # Blocks in order of their start lines (as go test writes them) are all different regions.
+    if not all(map(lt, firsts, firsts[1:])) and not _increasing(
+        list(map(add, map(mul, firsts, repeat(1 << 30)), starts))
+    ):
+        # Blocks out of order or listed twice: one region, one count (the largest).
+        regions: dict[tuple[int, int, int, int], int] = {}
+        for region, count in zip(zip(firsts, starts, lasts, ends), counts):
+            regions[region] = max(regions.get(region, 0), count)
+        firsts, starts, lasts, ends = (list(column) for column in zip(*regions)) if regions else ([], [], [], [])
+        counts = list(regions.values())
+    if lasts == firsts:
+        lines, hits = firsts, counts  # blocks of one line each
+    else:
+        # The end line drops out when the block ends at its first or second column (a "}" alone).
+        lasts = list(map(sub, lasts, map(and_, map(gt, lasts, firsts), map(le, ends, repeat(2)))))
+        spans = list(map(add, map(sub, lasts, firsts), repeat(1)))
+        lines = list(chain.from_iterable(map(range, firsts, map(add, firsts, spans))))
+        hits = list(chain.from_iterable(map(repeat, counts, spans)))
     builder = LineCoverageBuilder()
-    for number in sorted(seen):
-        count, hit, missed = seen[number]
-        builder.add(number, count, MISS if not hit else PARTIAL if missed else HIT)
-    return ParsedFile(resolver.resolve(name), builder.build())
+    if max(hits) > MAX_HITS:
+        hits = list(map(min, hits, repeat(MAX_HITS)))
+    if _increasing(lines):
+        builder.extend(lines, hits, bytes(map(not_, hits)))  # one block a line: HIT 0, MISS 1
+        return builder.build()
+    # Lines shared by blocks: the largest count (the last of each line once sorted by count), and
+    # PARTIAL where both a counted and an uncounted block cover the line.
+    order = sorted(range(len(hits)), key=hits.__getitem__)
+    largest = dict(zip(map(lines.__getitem__, order), map(hits.__getitem__, order)))
+    hit = set(compress(lines, hits))
+    missed = set(compress(lines, map(not_, hits)))
+    numbers = sorted(largest)
+    # MISS only: 1; HIT only: 0; both: 2.
+    states = bytes(map(mul, map(missed.__contains__, numbers), map(add, repeat(1), map(hit.__contains__, numbers))))
+    builder.extend(numbers, list(map(largest.__getitem__, numbers)), states)
+    return builder.build()
+
+
+def _increasing(numbers: list[int]) -> bool:
+    return all(map(lt, numbers, numbers[1:]))
 
 
 def _detect(head: ReportHead) -> bool:

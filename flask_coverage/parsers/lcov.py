@@ -10,27 +10,27 @@ gives a line, ``BRDA:line,block,branch,taken`` marks a branch (``-`` or ``0`` = 
 
 from __future__ import annotations
 
-import codecs
 import re
+from array import array
+from collections import Counter
+from itertools import compress
+from operator import not_
 from typing import Iterable, Iterator
 
 from ..errors import ReportError
-from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
+from ..lines import HIT, MAX_HITS, MISS, LineCoverage, LineCoverageBuilder
 from ._common import (
     EMPTY_NAME,
     MAX_LINE_NUMBER,
-    MAX_REPORTED_HITS,
     ParsedFile,
     hit_count,
     line_number,
 )
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._input import not_utf8
+from ._paths import PathResolver
+from ._text import numbers_of, text_blocks
 
 __all__ = ["FORMAT", "parse_lcov"]
-
-#: Longer lines are refused: real records (paths, C++ function names) are far shorter.
-MAX_RECORD_LENGTH = 1 << 20
 
 _FIRST_RECORD = re.compile(rb"(?:TN|SF|VER):")
 
@@ -40,9 +40,6 @@ OUTSIDE_A_FILE = "DA or BRDA records outside an SF: block, skipped"
 SHORT_BRDA = "BRDA records without line, block, branch and taken, skipped"
 NOT_CLOSED = "SF: blocks without end_of_record, closed"
 
-# A BRDA record's weight in _Branches: up to 4095 branches a line are counted exactly (hits saturate).
-_ONE_BRANCH = 1 << 20
-
 
 def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per ``SF:`` ... ``end_of_record`` block of an LCOV tracefile.
@@ -50,59 +47,144 @@ def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
     A file listed in several blocks (one per test name) is yielded once per block: merge per path.
     Raises ReportError on anything that is not LCOV, on a record cut short and on bad numbers.
     """
-    resolver = context.resolver()
-    decoder = codecs.getincrementaldecoder("utf-8-sig")()  # a byte order mark first is dropped
-    offset = 0
-    lineno = 0
-    pending = ""
-    path = ""
-    builder: LineCoverageBuilder | None = None
-    branches = _Branches()
-    skips = context.skips
-    seen_file = False
-    final = False
-    chunk_iter = iter(chunks)
-    while not final:
-        chunk = next(chunk_iter, None)
-        final = chunk is None
-        data = chunk or b""
-        # Bytes of a character split across chunks wait in the decoder; offsets count from them.
-        start = offset - len(decoder.getstate()[0])
-        try:
-            text = decoder.decode(data, final)
-        except UnicodeDecodeError as exc:
-            raise not_utf8(start + exc.start) from None
-        offset += len(data)
-        text = pending + text
-        if "\r" in text:
-            # Windows line ends; a lone trailing CR can only be the last line's.
-            text = text.replace("\r\n", "\n")
-            if final and text.endswith("\r"):
-                text = text[:-1]
-        records = text.split("\n")
-        pending = "" if final else records.pop()
-        if len(pending) > MAX_RECORD_LENGTH:
-            # Without a line end in sight, joining chunks would copy ever more on every read.
-            raise ReportError(f"LCOV line {lineno + len(records) + 1} is longer than {MAX_RECORD_LENGTH} characters")
-        for record in records:
-            lineno += 1
+    reader = _Reader(context)
+    for block in text_blocks(chunks, "LCOV"):
+        yield from reader.read(block)
+    if reader.builder is not None:
+        # Codecov reads a last record without its end_of_record too.
+        reader.skips.add(NOT_CLOSED)
+        yield from reader.close()
+    if not reader.seen_file:
+        raise ReportError("LCOV report has no SF: record")
+
+
+class _Reader:
+    """The file being read, and how a chunk's lines are read.
+
+    A chunk is cut at its ``SF:`` and ``end_of_record`` lines. Between them, the records of a file
+    come in runs (all ``DA`` lines together, all ``BRDA`` lines together): the runs of the whole chunk
+    are read at once in C (:func:`numbers_of`), and the other lines are checked to be other records
+    (``LF``, ``FN``, ``TN`` ...). In a chunk where that fails (a record to skip or clamp, a stray line),
+    each file's runs are read on their own, and a file with the odd line line by line, with the exact
+    rules.
+    """
+
+    def __init__(self, context: ParseContext) -> None:
+        self.skips = context.skips
+        self.resolver: PathResolver = context.resolver()
+        self.path = ""
+        self.builder: LineCoverageBuilder | None = None
+        self.branches = _Branches()
+        self.seen_file = False
+
+    def read(self, block: str) -> Iterator[ParsedFile]:
+        """Read one block of whole lines."""
+        # The plan of the block: ("open", name, _), ("close", "", _), or ("text", text, (DA run,
+        # BRDA run)) for the lines between, whose runs are read at once for the whole block.
+        plan: list[tuple[str, str, tuple[str, str]]] = []
+        das: list[str] = []
+        brdas: list[str] = []
+        others: list[str] = []
+        file_open = self.builder is not None
+        at = 0
+        for line_start, is_file in _boundaries(block):
+            text = block[at:line_start]
+            at = block.index("\n", line_start) + 1
+            if text:
+                plan.append(("text", text, _cut_runs(text, das, brdas, others) if file_open else _none(text, others)))
+            plan.append(("open", block[line_start + 3 : at - 1], _NO_RUNS) if is_file else ("close", "", _NO_RUNS))
+            file_open = is_file
+        text = block[at:]
+        if text:
+            plan.append(("text", text, _cut_runs(text, das, brdas, others) if file_open else _none(text, others)))
+        da = _numbers(das, b"DA:,\n", b"DA:", 2)
+        brda = _numbers([run.replace(",-\n", ",0\n") for run in brdas], b"BRDA:,,,\n", b"BRDA:", 4)
+        if da is None or brda is None or not _other_records("".join(others)):
+            yield from self._one_by_one_plan(plan)
+            return
+        da_at = brda_at = 0
+        for kind, text, (da_run, brda_run) in plan:
+            if kind == "text":
+                count = da_run.count("\n") * 2
+                if count:
+                    self._add_lines(da[da_at : da_at + count : 2], da[da_at + 1 : da_at + count : 2])
+                    da_at += count
+                count = brda_run.count("\n") * 4
+                if count:
+                    self.branches.extend(brda[brda_at : brda_at + count : 4], brda[brda_at + 3 : brda_at + count : 4])
+                    brda_at += count
+            elif kind == "open":
+                yield from self.open(text)
+            else:
+                yield from self.close()
+
+    def _one_by_one_plan(self, plan: list[tuple[str, str, tuple[str, str]]]) -> Iterator[ParsedFile]:
+        # The block as a plan again, a file's lines at a time: the runs of the files without an odd
+        # line are still read at once, the others line by line.
+        for kind, text, _ in plan:
+            if kind == "text":
+                das: list[str] = []
+                brdas: list[str] = []
+                others: list[str] = []
+                if self.builder is not None:
+                    _cut_runs(text, das, brdas, others)
+                    da = _numbers(das, b"DA:,\n", b"DA:", 2)
+                    brda = _numbers([run.replace(",-\n", ",0\n") for run in brdas], b"BRDA:,,,\n", b"BRDA:", 4)
+                    if da is not None and brda is not None and _other_records("".join(others)):
+                        if da:
+                            self._add_lines(da[0::2], da[1::2])
+                        if brda:
+                            self.branches.extend(brda[0::4], brda[3::4])
+                        continue
+                self._one_by_one(text)
+            elif kind == "open":
+                yield from self.open(text)
+            else:
+                yield from self.close()
+
+    def _add_lines(self, lines: list[int], hits: list[int]) -> None:
+        if self.builder is not None:
+            self.builder.extend(lines, hits, bytes(map(not_, hits)))  # 0 hits: MISS (1), else HIT (0)
+
+    def open(self, name: str) -> Iterator[ParsedFile]:
+        if self.builder is not None:
+            self.skips.add(NOT_CLOSED)
+            yield from self.close()
+        self.seen_file = True
+        if name.strip():
+            self.path = self.resolver.resolve(name)
+        else:
+            self.skips.add(EMPTY_NAME)
+            self.path = ""  # read, then dropped
+        self.builder = LineCoverageBuilder()
+
+    def close(self) -> Iterator[ParsedFile]:
+        if self.builder is None:
+            self.skips.add(NOT_A_RECORD)  # an end_of_record with no file open
+            return
+        if self.path:
+            yield ParsedFile(self.path, self.branches.apply(self.builder))
+        self.builder = None
+        self.branches = _Branches()
+
+    def _one_by_one(self, text: str) -> None:
+        builder, path, skips = self.builder, self.path, self.skips
+        for record in text.split("\n"):
             if record.startswith("DA:"):
                 if builder is None:
                     skips.add(OUTSIDE_A_FILE)
                     continue
                 number_text, _, rest = record[3:].partition(",")
                 hits_text = rest.partition(",")[0]
-                # Fast path for well-formed lines; line_number and hit_count read or skip the rest.
-                if number_text.isdecimal() and hits_text.isdecimal() and len(hits_text) < 20:
-                    number = int(number_text) if len(number_text) < 9 else 0
-                    hits = int(hits_text)
-                    if 1 <= number <= MAX_LINE_NUMBER and hits <= MAX_REPORTED_HITS:
-                        builder.add(number, hits, HIT if hits else MISS)
+                if number_text.isdecimal() and hits_text.isdecimal() and len(number_text) < 9 and len(hits_text) < 10:
+                    line, count = int(number_text), int(hits_text)  # a well-formed record, at once
+                    if 1 <= line <= MAX_LINE_NUMBER and count <= MAX_HITS:
+                        builder.add(line, count, HIT if count else MISS)
                         continue
-                checked = line_number(number_text, path, skips)
-                hits_checked = None if checked is None else hit_count(hits_text, checked, path, skips)
-                if checked is not None and hits_checked is not None:
-                    builder.add(checked, hits_checked, HIT if hits_checked else MISS)
+                number = line_number(number_text, path, skips)
+                hits = None if number is None else hit_count(hits_text, number, path, skips)
+                if number is not None and hits is not None:
+                    builder.add(number, hits, HIT if hits else MISS)
             elif record.startswith("BRDA:"):
                 if builder is None:
                     skips.add(OUTSIDE_A_FILE)
@@ -112,73 +194,115 @@ def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                     skips.add(SHORT_BRDA)
                     continue
                 # The branch's name may hold commas (coverage.py's descriptions): taken is the last field.
-                number_text = body[: body.find(",")]
-                if number_text.isdecimal() and len(number_text) < 9 and 0 < int(number_text) <= MAX_LINE_NUMBER:
-                    branch_line: int | None = int(number_text)
-                else:
-                    branch_line = line_number(number_text, path, skips)
+                branch_line = line_number(body[: body.find(",")], path, skips)
                 if branch_line is not None:
                     taken = body[body.rfind(",") + 1 :].strip()
-                    branches.add(branch_line, taken != "-" and taken != "0")
-            elif record.startswith("SF:"):
-                if builder is not None:
-                    skips.add(NOT_CLOSED)
-                    if path:
-                        yield ParsedFile(path, branches.apply(builder))
-                    branches = _Branches()
-                seen_file = True
-                name = record[3:]
-                if name.strip():
-                    path = resolver.resolve(name)
-                else:
-                    skips.add(EMPTY_NAME)
-                    path = ""  # read, then dropped
-                builder = LineCoverageBuilder()
-            elif record == "end_of_record":
-                if builder is None:
-                    skips.add(NOT_A_RECORD)
-                    continue
-                if path:
-                    yield ParsedFile(path, branches.apply(builder))
-                builder = None
-                branches = _Branches()
+                    self.branches.add(branch_line, taken != "-" and taken != "0")
             elif record and not _is_other_record(record):
                 skips.add(NOT_A_RECORD)
-    if builder is not None:
-        # Codecov reads a last record without its end_of_record too.
-        skips.add(NOT_CLOSED)
-        if path:
-            yield ParsedFile(path, branches.apply(builder))
-    if not seen_file:
-        raise ReportError("LCOV report has no SF: record")
 
 
 class _Branches:
-    """The ``BRDA`` records of one file in one builder, as compactly as its ``DA`` lines: each record
-    adds ``2**20`` (one branch) plus 1 if taken to its line's hits, which the builder sums per line."""
+    """The ``BRDA`` records of one file: each one's line, and whether it was taken (5 bytes a record)."""
 
     def __init__(self) -> None:
-        self.builder = LineCoverageBuilder()
-        self._line = self._packed = 0  # the records of one line come together: summed before adding
+        self.lines = array("I")
+        self.taken = bytearray()
 
     def add(self, line: int, taken: bool) -> None:
-        if line != self._line:
-            if self._line:
-                self.builder.add(self._line, self._packed, MISS)
-            self._line, self._packed = line, 0
-        self._packed += _ONE_BRANCH + 1 if taken else _ONE_BRANCH
+        self.lines.append(line)
+        self.taken.append(taken)
+
+    def extend(self, lines: list[int], counts: list[int]) -> None:
+        self.lines.extend(lines)
+        self.taken.extend(map(bool, counts))
 
     def apply(self, builder: LineCoverageBuilder) -> LineCoverage:
         """The file's lines, where a line with branches takes its state from them, as on Codecov: all
         taken HIT, none MISS, some PARTIAL; a line with branches and no ``DA`` is tracked, its hits
         the number of branches taken."""
         lines = builder.build()
-        if self._line:
-            self.builder.add(self._line, self._packed, MISS)
-            self._line = 0
-        if not len(self.builder):
+        if not self.lines:
             return lines
-        return lines.with_branch_states(self.builder.build(), _ONE_BRANCH)
+        branches = Counter(self.lines)  # records per line, counted in C
+        taken = Counter(compress(self.lines, self.taken))
+        numbers = sorted(branches)
+        return lines.with_branch_states(
+            numbers, list(map(branches.__getitem__, numbers)), list(map(taken.__getitem__, numbers))
+        )
+
+
+def _boundaries(block: str) -> list[tuple[int, bool]]:
+    """Where the block's ``SF:`` (True) and ``end_of_record`` (False) lines start, in order."""
+    found = []
+    for marker, is_file in (("SF:", True), ("end_of_record\n", False)):
+        if block.startswith(marker):
+            found.append((0, is_file))
+        at = block.find("\n" + marker)
+        while at >= 0:
+            found.append((at + 1, is_file))
+            at = block.find("\n" + marker, at + 1)
+    found.sort()
+    return found
+
+
+_NO_RUNS = ("", "")
+
+
+def _none(text: str, others: list[str]) -> tuple[str, str]:
+    """Lines outside a file: all to be other records (``TN:``), else the block is read line by line."""
+    others.append(text)
+    return _NO_RUNS
+
+
+def _cut_runs(text: str, das: list[str], brdas: list[str], others: list[str]) -> tuple[str, str]:
+    """The run of ``DA`` lines and the run of ``BRDA`` lines of ``text`` (the records of one file), each
+    also appended to ``das``, ``brdas``, and the rest appended to ``others``. A run is from the first
+    line with its key to the last; runs that interleave are left to ``others``."""
+    cut = []
+    for key, runs in (("DA:", das), ("BRDA:", brdas)):
+        first = 0 if text.startswith(key) else text.find("\n" + key) + 1
+        if first or text.startswith(key):
+            end = text.find("\n", max(first, text.rfind("\n" + key) + 1)) + 1
+            cut.append((first, end, runs))
+    runs_text = ["", ""]
+    at = 0
+    cut.sort()
+    if len(cut) == 2 and cut[1][0] < cut[0][1]:
+        cut = []  # interleaved: read line by line
+    rest = []
+    for first, end, runs in cut:
+        rest.append(text[at:first])
+        run = text[first:end]
+        runs.append(run)
+        runs_text[runs is brdas] = run
+        at = end
+    rest.append(text[at:])
+    others.extend(rest)
+    return runs_text[0], runs_text[1]
+
+
+def _numbers(runs: list[str], shape: bytes, key: bytes, per_line: int) -> list[int] | None:
+    """The numbers of ``runs``, or None unless all are well-formed records with line numbers in range
+    (and, for ``DA``, counts that need no clamp)."""
+    if not runs:
+        return []
+    numbers = numbers_of("".join(runs), shape, b",\n", key)
+    if not numbers:
+        return None
+    lines = numbers[0::per_line]
+    if min(lines) < 1 or max(lines) > MAX_LINE_NUMBER:
+        return None
+    if per_line == 2 and max(numbers[1::2]) > MAX_HITS:
+        return None
+    return numbers
+
+
+def _other_records(text: str) -> bool:
+    """Whether every line of ``text`` is blank or a record other than ``DA`` and ``BRDA``."""
+    keys = {line[: line.find(":") + 1] or line for line in text.split("\n")}
+    keys.discard("")
+    return all(key.endswith(":") and key not in ("DA:", "BRDA:") and _is_other_record(key) for key in keys)
 
 
 def _detect(head: ReportHead) -> bool:

@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
-from ._common import HITS_NOT_A_NUMBER, MAX_REPORTED_HITS, ParsedFile, line_number
+from ..lines import HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ._common import HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._text import text_lines
+from ._text import text_blocks
 
 __all__ = ["FORMAT", "parse_xcode"]
 
@@ -41,39 +41,59 @@ def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
     skips = context.skips
     resolver = context.resolver()
     path = ""
-    builder: LineCoverageBuilder | None = None
-    for rows in text_lines(chunks, "llvm-cov show text"):
-        for row in rows:
-            # Colour codes may wrap the path, the count and parts of the source; none holds a "|".
+    lines: list[int] | None = None  # the file's rows, as three columns
+    hits: list[int] = []
+    states = bytearray()
+    for block in text_blocks(chunks, "llvm-cov show text"):
+        # Colour codes may wrap the path, the count and parts of the source; none holds a "|".
+        colour = "\x1b" in block
+        for row in block.split("\n")[:-1]:
             number_text, bar, rest = row.partition("|")
-            number_text = _COLOR.sub("", number_text).strip()
+            count_text, _, source = rest.partition("|")
+            if colour:
+                number_text, count_text = _COLOR.sub("", number_text), _COLOR.sub("", count_text)
+            number_text = number_text.strip()
             if not number_text or number_text[0] in "-w" or (not bar and not number_text.endswith(":")):
                 continue  # blank, a separator, a warning, an instantiation's sub-view ("  | f:")
             if not bar:
-                if builder is not None:
-                    yield ParsedFile(path, builder.build())
-                path, builder = resolver.resolve(number_text[:-1]), LineCoverageBuilder()
+                if lines is not None:
+                    yield ParsedFile(path, _coverage(lines, hits, states))
+                path, lines, hits, states = resolver.resolve(number_text[:-1]), [], [], bytearray()
                 continue
-            if builder is None:
+            if lines is None:
                 skips.add("rows before the first file's path, skipped")
                 continue
-            count_text, _, source = rest.partition("|")
-            count_text = _COLOR.sub("", count_text).replace("E", "").strip()
-            if not count_text or _COLOR.sub("", source).strip() == "}":
+            count_text = count_text.strip()
+            if "E" in count_text:
+                count_text = count_text.replace("E", "").strip()
+            if not count_text or "}" in source and (_COLOR.sub("", source) if colour else source).strip() == "}":
                 continue
-            number = line_number(number_text, path, skips)
-            if number is None:
-                continue
-            count = _count(count_text)
-            if count is None:
-                skips.add(HITS_NOT_A_NUMBER)
-                continue
-            state = HIT if count else MISS
-            if count and RED in source:
-                state = PARTIAL
-            builder.add(number, count, state)
-    if builder is not None:
-        yield ParsedFile(path, builder.build())
+            if number_text.isdecimal() and count_text.isdecimal() and len(number_text) < 9 and len(count_text) < 19:
+                number, count = int(number_text), int(count_text)  # the usual row, read at once
+                if not 1 <= number <= MAX_LINE_NUMBER:
+                    number = line_number(number_text, path, skips)  # type: ignore[assignment]
+                    if number is None:
+                        continue
+            else:
+                checked = line_number(number_text, path, skips)
+                if checked is None:
+                    continue
+                counted = _count(count_text)
+                if counted is None:
+                    skips.add(HITS_NOT_A_NUMBER)
+                    continue
+                number, count = checked, counted
+            lines.append(number)
+            hits.append(count if count <= MAX_HITS else MAX_HITS)
+            states.append((PARTIAL if colour and RED in source else HIT) if count else MISS)
+    if lines is not None:
+        yield ParsedFile(path, _coverage(lines, hits, states))
+
+
+def _coverage(lines: list[int], hits: list[int], states: bytearray) -> LineCoverage:
+    builder = LineCoverageBuilder()
+    builder.extend(lines, hits, states)
+    return builder.build()
 
 
 def _count(text: str) -> int | None:

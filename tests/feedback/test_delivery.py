@@ -135,6 +135,22 @@ def test_provider_errors_are_retried_with_backoff_and_shown(
     }
 
 
+def test_the_wait_before_a_retry_doubles_and_retry_after_counts_up_to_the_longest(
+    app: Flask, mirrored: History, provider: RecordingProvider
+) -> None:
+    app.config["COVERAGE_FEEDBACK_BACKOFF"] = (2, 10)
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    waits = []
+    for retry_after in (0.0, 0.0, 5.0, 30.0):  # Retry-After 0 s, 0 s, 5 s, then an hour's worth
+        provider.failure = ProviderError("GitHub answered 503", status=503, retry_after=retry_after)
+        execute(sa.update(Outbox).values(due_at=utcnow()))
+        get_session().commit()
+        before = utcnow()
+        send_all()
+        waits.append(round((execute(sa.select(Outbox.due_at)).scalar() - before).total_seconds()))
+    assert waits == [2, 4, 8, 10]  # the backoff, the backoff, the backoff over Retry-After, the longest
+
+
 def test_a_refusal_is_not_retried_but_shown(mirrored: History, provider: RecordingProvider) -> None:
     upload(mirrored.base, BASE_REPORT, branch="main")
     provider.failure = ProviderError("GitHub answered 403: resource not accessible", status=403)
@@ -148,6 +164,9 @@ def test_an_abandoned_lease_is_taken_by_another_sender(mirrored: History, provid
     upload(mirrored.base, BASE_REPORT, branch="main")
     (claim,) = outbox.claim()  # a worker takes the row, then is killed
     assert outbox.claim() == []  # nobody else takes it while the lease runs
+    # ... and a sender sleeps until the lease runs out (not in a loop on the due time, long past).
+    lease_until = execute(sa.select(Outbox.lease_until)).scalar()
+    assert outbox.next_due() == lease_until > utcnow() + dt.timedelta(seconds=110)  # the 120 s default
     execute(sa.update(Outbox).values(lease_until=utcnow() - dt.timedelta(seconds=1)))
     get_session().commit()
     assert send_all() == 1
@@ -265,6 +284,43 @@ def test_notify_command_sends_what_is_due(mirrored: History, provider: Recording
     assert result.exit_code == 0, result.output
     assert result.output == "Sent the feedback of 1 commit(s).\n"
     assert (mirrored.base, "codecov/project") in provider.statuses
+
+
+def test_no_write_is_left_open_while_the_provider_is_asked(mirrored: History, provider: RecordingProvider) -> None:
+    """What a sending records is written after its last provider call: a write left open across the
+    provider's answers would hold SQLite's write lock, and every upload would wait for GitHub."""
+    engine = get_engine()
+    open_writes: list[str] = []
+    seen: list[tuple[str, list[str]]] = []
+
+    def statement(conn: Any, cursor: Any, sql: str, *args: Any) -> None:
+        if sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+            open_writes.append(sql)
+
+    def ended(conn: Any) -> None:
+        open_writes.clear()
+
+    for name in ("set_status", "upsert_comment"):
+        call = getattr(provider, name)
+
+        def asked(*args: Any, _name: str = name, _call: Any = call, **kwargs: Any) -> Any:
+            seen.append((_name, list(open_writes)))
+            return _call(*args, **kwargs)
+
+        setattr(provider, name, asked)
+    listeners = [("before_cursor_execute", statement), ("commit", ended), ("rollback", ended)]
+    for event, listener in listeners:
+        sa.event.listen(engine, event, listener)
+    try:
+        upload(mirrored.base, BASE_REPORT, branch="main")
+        upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base)
+        assert send_all() == 2
+    finally:
+        for event, listener in listeners:
+            sa.event.remove(engine, event, listener)
+    assert [name for name, _ in seen].count("set_status") == 4 and ("upsert_comment", []) in seen
+    assert all(writes == [] for _, writes in seen), seen
+    assert provider.statuses[(mirrored.first, "codecov/patch")]["state"] == "failure"
 
 
 def test_flag_statuses_are_sent_for_the_flags_uploaded(mirrored: History, provider: RecordingProvider) -> None:

@@ -8,10 +8,13 @@ import json
 import tracemalloc
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flask_coverage.errors import ReportError
 from flask_coverage.lines import HIT, MISS, PARTIAL
-from flask_coverage.parsers import _input, parse_report
+from flask_coverage.parsers import Skips, _input, parse_report
+from flask_coverage.parsers._json import SMALL_VALUE, TOO_LARGE, JsonStream
 
 ENTRY = {
     "executed_lines": [1, 2, 3, 10, 11, 123456],
@@ -100,3 +103,52 @@ def test_skipped_sections_are_not_built() -> None:
         tracemalloc.stop()
     assert list(parsed.lines) == [(1, 1, HIT), (2, 0, MISS)]
     assert peak < 8 * 2**20, peak
+
+
+# Line numbers as reports write them, odd ones included: 0 and below, too large, decimals, booleans,
+# strings, nested lists, repeats (small numbers repeat often).
+ODD_NUMBERS = st.one_of(
+    st.integers(1, 40),
+    st.integers(-3, 0),
+    st.sampled_from([10_000_000, 10_000_001, 2**40, 1.0, 2.5, True, False, "3", None, [4]]),
+)
+ENTRIES = st.fixed_dictionaries(
+    {},
+    optional={
+        "executed_lines": st.lists(st.integers(1, 40), max_size=30).map(sorted) | st.lists(ODD_NUMBERS, max_size=8),
+        "missing_lines": st.lists(st.integers(1, 40), max_size=30).map(sorted) | st.lists(ODD_NUMBERS, max_size=8),
+        "missing_branches": st.lists(st.lists(ODD_NUMBERS, min_size=1, max_size=3), max_size=6)
+        | st.lists(st.tuples(st.integers(1, 40), st.integers(-1, 40)).map(list), max_size=10),
+        "excluded_lines": st.lists(ODD_NUMBERS, max_size=4),
+    },
+)
+
+
+def _outcome(data: bytes) -> tuple[object, dict[str, int]]:
+    skips = Skips()
+    try:
+        return [list(f.lines) for f in parse_report(data, skips=skips)], skips.counts
+    except ReportError as exc:
+        return str(exc), skips.counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(entry=ENTRIES)
+def test_an_entry_decoded_whole_reads_as_when_walked(entry: dict) -> None:
+    """The bulk conversion of a decoded entry (C-level builtins) gives the lines, the skips and the
+    refusal of the element-by-element walk of an entry too large to decode."""
+    data = report({"a.py": entry})
+    whole = _outcome(data)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(JsonStream, "small_value", lambda self: TOO_LARGE)
+        walked = _outcome(data)
+    assert whole == walked
+
+
+def test_an_entry_past_the_decoded_size_is_walked_to_the_same_lines() -> None:
+    lines = list(range(1, 200_000))  # over SMALL_VALUE characters of text
+    data = report({"big.py": {"executed_lines": lines[::2], "missing_lines": lines[1::2]}, "a.py": ENTRY})
+    assert len(data) > 2 * SMALL_VALUE
+    parsed = {f.path: list(f.lines) for f in parse_report(io.BytesIO(data))}
+    assert parsed["big.py"] == [(n, n % 2, HIT if n % 2 else MISS) for n in lines]
+    assert parsed["a.py"] == EXPECTED

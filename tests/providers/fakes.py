@@ -23,6 +23,7 @@ class Request:
     path: str
     headers: dict[str, str]
     body: Any
+    peer: tuple[str, int] = ("", 0)  # the client's address and port
 
     @property
     def route(self) -> str:
@@ -58,7 +59,8 @@ class FakeHost:
 
 
 @contextlib.contextmanager
-def fake_host() -> Iterator[FakeHost]:
+def fake_host(port: int = 0) -> Iterator[FakeHost]:
+    """A :class:`FakeHost` serving on ``port`` (0: a free one) while the block runs."""
     host = FakeHost()
 
     class Handler(BaseHTTPRequestHandler):
@@ -76,7 +78,7 @@ def fake_host() -> Iterator[FakeHost]:
                 body = json.loads(raw) if raw else None
             except ValueError:
                 body = raw
-            request = Request(self.command, self.path, dict(self.headers), body)
+            request = Request(self.command, self.path, dict(self.headers), body, self.client_address[:2])
             host.requests.append(request)
             status, payload, headers = host.answer(request)
             data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
@@ -94,7 +96,7 @@ def fake_host() -> Iterator[FakeHost]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
