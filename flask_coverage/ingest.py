@@ -32,7 +32,10 @@ are merged, besides the commit's, into the coverage of each of its flags (``cove
 and ``coverage_flag_file``, kept as the commit's own), in the same transaction, and the file
 explorer's folders are rebuilt (``coverage_tree``, :func:`~flask_coverage.queries.tree.refresh_tree`). Its file list
 (``network``) places report paths (:func:`~flask_coverage.parsers.place_by_network`), and its
-``fixes`` take lines that are not code out of a file's coverage.
+``fixes`` take lines that are not code out of a file's coverage. The ``codecov.yml`` in force at the
+commit (:func:`~flask_coverage.feedback.settings.upload_settings`, read before the transaction and kept
+with the commit) rewrites paths by its ``fixes`` before they are placed, and its ``ignore`` (and the
+``ignore`` and ``paths`` of the upload's flags) leaves files out (docs/pull-requests.md).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ import hashlib
 import io
 import itertools
 import json
+import logging
+import posixpath
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,12 +57,15 @@ from sqlalchemy.exc import OperationalError
 
 from .errors import AlreadyExists, NotFound, ReportError
 from .feedback import outbox, sender
+from .feedback.codecov_yml import PathRules
+from .feedback.settings import store_commit_yaml, upload_settings
 from .identifiers import check_flags, check_name, check_sha, normalize_branch, normalize_pullid
 from .lines import LineCoverage
 from .models import (
     Branch,
     Commit,
     CommitFlag,
+    CommitYaml,
     FileCoverage,
     FlagFileCoverage,
     Pull,
@@ -96,11 +104,14 @@ ProgressCallback = Callable[[int], None]
 
 #: The fields of :class:`UploadMeta` besides ``flags`` and ``external_id``, as stored on the upload.
 META_FIELDS = ("name", "build", "job", "build_url", "provider")
+#: The reason counted in an upload's skips for the files its codecov.yml ignores.
+IGNORED_BY_YAML = "files the codecov.yml ignores, skipped"
 #: Attempts of a transaction that lost a lock race before the error is given up on.
 MAX_ATTEMPTS = 12
 
 _MAX_PATH_LENGTH: int = FileCoverage.__table__.c.path.type.length  # type: ignore[attr-defined]
 _BATCH = 1000
+log = logging.getLogger(__name__)
 _COMMITS = cast(sa.Table, Commit.__table__)
 _FILES = cast(sa.Table, FileCoverage.__table__)
 _UPLOADS = cast(sa.Table, Upload.__table__)
@@ -108,6 +119,7 @@ _FLAGS = cast(sa.Table, UploadFlag.__table__)
 _COMMIT_FLAGS = cast(sa.Table, CommitFlag.__table__)
 _FLAG_FILES = cast(sa.Table, FlagFileCoverage.__table__)
 _TREE = cast(sa.Table, TreeEntry.__table__)
+_YAML = cast(sa.Table, CommitYaml.__table__)
 _TIPS = {"branch": cast(sa.Table, Branch.__table__), "pull": cast(sa.Table, Pull.__table__)}
 # SQLSTATE serialization_failure and deadlock_detected; SQLite's SQLITE_BUSY and SQLITE_LOCKED.
 _RETRY_SQLSTATES = frozenset({"40001", "40P01"})
@@ -271,10 +283,11 @@ def upload_reports(
         reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests, skips=skips
     )
     meta = meta or UploadMeta()
-    # Placement comes before the merge, so two uploaders' spellings of a file end up as one path.
+    rules, yaml_row = _path_rules(repository, sha, meta.flags)
+    # The codecov.yml's fixes, then placement, before the merge: two uploaders' spellings of a file end up as one path.
     known = network or mirror_files(repository, sha) or known_paths(repository, sha)
-    files = _placed(_packed_by_path(parsed), known)
-    files = _fixed(files, fixes or {})
+    files = _placed(_rewritten(_packed_by_path(parsed), rules), known)
+    files = _kept(_fixed(files, fixes or {}), rules, skips)
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
@@ -282,7 +295,18 @@ def upload_reports(
     feedback = outbox.wanted(repository)
     commit_id = _with_retries(
         lambda: _store(
-            repository_id, sha, branch, pull, files, key, meta, parent_sha, skips, described, feedback=feedback
+            repository_id,
+            sha,
+            branch,
+            pull,
+            files,
+            key,
+            meta,
+            parent_sha,
+            skips,
+            described,
+            feedback=feedback,
+            yaml_row=yaml_row,
         )
     )
     if feedback:
@@ -341,6 +365,44 @@ def _placed(files: dict[str, _Packed], known: Iterable[str]) -> dict[str, _Packe
         moved = files.pop(old)
         files[new] = moved if new not in files else files[new].merge(moved.coverage())
     return files
+
+
+def _path_rules(repository: Repository, sha: str, flags: tuple[str, ...]) -> tuple[PathRules, Optional[dict[str, Any]]]:
+    """The ``ignore`` and ``fixes`` of the codecov.yml in force at the commit, for an upload with these
+    ``flags``, and the commit's YAML to store with the upload (:func:`~.feedback.settings.upload_settings`).
+    No rules when it cannot be read: an upload never fails because of its YAML."""
+    try:
+        settings, row = upload_settings(repository, sha)
+    except Exception:
+        log.exception("the codecov.yml of %s could not be read for its upload", sha[:12])
+        get_session().rollback()
+        return PathRules(), None
+    return PathRules.of(settings.value, flags), row
+
+
+def _rewritten(files: dict[str, _Packed], rules: PathRules) -> dict[str, _Packed]:
+    """``files`` under the paths the codecov.yml's ``fixes`` give them; a path a fix would make empty
+    or climbing out of the repository keeps its name."""
+    if not rules.fixes:
+        return files
+    out: dict[str, _Packed] = {}
+    for path, packed in files.items():
+        fixed = posixpath.normpath(rules.fix(path))
+        if fixed in ("", ".", "..") or fixed.startswith(("../", "/")):
+            fixed = path
+        _check_storable(fixed)
+        out[fixed] = out[fixed].merge(packed.coverage()) if fixed in out else packed
+    return out
+
+
+def _kept(files: dict[str, _Packed], rules: PathRules, skips: Skips) -> dict[str, _Packed]:
+    """``files`` without those the codecov.yml ignores (counted in ``skips``)."""
+    if not rules.keep:
+        return files
+    kept = {path: lines for path, lines in files.items() if rules.kept(path)}
+    if len(kept) < len(files):
+        skips.add(IGNORED_BY_YAML, len(files) - len(kept))
+    return kept
 
 
 def _fixed(files: dict[str, _Packed], fixes: Mapping[str, FileFix]) -> dict[str, _Packed]:
@@ -489,12 +551,16 @@ def _store(
     described: Optional[CommitAbout] = None,
     *,
     feedback: bool = False,
+    yaml_row: Optional[dict[str, Any]] = None,
 ) -> int:
     """The upload's transaction, in its steps: lock the commit, record the upload (or stop at a repeat),
-    merge the files into the commit and each flag, move the tips, owe the commit its feedback."""
+    keep the commit's codecov.yml as read for the upload, merge the files into the commit and each flag,
+    move the tips, owe the commit its feedback."""
     commit_id, version, old_branch, timestamp = _lock_commit(repository_id, sha)
     if not _record_upload(commit_id, version, upload_key, meta, skips):
         return commit_id  # a repeat of an upload already merged: nothing changes
+    if yaml_row is not None:
+        store_commit_yaml(commit_id, yaml_row)
     _merge_commit(commit_id, files, branch, pullid, parent_sha, described)
     refresh_days(repository_id, {old_branch, branch}, timestamp)
     if meta.flags:
@@ -528,7 +594,7 @@ def _record_upload(commit_id: int, version: int, upload_key: str, meta: UploadMe
         kept = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id).scalar_subquery()
         execute(sa.delete(_FLAGS).where(_FLAGS.c.upload_id.in_(kept)))
         execute(sa.delete(uploads).where(uploads.c.commit_id == commit_id))
-        for table in (_FLAG_FILES, _COMMIT_FLAGS, _TREE):
+        for table in (_FLAG_FILES, _COMMIT_FLAGS, _TREE, _YAML):
             execute(sa.delete(table).where(table.c.commit_id == commit_id))
     elif execute(repeat).first():
         return False

@@ -115,6 +115,9 @@ class Owner(Base):
     avatar_url: Mapped[Optional[str]] = mapped_column(sa.String(500))
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # The owner's codecov.yml as ``flask coverage set-yaml SERVICE/OWNER`` stored it, under its
+    # repositories' (flask_coverage.feedback.settings).
+    yaml: Mapped[Optional[str]] = mapped_column(sa.Text, deferred=True)
 
     def __repr__(self) -> str:
         return f"<Owner {self.service.value}/{self.username}>"

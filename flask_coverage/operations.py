@@ -13,7 +13,7 @@ import logging
 import math
 import secrets
 import string
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -339,21 +339,38 @@ def delete_org(service: Union[str, ServiceEnum], username: str) -> None:
     _delete_owner(require_owner(service, username, is_org=True))
 
 
+def _validated_yaml(text: Optional[str]) -> Any:
+    """The validated YAML of ``text`` (``None`` for none), or :class:`InvalidInput` with the validator's error."""
+    from .feedback.codecov_yml import YamlError, parse
+
+    try:
+        return parse(text or "")
+    except YamlError as error:
+        raise InvalidInput(str(error)) from None
+
+
 def set_repository_yaml(service: Union[str, ServiceEnum], owner: str, name: str, text: Optional[str]) -> list[str]:
     """Store ``text`` as the repository's ``codecov.yml`` (``None`` or empty removes it): the YAML of
     its commits that have none of their own (docs/pull-requests.md). Its ``coverage.range`` becomes
     the repository's graph and badge colour range. Returns the validator's notes; raises
     :class:`InvalidInput` with the validator's error for an invalid file."""
-    from .feedback.codecov_yml import YamlError, parse
-
     repository = require_repository(service, owner, name)
-    try:
-        validated = parse(text or "")
-    except YamlError as error:
-        raise InvalidInput(str(error)) from None
+    validated = _validated_yaml(text)
     repository.yaml = text if validated is not None else None
     low, high = (validated.value.get("coverage") or {}).get("range", (None, None)) if validated else (None, None)
     repository.coverage_low = None if low is None else math.floor(low)
     repository.coverage_high = None if high is None else math.ceil(high)
+    get_session().commit()
+    return validated.notes if validated else []
+
+
+def set_owner_yaml(service: Union[str, ServiceEnum], username: str, text: Optional[str]) -> list[str]:
+    """Store ``text`` as the ``codecov.yml`` of an owner (an organization or a user; ``None`` or empty
+    removes it): merged under the YAML of each of its repositories' commits, as Codecov merges an
+    organization's YAML under a repository's (docs/pull-requests.md). Returns the validator's notes;
+    raises :class:`InvalidInput` with the validator's error for an invalid file."""
+    found = require_owner(service, username)
+    validated = _validated_yaml(text)
+    found.yaml = text if validated is not None else None
     get_session().commit()
     return validated.notes if validated else []

@@ -1,4 +1,4 @@
-"""``flask coverage set-yaml``: the repository's stored codecov.yml."""
+"""``flask coverage set-yaml``: the repository's or the owner's stored codecov.yml."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from flask_coverage.models import Owner
 from flask_coverage.queries.repositories import find_repository
 from tests.test_cli import run_error, run_ok
 
@@ -16,7 +17,6 @@ def test_set_yaml_stores_validates_and_clears(runner: Any, widgets: Any, tmp_pat
     path.write_text("coverage:\n  range: 50..75\nflags:\n  unit:\n    carryforward: true\n")
     result = run_ok(runner, "set-yaml", "gh/acme/widgets", str(path))
     assert result.output.splitlines() == [
-        "Note: ['flags']: valid, not acted on by this service",
         "Note: ['flags', 'unit', 'carryforward']: valid, not acted on by this service",
         "Stored the YAML of gh/acme/widgets.",
     ]
@@ -27,6 +27,17 @@ def test_set_yaml_stores_validates_and_clears(runner: Any, widgets: Any, tmp_pat
     assert find_repository("github", "acme", "widgets").yaml is None
 
 
+def test_set_yaml_of_an_owner_stores_and_clears(runner: Any, widgets: Any, tmp_path: Path, db: Any) -> None:
+    path = tmp_path / "codecov.yml"
+    path.write_text("ignore: [docs/]\n")
+    assert run_ok(runner, "set-yaml", "gh/acme", str(path)).output == "Stored the YAML of gh/acme.\n"
+    owner = db.session.execute(db.select(Owner).where(Owner.username == "acme")).scalar_one()
+    assert owner.yaml == "ignore: [docs/]\n"
+    assert run_ok(runner, "set-yaml", "gh/acme", "--clear").output == "Removed the YAML of gh/acme.\n"
+    db.session.refresh(owner)
+    assert owner.yaml is None
+
+
 @pytest.mark.parametrize(
     ("content", "args", "message"),
     [
@@ -35,7 +46,10 @@ def test_set_yaml_stores_validates_and_clears(runner: Any, widgets: Any, tmp_pat
         (b"\xff\xfe", ("gh/acme/widgets",), "not UTF-8"),
         (b"x" * 70000, ("gh/acme/widgets",), "larger than"),
         (b"coverage: {}\n", ("gh/acme/nothing",), "nothing"),
-        (b"coverage: {}\n", ("gh/acme",), "expected SERVICE/OWNER/REPO"),
+        (b"coverage: {}\n", ("gh",), "expected SERVICE/OWNER or SERVICE/OWNER/REPO"),
+        (b"coverage: {}\n", ("gh/acme/widgets/x",), "expected SERVICE/OWNER[/REPO]"),
+        (b"coverage: {}\n", ("gh/nobody",), "nobody"),
+        (b"ignore: 3\n", ("gh/acme",), "Error at ['ignore']: must be a list"),
         (b"coverage: {}\n", ("gh/acme/widgets", "--clear"), "give a FILE to store, or --clear"),
     ],
 )

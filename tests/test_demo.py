@@ -25,7 +25,7 @@ def table_rows(app: Any) -> dict[str, list[tuple]]:
     uploaded again (PostgreSQL's sequences give them new ids; SQLite may reuse them); :func:`tips` and
     :func:`file_hits` compare commits by sha instead.
     """
-    volatile = {"id", "created_at", "updatestamp", "timestamp", "last_used"}
+    volatile = {"id", "created_at", "updatestamp", "timestamp", "last_used", "read_at"}
     rows = {}
     with app.app_context(), app.extensions["sqlalchemy"].engine.connect() as connection:
         for table in metadata.sorted_tables:

@@ -15,15 +15,19 @@ from .base import SERVICES_HELP, coverage_cli, reports_errors, split_names
 
 
 @coverage_cli.command("set-yaml", epilog=SERVICES_HELP)
-@click.argument("path", metavar="SERVICE/OWNER/REPO")
+@click.argument("path", metavar="SERVICE/OWNER[/REPO]")
 @click.argument("file", type=click.File("rb"), required=False)
 @click.option("--clear", is_flag=True, help="Remove the stored YAML.")
 @reports_errors
 def set_yaml_command(path: str, file: Optional[IO[bytes]], clear: bool) -> None:
     """Store FILE (a codecov.yml; - for standard input) as the repository's YAML, e.g.
     ``set-yaml gh/acme/widgets codecov.yml``: the settings of its commits that have no codecov.yml of
-    their own. It is validated first; its coverage.range becomes the graph and badge colour range."""
-    service, (owner, repo) = split_names((path,), ("OWNER", "REPO"), "SERVICE/OWNER/REPO")
+    their own; its coverage.range becomes the graph and badge colour range. For an owner
+    (``set-yaml gh/acme codecov.yml``): merged under the YAML of each of its repositories. It is
+    validated first."""
+    service, names = split_names((path,), ("OWNER", "REPO"), "SERVICE/OWNER[/REPO]", optional=True)
+    if not names:
+        raise InvalidInput("expected SERVICE/OWNER or SERVICE/OWNER/REPO (e.g. gh/acme or gh/acme/widgets)")
     if clear == (file is not None):
         raise InvalidInput("give a FILE to store, or --clear to remove the stored YAML")
     text = None
@@ -35,7 +39,10 @@ def set_yaml_command(path: str, file: Optional[IO[bytes]], clear: bool) -> None:
             raise InvalidInput("the file is not UTF-8 text") from None
         if text is None:
             raise InvalidInput(f"the file is larger than {MAX_YAML_BYTES:,} bytes")
-    notes = operations.set_repository_yaml(service, owner, repo, text)
+    if len(names) == 1:
+        notes = operations.set_owner_yaml(service, names[0], text)
+    else:
+        notes = operations.set_repository_yaml(service, names[0], names[1], text)
     for note in notes:
         click.echo(f"Note: {note}")
     click.echo(f"Stored the YAML of {path.strip('/')}." if text else f"Removed the YAML of {path.strip('/')}.")

@@ -15,11 +15,14 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Optional
 
 import yaml
+
+from ..identifiers import refusal, refused_character
 
 #: A ``codecov.yml`` is a few hundred bytes; this bounds the work of parsing a hostile one.
 MAX_YAML_BYTES = 64 * 1024
@@ -274,10 +277,20 @@ def matches(patterns: Optional[list[str]], value: str) -> bool:
     ``!`` pattern that matches excludes; otherwise some plain pattern must match (if there is one)."""
     if not patterns:
         return True
-    positive = [pattern for pattern in patterns if not pattern.startswith("!")]
-    if any(re.match(pattern[1:], value) for pattern in patterns if pattern.startswith("!")):
+    return _passes(*_split(patterns), value)
+
+
+def _split(patterns: Iterable[str]) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
+    """Coerced patterns compiled: the plain ones, and the ``!`` ones without their ``!``."""
+    positive = [re.compile(pattern) for pattern in patterns if not pattern.startswith("!")]
+    negative = [re.compile(pattern[1:]) for pattern in patterns if pattern.startswith("!")]
+    return positive, negative
+
+
+def _passes(positive: list[re.Pattern[str]], negative: list[re.Pattern[str]], value: str) -> bool:
+    if any(pattern.match(value) for pattern in negative):
         return False
-    return not positive or any(re.match(pattern, value) for pattern in positive)
+    return not positive or any(pattern.match(value) for pattern in positive)
 
 
 def fix(value: Any, path: Path, notes: list[str]) -> dict[str, str]:
@@ -286,6 +299,11 @@ def fix(value: Any, path: Path, notes: list[str]) -> dict[str, str]:
     if rule.count("::") != 1:
         _fail(path, 'must be "before::after"')
     before, after = rule.split("::")
+    char = refused_character(after)
+    if char is not None:
+        _fail(path, refusal("the path after ::", char))
+    if ".." in after.split("/"):
+        _fail(path, "the path after :: must not climb out of the repository (..)")
     regex = path_regex(before, anchored=False) if before else "^"
     return {"before": _regex(regex, path), "after": after}
 
@@ -388,16 +406,20 @@ def _anything(value: Any, path: Path, notes: list[str]) -> Any:
 
 @dataclass(frozen=True)
 class Keys:
-    """A mapping with these keys; ``ignored`` ones validate and are noted as not acted on."""
+    """A mapping with these keys; ``ignored`` ones validate and are noted as not acted on, ``required``
+    ones must be there."""
 
     checks: dict[str, Any]
     ignored: frozenset[str] = frozenset()
     #: A mapping of free names (flags, status titles) to this check.
     each: Any = None
+    required: frozenset[str] = frozenset()
 
     def __call__(self, value: Any, path: Path, notes: list[str]) -> dict[str, Any]:
         if not isinstance(value, dict):
             _fail(path, "must be a mapping")
+        for key in sorted(self.required - set(value)):
+            _fail((*path, key), "required field")
         out = {}
         for key, item in value.items():
             where = (*path, key)
@@ -476,19 +498,64 @@ _STATUS_IGNORED = frozenset(
 STATUS = Keys(_STATUS_KEYS, _STATUS_IGNORED)
 STATUS_GROUP = _either(boolean, Keys({}, each=_either(boolean, STATUS)))
 
+#: A status of a flag or a component (``flag_management``, ``component_management``): its ``type`` says
+#: which kind, its title is ``name_prefix`` and the flag's or component's name.
+_NAMED_STATUS = Keys(
+    {key: check for key, check in _STATUS_KEYS.items() if key != "flags"},
+    _STATUS_IGNORED,
+    required=frozenset({"type"}),
+)
+_FLAG_RULES = {
+    "paths": _list_of(path_pattern),
+    "ignore": _list_of(path_pattern),
+    "carryforward": boolean,
+    "carryforward_mode": _choice("all", "labels"),
+    "after_n_builds": _integer(0),
+    "statuses": _list_of(_NAMED_STATUS),
+}
+_FLAG_IGNORED = frozenset({"carryforward", "carryforward_mode", "after_n_builds"})
 _FLAG = Keys(
+    {**_FLAG_RULES, "joined": boolean, "required": boolean, "assume": _anything},
+    ignored=_FLAG_IGNORED | {"joined", "required", "assume"},
+)
+
+
+def flag_name(value: Any, path: Path, notes: list[str]) -> str:
+    name = text(value, path, notes)
+    if not name:
+        _fail(path, "must not be empty")
+    return name
+
+
+_FLAG_MANAGEMENT = Keys(
     {
-        "paths": _list_of(path_pattern),
-        "ignore": _list_of(path_pattern),
-        "carryforward": boolean,
-        "carryforward_mode": _choice("all", "labels"),
-        "after_n_builds": _integer(0),
-        "joined": boolean,
-        "required": boolean,
-        "assume": _anything,
-        "statuses": _list_of(STATUS),
-    },
-    ignored=frozenset({"ignore", "carryforward", "carryforward_mode", "joined", "required", "assume", "statuses"}),
+        "default_rules": Keys(_FLAG_RULES, _FLAG_IGNORED),
+        "individual_flags": _list_of(
+            Keys({**_FLAG_RULES, "name": flag_name}, _FLAG_IGNORED, required=frozenset({"name"}))
+        ),
+    }
+)
+
+
+def regex(value: Any, path: Path, notes: list[str]) -> str:
+    return _regex(text(value, path, notes), path)
+
+
+_COMPONENT_RULES = {
+    "paths": _list_of(path_pattern),
+    "flag_regexes": _list_of(regex),
+    "statuses": _list_of(_NAMED_STATUS),
+}
+_COMPONENT_MANAGEMENT = Keys(
+    {
+        "default_rules": Keys(_COMPONENT_RULES),
+        "individual_components": _list_of(
+            Keys(
+                {**_COMPONENT_RULES, "name": text, "component_id": flag_name},
+                required=frozenset({"component_id"}),
+            )
+        ),
+    }
 )
 
 _NOTIFY = Keys(
@@ -607,8 +674,8 @@ SCHEMA = Keys(
         "ignore": _list_of(path_pattern),
         "fixes": _list_of(fix),
         "flags": Keys({}, each=_FLAG),
-        "flag_management": _anything,
-        "component_management": _anything,
+        "flag_management": _FLAG_MANAGEMENT,
+        "component_management": _COMPONENT_MANAGEMENT,
         "github_checks": _either(boolean, Keys({"annotations": boolean})),
         "parsers": _anything,
         "profiling": _anything,
@@ -621,11 +688,6 @@ SCHEMA = Keys(
     },
     ignored=frozenset(
         [
-            "ignore",
-            "fixes",
-            "flags",
-            "flag_management",
-            "component_management",
             "parsers",
             "profiling",
             "slack_app",
@@ -700,3 +762,90 @@ def _merge(base: Any, over: Any) -> Any:
             out[key] = _merge(base.get(key), value)
         return out
     return copy.deepcopy(over)
+
+
+# -- What the validated YAML says, read as Codecov reads it -------------------------------------------
+
+
+def flag_settings(settings: dict[str, Any], flag: str) -> Optional[dict[str, Any]]:
+    """A flag's configuration: ``flags.<name>`` if the YAML has it, else ``flag_management``'s
+    ``individual_flags`` entry of that name over its ``default_rules`` (``None`` without either)."""
+    legacy = settings.get("flags") or {}
+    if flag in legacy:
+        return legacy[flag]
+    management = settings.get("flag_management")
+    if management is None:
+        return None
+    found = dict(management.get("default_rules") or {})
+    for entry in management.get("individual_flags") or []:
+        if entry["name"] == flag:
+            found.update(entry)
+            break
+    return found
+
+
+def components(settings: dict[str, Any]) -> list[dict[str, Any]]:
+    """``component_management``'s components, each over the ``default_rules``, with its ``title``
+    (its ``name``, else its ``component_id``)."""
+    management = settings.get("component_management") or {}
+    defaults = management.get("default_rules") or {}
+    found = []
+    for entry in management.get("individual_components") or []:
+        component = {**defaults, **entry}
+        found.append({**component, "title": component.get("name") or component["component_id"]})
+    return found
+
+
+@dataclass(frozen=True)
+class PathRules:
+    """What a ``codecov.yml`` does to the paths of an upload (docs/pull-requests.md, "ignore and
+    fixes"): ``fixes`` rewrite a path (the first whose ``before`` matches; ``::prefix/`` ones add a
+    prefix first), then a path must pass ``keep`` (:func:`matches`): the top-level ``ignore`` patterns
+    negated, and for an upload with flags each flag's ``ignore`` negated and ``paths``."""
+
+    fixes: tuple[tuple[str, str], ...] = ()
+    keep: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, settings: dict[str, Any], flags: tuple[str, ...] = ()) -> PathRules:
+        patterns = [_negated(pattern) for pattern in settings.get("ignore") or []]
+        for flag in flags:
+            found = flag_settings(settings, flag) or {}
+            patterns += [_negated(pattern) for pattern in found.get("ignore") or []]
+            patterns += found.get("paths") or []
+        fixes = tuple((rule["before"], rule["after"]) for rule in settings.get("fixes") or [])
+        return cls(fixes, tuple(patterns))
+
+    def __bool__(self) -> bool:
+        return bool(self.fixes or self.keep)
+
+    @cached_property
+    def _compiled(self) -> tuple[str, list[tuple[re.Pattern[str], str]], list[re.Pattern[str]], list[re.Pattern[str]]]:
+        """What :meth:`fix` and :meth:`kept` use, compiled once (an upload may have 100,000 paths)."""
+        prefix = "/".join(after.rstrip("/") for before, after in self.fixes if before == "^" and after)
+        rewrites = [(re.compile(before), after) for before, after in self.fixes if before != "^"]
+        return (prefix, rewrites, *_split(self.keep))
+
+    def fix(self, path: str) -> str:
+        """``path`` rewritten by the fixes (the prefixes first, then the first rewrite that matches)."""
+        prefix, rewrites, _, _ = self._compiled
+        if prefix:
+            path = f"{prefix}/{path}"
+        for before, after in rewrites:
+            match = before.match(path)
+            if match:
+                path = after + path[match.end() :]
+                break
+        return _SLASHES.sub("/", path).lstrip("/")
+
+    def kept(self, path: str) -> bool:
+        """Whether the file at ``path`` (after the fixes) is stored: as :func:`matches` says of ``keep``."""
+        _, _, positive, negative = self._compiled
+        return _passes(positive, negative, path)
+
+
+_SLASHES = re.compile("/{2,}")
+
+
+def _negated(pattern: str) -> str:
+    return pattern[1:] if pattern.startswith("!") else "!" + pattern

@@ -111,7 +111,8 @@ def _header(facts: CommentFacts, condensed: bool, hide_project: bool) -> list[st
                     f"Comparing base (`{base7}`, {base}) to head (`{head7}`, {head})."
                 )
         if facts.indirect:
-            lines.append(f"{facts.indirect} files have indirect coverage changes (outside the diff).")
+            files = "1 file has" if facts.indirect == 1 else f"{facts.indirect} files have"
+            lines.append(f"{files} indirect coverage changes (outside the diff).")
     return ["\n\n".join(lines)]
 
 

@@ -39,11 +39,14 @@ def _answer(git_dir: str, *args: str, timeout: float = GIT_SECONDS) -> Optional[
     return done.stdout if done.returncode == 0 else None
 
 
-def first_file(git_dir: str, sha: str, paths: Iterable[str], max_bytes: int) -> Optional[tuple[str, bytes]]:
-    """The first of ``paths`` that is a regular file at ``sha`` (its path and bytes, at most
-    ``max_bytes`` read), or ``None``."""
+def first_file(
+    git_dir: str, sha: str, paths: Iterable[str], max_bytes: int
+) -> Optional[tuple[Optional[str], Optional[bytes]]]:
+    """The first of ``paths`` that is a regular file at the commit ``sha``: its path and bytes (at most
+    ``max_bytes`` read), ``(None, None)`` if none is; ``None`` if the mirror does not have the commit
+    (or cannot tell). Two git commands at most (an upload reads its commit's codecov.yml this way)."""
     wanted = list(paths)
-    listed = _answer(git_dir, "ls-tree", "-z", "--full-tree", sha, "--", *wanted)
+    listed = _answer(git_dir, "ls-tree", "-z", "--full-tree", f"{sha}^{{commit}}", "--", *wanted)
     if listed is None:
         return None
     found = {}
@@ -57,7 +60,7 @@ def first_file(git_dir: str, sha: str, paths: Iterable[str], max_bytes: int) -> 
         if path in found:
             blob = _answer(git_dir, "cat-file", "blob", found[path])
             return None if blob is None else (path, blob[: max_bytes + 1])
-    return None
+    return None, None
 
 
 def has_commit(git_dir: str, sha: str) -> bool:

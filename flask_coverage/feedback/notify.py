@@ -31,7 +31,7 @@ from .comment import CommentFacts, FileRow, FlagRow, render, wanted
 from .diff import Diff
 from .patch import find_diff, patch_of
 from .settings import commit_settings
-from .statuses import Facts, Side, compute
+from .statuses import Facts, Side, compute, indirect_changes
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +44,14 @@ DELETED = "deleted"
 def _side(commit: Commit, flags: tuple[str, ...]) -> Side:
     """The commit's coverage (of the uploads carrying one of ``flags``, if any), path → lines."""
     if flags:
+        # The flags' files are kept under their files key (flags of the same uploads share one copy).
+        keys = (
+            sa.select(sa.func.coalesce(CommitFlag.files_key, CommitFlag.flag))
+            .where(CommitFlag.commit_id == commit.id, CommitFlag.flag.in_(flags))
+            .distinct()
+        )
         query = sa.select(FlagFileCoverage.path, FlagFileCoverage.data).where(
-            FlagFileCoverage.commit_id == commit.id, FlagFileCoverage.flag.in_(flags)
+            FlagFileCoverage.commit_id == commit.id, FlagFileCoverage.flag.in_(keys.scalar_subquery())
         )
     else:
         query = sa.select(FileCoverage.path, FileCoverage.data).where(FileCoverage.commit_id == commit.id)
@@ -171,7 +177,8 @@ def _send(
 
     numbers = settings.numbers()
     target_url = _page_url(claim, repository, pull.pullid if pull is not None else None, commit.sha)
-    facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers)
+    flags = _flag_names(commit, base)
+    facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers, flags)
     sent = _sent_digests(commit.id)
     runs = checks.runs_for(provider, pull, settings.value)
     shapes = checks.shapes(settings.value)
@@ -237,7 +244,7 @@ def _comment(
         patch=patch.totals if patch is not None else None,
         files=files,
         flags=_flag_rows(commit, base, diff, sides),
-        indirect=0,
+        indirect=_indirect_count(sides, diff),
         numbers=settings.numbers(),
     )
     has_comment = pull.comment_id is not None and pull.comment_id != DELETED
@@ -275,6 +282,19 @@ def _comment(
     _record(
         commit.id, COMMENT, digest=digest, state="sent", description=f"comment {new_id}", sent_at=utcnow(), error=None
     )
+
+
+def _indirect_count(sides: Any, diff: Optional[Diff]) -> int:
+    """How many files have indirect coverage changes (those the changes status counts), 0 without a base."""
+    head, base = sides(())
+    return 0 if base is None else len(indirect_changes(head, base, diff, None))
+
+
+def _flag_names(commit: Commit, base: Optional[Commit]) -> tuple[str, ...]:
+    """The flags the head or the base carries, by name (those with statuses get a status each)."""
+    ids = [commit.id] + ([base.id] if base is not None else [])
+    query = sa.select(CommitFlag.flag).where(CommitFlag.commit_id.in_(ids)).distinct().order_by(CommitFlag.flag)
+    return tuple(execute(query).scalars())
 
 
 def _flag_rows(commit: Commit, base: Optional[Commit], diff: Optional[Diff], sides: Any) -> list[FlagRow]:

@@ -6,7 +6,9 @@ mirror, else through the provider's ``read_file``. A commit without one takes th
 stored YAML (``flask coverage set-yaml``). Either is merged over :data:`~.codecov_yml.DEFAULTS`. An
 invalid file at a commit is ignored whole (the repository's YAML applies) and its error is kept
 with the commit, for its page and the API to show. What a commit's file said is read once and
-stored (:class:`~flask_coverage.models.CommitYaml`): a sha's files never change.
+stored (:class:`~flask_coverage.models.CommitYaml`): a sha's files never change. Under either lies
+the owner's stored YAML (``set-yaml SERVICE/OWNER``), as Codecov puts an organization's YAML under a
+repository's. An upload reads the same (:func:`upload_settings`) for its ``ignore`` and ``fixes``.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ PLACES = tuple(folder + name for folder in ("", "dev/", ".github/") for name in 
 @dataclass
 class Settings:
     """The YAML that applies to a commit: ``value`` (merged over the defaults), where it came from
-    (``source``: a path at the commit, ``"repository"`` or ``"defaults"``), and the ``error`` of the
+    (``source``: a path at the commit, ``"repository"``, ``"owner"`` or ``"defaults"``), and the ``error`` of the
     commit's own file when it was ignored."""
 
     value: dict[str, Any]
@@ -56,25 +58,36 @@ class Settings:
         return value
 
 
-def repository_yaml(repository: Repository) -> Optional[dict[str, Any]]:
-    """The repository's stored YAML, validated (it was valid when stored; ``None`` if there is none)."""
-    if not repository.yaml:
+def stored_yaml(text: Optional[str], what: str) -> Optional[dict[str, Any]]:
+    """A stored YAML (a repository's or an owner's), validated (it was valid when stored; ``None`` if
+    there is none or it no longer validates)."""
+    if not text:
         return None
     try:
-        validated = parse(repository.yaml)
+        validated = parse(text)
     except YamlError:
-        log.warning("the stored YAML of repository %s no longer validates", repository.id)
+        log.warning("the stored YAML of %s no longer validates", what)
         return None
     return None if validated is None else validated.value
+
+
+def repository_yaml(repository: Repository) -> Optional[dict[str, Any]]:
+    """The repository's stored YAML (``set-yaml SERVICE/OWNER/REPO``), validated."""
+    return stored_yaml(repository.yaml, f"repository {repository.id}")
+
+
+def owner_yaml(repository: Repository) -> Optional[dict[str, Any]]:
+    """The stored YAML of the repository's owner (``set-yaml SERVICE/OWNER``), validated."""
+    return stored_yaml(repository.owner.yaml, f"owner {repository.owner_id}")
 
 
 def read_commit_file(repository: Repository, sha: str) -> tuple[Optional[str], Optional[bytes]]:
     """``(path, bytes)`` of the commit's ``codecov.yml`` (``(None, None)`` if it has none). Raises
     :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
     git_dir = git.mirror(repository)
-    if git_dir is not None and git.has_commit(git_dir, sha):
-        found = git.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES)
-        return found if found is not None else (None, None)
+    found = git.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES) if git_dir is not None else None
+    if found is not None:
+        return found
     provider = provider_for(repository)
     if provider is None:
         return None, None
@@ -85,8 +98,29 @@ def read_commit_file(repository: Repository, sha: str) -> tuple[Optional[str], O
     return None, None
 
 
+def read_commit_yaml(repository: Repository, sha: str) -> dict[str, Any]:
+    """What the commit's own ``codecov.yml`` says, as the columns of its
+    :class:`~flask_coverage.models.CommitYaml` row (``path``, ``settings``, ``error``). Raises
+    :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
+    path, data = read_commit_file(repository, sha)
+    settings = error = None
+    if data is not None:
+        try:
+            validated = parse(data)
+            settings = None if validated is None else json.dumps(validated.value)
+        except YamlError as invalid:
+            error = f"{path}: {invalid}"
+    return {"path": path, "settings": settings, "error": error}
+
+
 def _stored(commit_id: int) -> Optional[CommitYaml]:
     return execute(sa.select(CommitYaml).where(CommitYaml.commit_id == commit_id)).scalar()
+
+
+def store_commit_yaml(commit_id: int, values: dict[str, Any]) -> None:
+    """Keep what a commit's ``codecov.yml`` says (:func:`read_commit_yaml`), unless it is kept already;
+    in the caller's transaction."""
+    execute(dialect_insert(CommitYaml.__table__).values(commit_id=commit_id, **values).on_conflict_do_nothing())
 
 
 def commit_yaml(repository: Repository, commit: Commit) -> CommitYaml:
@@ -96,26 +130,49 @@ def commit_yaml(repository: Repository, commit: Commit) -> CommitYaml:
     if stored is not None:
         return stored
     try:
-        path, data = read_commit_file(repository, commit.sha)
+        values = read_commit_yaml(repository, commit.sha)
     except ProviderError as failed:
         return CommitYaml(commit_id=commit.id, error=f"The codecov.yml could not be read from the provider: {failed}")
-    settings = error = None
-    if data is not None:
-        try:
-            validated = parse(data)
-            settings = None if validated is None else json.dumps(validated.value)
-        except YamlError as invalid:
-            error = f"{path}: {invalid}"
-    values = {"commit_id": commit.id, "path": path, "settings": settings, "error": error}
-    execute(dialect_insert(CommitYaml.__table__).values(**values).on_conflict_do_nothing())
+    store_commit_yaml(commit.id, values)
     get_session().commit()
-    return _stored(commit.id) or CommitYaml(**values)
+    return _stored(commit.id) or CommitYaml(commit_id=commit.id, **values)
+
+
+def _applying(repository: Repository, own: Optional[str], path: Optional[str], error: Optional[str]) -> Settings:
+    """The settings of a commit whose own file says ``own`` (JSON, ``None`` without a valid file): the
+    defaults, under the owner's stored YAML, under the commit's file or else the repository's stored
+    YAML (Codecov's order)."""
+    organization = owner_yaml(repository)
+    if own is not None:
+        return Settings(merged(DEFAULTS, organization, json.loads(own)), path or "", error)
+    stored = repository_yaml(repository)
+    source = "repository" if stored else "owner" if organization else "defaults"
+    return Settings(merged(DEFAULTS, organization, stored), source, error)
 
 
 def commit_settings(repository: Repository, commit: Commit) -> Settings:
     """The YAML that applies to ``commit`` (see the module)."""
     own = commit_yaml(repository, commit)
-    if own.settings is not None:
-        return Settings(merged(DEFAULTS, json.loads(own.settings)), own.path or "", own.error)
-    stored = repository_yaml(repository)
-    return Settings(merged(DEFAULTS, stored), "repository" if stored else "defaults", own.error)
+    return _applying(repository, own.settings, own.path, own.error)
+
+
+def upload_settings(repository: Repository, sha: str) -> tuple[Settings, Optional[dict[str, Any]]]:
+    """The YAML that applies to an upload to the commit ``sha`` (which may not be stored yet), and the
+    :class:`~flask_coverage.models.CommitYaml` columns to store with the upload (``None`` when they are
+    stored already, or the provider could not answer: then the repository's YAML applies and the next
+    upload or sending asks again). Read before the upload's transaction; never raises for the provider."""
+    query = (
+        sa.select(CommitYaml)
+        .join(Commit, Commit.id == CommitYaml.commit_id)
+        .where(Commit.repository_id == repository.id, Commit.sha == sha)
+    )
+    stored = execute(query).scalar()
+    if stored is not None:
+        return _applying(repository, stored.settings, stored.path, stored.error), None
+    try:
+        values: Optional[dict[str, Any]] = read_commit_yaml(repository, sha)
+    except ProviderError as failed:
+        log.warning("the codecov.yml of %s could not be read for its upload: %s", sha[:12], failed)
+        values = None
+    own = values or {}
+    return _applying(repository, own.get("settings"), own.get("path"), own.get("error")), values

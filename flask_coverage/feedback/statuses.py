@@ -8,13 +8,14 @@ the YAML's ``coverage.precision`` and ``coverage.round``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, localcontext
 from typing import Any, Callable, Optional
 
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
-from .codecov_yml import matches
+from .codecov_yml import components, flag_settings, matches
 from .diff import Diff
 
 #: A commit's coverage as a status sees it: path → its lines.
@@ -73,10 +74,16 @@ class Facts:
     branch: Optional[str]
     settings: dict[str, Any]
     numbers: Numbers = field(default_factory=Numbers)
+    #: The flags the head or the base carries: those with ``statuses`` get a status each.
+    flags: tuple[str, ...] = ()
 
 
-def configured(settings: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """``(kind, title, options)`` of each status the YAML turns on."""
+def configured(settings: dict[str, Any], flags: tuple[str, ...] = ()) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(kind, title, options)`` of each status the YAML turns on, as Codecov lists them: the titles of
+    ``coverage.status``; then for each of ``flags`` configured with ``statuses`` (``flags.<name>`` or
+    ``flag_management``), one titled ``<name_prefix><flag>`` of that flag's coverage; then for each
+    component of ``component_management``, one per status titled ``<name_prefix><name>``, of its
+    ``paths`` and of the ``flags`` its ``flag_regexes`` match (every upload if none does)."""
     config = (settings.get("coverage") or {}).get("status") or {}
     for kind in KINDS:
         group = config.get(kind)
@@ -88,6 +95,17 @@ def configured(settings: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, A
                     yield kind, title, {}
                 elif isinstance(options, dict) and options.get("enabled", True):
                     yield kind, title, options
+    for flag in flags:
+        found = flag_settings(settings, flag) or {}
+        for options in found.get("statuses") or []:
+            if options.get("enabled", True):
+                yield options["type"], options.get("name_prefix", "") + flag, {"flags": [flag], **options}
+    for component in components(settings):
+        chosen = [flag for flag in flags if any(re.match(regex, flag) for regex in component.get("flag_regexes") or [])]
+        for options in component.get("statuses") or []:
+            if options.get("enabled", True):
+                title = options.get("name_prefix", "") + component["title"]
+                yield options["type"], title, {"flags": chosen, "paths": component.get("paths") or [], **options}
 
 
 def context_name(kind: str, title: str) -> str:
@@ -99,7 +117,7 @@ def _paths(settings: dict[str, Any], options: dict[str, Any]) -> Optional[list[s
     path filter (as Codecov reads them)."""
     patterns = list(options.get("paths") or [])
     for flag in options.get("flags") or []:
-        flag_paths = ((settings.get("flags") or {}).get(flag) or {}).get("paths")
+        flag_paths = (flag_settings(settings, flag) or {}).get("paths")
         if not flag_paths:
             return None
         patterns += flag_paths
@@ -124,27 +142,70 @@ def _lines_totals(side: Side, wanted: dict[str, list[int]], paths: Optional[list
     return Totals.from_counts(counts[HIT], counts[MISS], counts[PARTIAL])
 
 
-def _indirect_changes(head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]) -> list[str]:
-    """Files in both commits, not touched by the diff, where a line tracked in both changed state and
-    that have lines not covered (Codecov's "unexpected changes")."""
-    touched = set(diff.added) | set(diff.removed) if diff is not None else set()
-    found = []
+def _outside_the_diff(
+    before: LineCoverage, after: LineCoverage, added: list[int], removed: list[int]
+) -> tuple[Totals, Totals]:
+    """The totals, in ``before`` and in ``after``, of the lines outside the diff whose state changed
+    (a line tracked on one side only counts on that side). The lines the diff leaves alone are paired
+    in order: the n-th line ``before`` that the diff does not remove is the n-th line ``after`` that it
+    does not add."""
+    old, new = dict(before.line_states()), dict(after.line_states())
+    added_set, removed_set = set(added), set(removed)
+    last = max(max(new, default=0), max(old, default=0) + len(added_set))
+    counts: list[dict[int, int]] = [{HIT: 0, MISS: 0, PARTIAL: 0}, {HIT: 0, MISS: 0, PARTIAL: 0}]
+    line_before = 1
+    for line in range(1, last + 1):
+        if line in added_set:
+            continue
+        while line_before in removed_set:
+            line_before += 1
+        state_before, state_after = old.get(line_before), new.get(line)
+        line_before += 1
+        if state_before != state_after:
+            if state_before is not None:
+                counts[0][state_before] += 1
+            if state_after is not None:
+                counts[1][state_after] += 1
+    return tuple(Totals.from_counts(c[HIT], c[MISS], c[PARTIAL]) for c in counts)  # type: ignore[return-value]
+
+
+def unexpected_changes(
+    head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]
+) -> dict[str, tuple[Totals, Totals]]:
+    """Codecov's "unexpected changes": for each file in both commits (under the same path) with lines
+    outside the diff whose state changed, the totals of those lines before and after
+    (:func:`_outside_the_diff`). New and deleted files are expected changes."""
+    found = {}
     for path, lines in head.items():
         old = base.get(path)
-        if old is None or path in touched or not matches(paths, path) or old == lines:
+        if old is None or not matches(paths, path):
             continue
-        before = dict(old.line_states())
-        changed = any(before.get(line, state) != state for line, state in lines.line_states())
-        totals = lines.totals()
-        if changed and totals.misses + totals.partials:
-            found.append(path)
+        added, removed = (diff.added.get(path), diff.removed.get(path)) if diff is not None else (None, None)
+        if added is None and removed is None and old == lines:
+            continue
+        before, after = _outside_the_diff(old, lines, added or [], removed or [])
+        if before.lines or after.lines:
+            found[path] = (before, after)
     return found
 
 
+def indirect_changes(head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]) -> list[str]:
+    """The files whose unexpected changes are worth noting, as Codecov's changes status counts them:
+    more lines missed or partial among the changed lines after than before."""
+    return [
+        path
+        for path, (before, after) in unexpected_changes(head, base, diff, paths).items()
+        if after.misses + after.partials - before.misses - before.partials > 0
+    ]
+
+
 def compute(facts: Facts) -> list[Status]:
-    """Every status the YAML turns on that applies to this commit (``only_pulls``, ``branches``)."""
-    out = []
-    for kind, title, options in configured(facts.settings):
+    """Every status the YAML turns on that applies to this commit (``only_pulls``, ``branches``); of two
+    with one context, the first."""
+    out: dict[str, Status] = {}
+    for kind, title, options in configured(facts.settings, facts.flags):
+        if context_name(kind, title) in out:
+            continue
         if (options.get("only_pulls") or options.get("base") == "pr") and facts.pullid is None:
             continue
         if options.get("branches") and (facts.branch is None or not matches(options["branches"], facts.branch)):
@@ -154,8 +215,8 @@ def compute(facts: Facts) -> list[Status]:
             state, description = _STATUS[kind](facts, options)
         if options.get("informational"):
             state = "success"
-        out.append(Status(context_name(kind, title), state, description))
-    return out
+        out[context_name(kind, title)] = Status(context_name(kind, title), state, description)
+    return list(out.values())
 
 
 def _not_found(options: dict[str, Any], description: str) -> tuple[str, str]:
@@ -190,20 +251,63 @@ def _project(facts: Facts, options: dict[str, Any]) -> tuple[str, str]:
         description = f"{numbers.show(head_ratio)}% ({change}%) compared to {(facts.base_sha or '')[:7]}"
     if head_ratio >= target - threshold:
         return "success", description
+    if base is None or facts.diff is None:
+        return "failure", description
     behavior = options.get("removed_code_behavior", "adjust_base")
-    if behavior == "adjust_base" and not custom and base is not None and facts.diff is not None:
-        removed = _lines_totals(base, facts.diff.removed, paths)
-        kept = _totals(base, paths)
-        adjusted = ratio(
-            Totals.from_counts(kept.hits - removed.hits, kept.misses - removed.misses, kept.partials - removed.partials)
+    passed = None
+    if behavior == "adjust_base" and not custom:
+        passed = _adjusted_base(facts.numbers, facts.diff, head, base, paths, head_ratio, threshold)
+    elif behavior == "removals_only":
+        passed = _only_removals(facts.diff, head, base, paths)
+    elif behavior == "fully_covered_patch":
+        passed = _fully_covered_patch(facts.diff, head, base, paths)
+    return ("success", description + passed) if passed else ("failure", description)
+
+
+def _adjusted_base(
+    numbers: Numbers,
+    diff: Diff,
+    head: Side,
+    base: Side,
+    paths: Optional[list[str]],
+    head_ratio: Decimal,
+    threshold: Decimal,
+) -> Optional[str]:
+    """``adjust_base``: the base without the lines the diff removes; passes if the head is not below it."""
+    removed = _lines_totals(base, diff.removed, paths)
+    kept = _totals(base, paths)
+    adjusted = ratio(
+        Totals.from_counts(kept.hits - removed.hits, kept.misses - removed.misses, kept.partials - removed.partials)
+    )
+    if removed.lines and adjusted is not None and adjusted - threshold - head_ratio < Decimal("0.005"):
+        return (
+            f", passed because coverage increased by {numbers.signed(head_ratio - adjusted)}% "
+            f"when compared to adjusted base ({numbers.show(adjusted)}%)"
         )
-        if removed.lines and adjusted is not None and adjusted - threshold - head_ratio < Decimal("0.005"):
-            description += (
-                f", passed because coverage increased by {numbers.signed(head_ratio - adjusted)}% "
-                f"when compared to adjusted base ({numbers.show(adjusted)}%)"
-            )
-            return "success", description
-    return "failure", description
+    return None
+
+
+def _only_removals(diff: Diff, head: Side, base: Side, paths: Optional[list[str]]) -> Optional[str]:
+    """``removals_only``: passes if the change adds no line with coverage, changes none outside the diff,
+    and removes some line with coverage."""
+    if _lines_totals(head, diff.added, paths).lines or unexpected_changes(head, base, diff, paths):
+        return None
+    if not _lines_totals(base, diff.removed, paths).lines:
+        return None
+    return ", passed because this change only removed code"
+
+
+def _fully_covered_patch(diff: Diff, head: Side, base: Side, paths: Optional[list[str]]) -> Optional[str]:
+    """``fully_covered_patch``: passes if no line changed outside the diff and every added line with
+    coverage is hit (or none has coverage)."""
+    if unexpected_changes(head, base, diff, paths):
+        return None
+    patch = _lines_totals(head, diff.added, paths)
+    if not patch.lines:
+        return ", passed because coverage was not affected by patch"
+    if patch.hits == patch.lines:
+        return ", passed because patch was fully covered by tests, and no indirect coverage changes"
+    return None
 
 
 def _patch(facts: Facts, options: dict[str, Any]) -> tuple[str, str]:
@@ -233,9 +337,10 @@ def _changes(facts: Facts, options: dict[str, Any]) -> tuple[str, str]:
     head, base = facts.sides(tuple(options.get("flags") or ()))
     if base is None:
         return "success", "Unable to determine changes, no report found at pull request base"
-    changed = _indirect_changes(head, base, facts.diff, _paths(facts.settings, options))
+    changed = indirect_changes(head, base, facts.diff, _paths(facts.settings, options))
     if changed:
-        return "failure", f"{len(changed)} files have indirect coverage changes not visible in diff"
+        files = "1 file has" if len(changed) == 1 else f"{len(changed)} files have"
+        return "failure", f"{files} indirect coverage changes not visible in diff"
     return "success", "No indirect coverage changes found"
 
 

@@ -93,7 +93,8 @@ def find_readable_repository(
 # Built once: a statement keeps its SQL cache key, so a lookup neither builds nor hashes it again.
 _OWNER_NAMED = (Owner.service == sa.bindparam("service"), sa.func.lower(Owner.username) == sa.bindparam("username"))
 _OWNER_BY_NAME = sa.select(Owner).where(*_OWNER_NAMED)
-_OWNER_ROW_BY_NAME = sa.select(*Owner.__table__.columns).where(*_OWNER_NAMED)
+# Without the owner's stored codecov.yml: no endpoint shows it.
+_OWNER_ROW_BY_NAME = sa.select(*(c for c in Owner.__table__.columns if c.name != "yaml")).where(*_OWNER_NAMED)
 
 
 def _owner_params(service: Union[str, ServiceEnum], username: str) -> Optional[dict[str, object]]:

@@ -16,6 +16,7 @@ class SettingsOwnerSchema(Schema):
     service_id = fields.String(allow_none=True)
     avatar_url = fields.String(allow_none=True)
     updatestamp = UtcDateTime(allow_none=True)
+    yaml = fields.String(allow_none=True)
 
 
 class SettingsRepositorySchema(Schema):

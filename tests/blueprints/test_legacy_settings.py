@@ -19,6 +19,7 @@ from flask_coverage.operations import (
     add_user,
     create_token,
     revoke_token,
+    set_owner_yaml,
     set_repository_yaml,
 )
 
@@ -87,7 +88,7 @@ def test_owner_reads_the_settings_of_a_repository(testapp: TestApp, world: World
     body = response.json
     assert set(body) == {"owner", "repo"}
     owner, repo = body["owner"], body["repo"]
-    assert set(owner) == {"username", "name", "service", "service_id", "avatar_url", "updatestamp"}
+    assert set(owner) == {"username", "name", "service", "service_id", "avatar_url", "updatestamp", "yaml"}
     assert (owner["username"], owner["name"], owner["service"]) == ("alice", "Alice", "github")
     assert set(repo) == {
         "name",
@@ -109,6 +110,9 @@ def test_owner_reads_the_settings_of_a_repository(testapp: TestApp, world: World
     assert repo["yaml"] is None
     set_repository_yaml("github", "alice", "site", "coverage:\n  precision: 1\n")
     assert get(testapp, url("alice", "site"), world.alice, 200).json["repo"]["yaml"] == "coverage:\n  precision: 1\n"
+    assert owner["yaml"] is None
+    set_owner_yaml("github", "alice", "ignore: [docs/]\n")
+    assert get(testapp, url("alice", "site"), world.alice, 200).json["owner"]["yaml"] == "ignore: [docs/]\n"
     assert repo["private"] is False and repo["active"] is True and repo["deleted"] is False
     assert (repo["language"], repo["branch"]) == ("python", "main")
     assert repo["upload_token"] == world.site.upload_token
@@ -220,6 +224,7 @@ def test_an_org_admin_reads_the_orgs_repositories(testapp: TestApp, world: World
         "service_id": None,
         "avatar_url": None,
         "updatestamp": public["owner"]["updatestamp"],
+        "yaml": None,
     }
     assert public["repo"]["upload_token"] == world.acme_public.upload_token
     assert get(testapp, url("acme", "vault"), world.bob, 200).json["repo"]["image_token"] == (

@@ -67,6 +67,11 @@ def test_readers_see_the_stored_codecov_yml(testapp: TestApp, site: None) -> Non
         operations.set_repository_yaml("github", "acme", "secret", text)
         testapp.get("/gh/acme/secret/settings", headers=headers, status=404)
     assert testapp.get("/gh/acme/secret/settings", headers={"X-User": "bob"}).html.select_one("pre#coverage-yaml")
+    assert testapp.get(PAGE).html.select_one("#coverage-owner-yaml") is None
+    operations.set_owner_yaml("github", "acme", "ignore: [docs/]\n")
+    page = testapp.get(PAGE)
+    assert page.html.select_one("pre#coverage-owner-yaml").text == "ignore: [docs/]\n"
+    assert "set-yaml gh/acme" in page.text
 
 
 def test_a_private_repository_s_snippets_carry_its_graph_token(app: Flask, testapp: TestApp, site: None) -> None:

@@ -13,7 +13,10 @@ import pytest
 from flask_coverage.feedback.codecov_yml import (
     DEFAULTS,
     MAX_YAML_BYTES,
+    PathRules,
     YamlError,
+    components,
+    flag_settings,
     load_yaml,
     matches,
     merged,
@@ -150,6 +153,22 @@ def value_at(text: str, *path: Any) -> Any:
             ("codecov", "notify"),
             {"after_n_builds": 2, "manual_trigger": True},
         ),
+        # flag_management and component_management, statuses with their kind
+        (
+            "flag_management: {default_rules: {statuses: [{type: project, target: '80%'}]}}",
+            ("flag_management", "default_rules", "statuses"),
+            [{"type": "project", "target": 80.0}],
+        ),
+        (
+            "flag_management: {individual_flags: [{name: ui, paths: [web/], ignore: ['**/*.md']}]}",
+            ("flag_management", "individual_flags"),
+            [{"name": "ui", "paths": ["^web/"], "ignore": [r"^.*/[^/]*\.md\Z"]}],
+        ),
+        (
+            "component_management: {individual_components: [{component_id: api, flag_regexes: ['unit.*'], paths: [api/]}]}",
+            ("component_management", "individual_components"),
+            [{"component_id": "api", "flag_regexes": ["unit.*"], "paths": ["^api/"]}],
+        ),
         # Codecov's moves: coverage.ignore to the top, codecov.notify.require_ci_to_pass up one
         ("coverage: {ignore: [docs/]}", ("ignore",), ["^docs/"]),
         ("codecov: {notify: {require_ci_to_pass: false}}", ("codecov", "require_ci_to_pass"), False),
@@ -240,6 +259,44 @@ def test_coercions(text: str, path: tuple[Any, ...], expected: Any) -> None:
         ("flags: {unit: {paths: [a/], carry: true}}", ["flags", "unit", "carry"], "unknown key"),
         ("codecov: {notify: {after_n_builds: many}}", ["codecov", "notify", "after_n_builds"], "integer"),
         ("github_checks: {annotations: 1}", ["github_checks", "annotations"], "boolean"),
+        ("fixes: ['a::../../etc/']", ["fixes", 0], "must not climb"),
+        ('fixes: ["a::b\\u200b/"]', ["fixes", 0], "must not contain control"),
+        (
+            "flag_management: {default_rules: {statuses: [{target: 80}]}}",
+            ["flag_management", "default_rules", "statuses", 0, "type"],
+            "required field",
+        ),
+        (
+            "flag_management: {default_rules: {statuses: [{type: project, flags: [a]}]}}",
+            ["flag_management", "default_rules", "statuses", 0, "flags"],
+            "unknown key",
+        ),
+        (
+            "flag_management: {individual_flags: [{paths: [a/]}]}",
+            ["flag_management", "individual_flags", 0, "name"],
+            "required field",
+        ),
+        (
+            "flag_management: {individual_flags: [{name: ''}]}",
+            ["flag_management", "individual_flags", 0, "name"],
+            "must not be empty",
+        ),
+        ("flag_management: {rules: {}}", ["flag_management", "rules"], "unknown key"),
+        (
+            "component_management: {individual_components: [{name: API}]}",
+            ["component_management", "individual_components", 0, "component_id"],
+            "required field",
+        ),
+        (
+            "component_management: {individual_components: [{component_id: a, flag_regexes: ['[']}]}",
+            ["component_management", "individual_components", 0, "flag_regexes", 0],
+            "not a valid regular expression",
+        ),
+        (
+            "component_management: {default_rules: {statuses: [{type: sideways}]}}",
+            ["component_management", "default_rules", "statuses", 0, "type"],
+            "must be one of",
+        ),
         ("coverage: {ignore: [a/]}\nignore: [b/]", ["coverage", "ignore"], "both here and at the top level"),
     ],
 )
@@ -284,13 +341,13 @@ def test_keys_codecov_knows_but_this_service_does_not_act_on_validate_with_a_not
     validated = parse(
         "codecov: {require_ci_to_pass: true}\n"
         "flags: {unit: {carryforward: true}}\n"
-        "component_management: {default_rules: {}}\n"
+        "slack_app: {enabled: true}\n"
         "comment: {layout: 'reach, header'}\n"
     )
     assert validated is not None
     assert "['codecov', 'require_ci_to_pass']: valid, not acted on by this service" in validated.notes
     assert "['flags', 'unit', 'carryforward']: valid, not acted on by this service" in validated.notes
-    assert "['component_management']: valid, not acted on by this service" in validated.notes
+    assert "['slack_app']: valid, not acted on by this service" in validated.notes
     assert "['comment', 'layout']: the section 'reach' is not drawn here" in validated.notes
     assert parse("coverage: {precision: 1}").notes == []  # type: ignore[union-attr]
 
@@ -329,3 +386,76 @@ def test_merged_over_the_defaults_key_by_key() -> None:
 def test_path_patterns_match_as_codecov_matches_them(patterns: Any, path: str, expected: bool) -> None:
     coerced = None if patterns is None else [path_regex(pattern) for pattern in patterns]
     assert matches(coerced, path) is expected
+
+
+def test_a_flag_is_configured_by_flags_else_flag_management() -> None:
+    settings = value_at(
+        "flags: {legacy: {paths: [old/]}}\n"
+        "flag_management:\n"
+        "  default_rules: {paths: [src/], statuses: [{type: patch}]}\n"
+        "  individual_flags: [{name: ui, paths: [web/]}, {name: legacy, paths: [new/]}]\n"
+    )
+    assert flag_settings(settings, "legacy") == {"paths": ["^old/"]}  # flags.<name> wins, as at Codecov
+    assert flag_settings(settings, "ui") == {"name": "ui", "paths": ["^web/"], "statuses": [{"type": "patch"}]}
+    assert flag_settings(settings, "other") == {"paths": ["^src/"], "statuses": [{"type": "patch"}]}
+    assert flag_settings({}, "other") is None
+
+
+def test_components_take_the_default_rules_and_a_title() -> None:
+    settings = value_at(
+        "component_management:\n"
+        "  default_rules: {statuses: [{type: project}]}\n"
+        "  individual_components: [{component_id: api, paths: [api/]}, {component_id: w, name: Web, statuses: []}]\n"
+    )
+    assert components(settings) == [
+        {"component_id": "api", "paths": ["^api/"], "statuses": [{"type": "project"}], "title": "api"},
+        {"component_id": "w", "name": "Web", "statuses": [], "title": "Web"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("yaml", "flags", "path", "expected"),
+    [
+        ("fixes: ['before/::after/']", (), "before/a.py", "after/a.py"),
+        ("fixes: ['before/::after/']", (), "other/before/a.py", "other/before/a.py"),
+        ("fixes: ['::pkg/']", (), "a.py", "pkg/a.py"),
+        ("fixes: ['::pkg/', '::sub']", (), "a.py", "pkg/sub/a.py"),
+        ("fixes: ['/home/ci/build/::']", (), "/home/ci/build/src/a.py", "src/a.py"),
+        ("fixes: ['**/build/::']", (), "x/y/build/src/a.py", "src/a.py"),
+        ("fixes: ['a/::b/', 'a/c/::d/']", (), "a/c/x.py", "b/c/x.py"),  # the first that matches
+        ("fixes: ['::pkg/', 'pkg/old/::pkg/new/']", (), "old/a.py", "pkg/new/a.py"),  # prefixes first
+        ("fixes: ['a/::']", (), "a//b.py", "b.py"),
+    ],
+)
+def test_fixes_rewrite_paths_as_codecov_does(yaml: str, flags: tuple[str, ...], path: str, expected: str) -> None:
+    assert PathRules.of(value_at(yaml), flags).fix(path) == expected
+
+
+@pytest.mark.parametrize(
+    ("yaml", "flags", "path", "expected"),
+    [
+        ("ignore: [docs/]", (), "docs/a.py", False),
+        ("ignore: [docs/]", (), "src/docs/a.py", True),
+        ("ignore: ['**/*_test.py']", (), "src/a_test.py", False),
+        ("ignore: ['*_test.py']", (), "src/a_test.py", True),  # * stays within a folder
+        ("ignore: ['.*/migrations/.*']", (), "app/migrations/0001.py", False),
+        ("ignore: [docs/]", ("unit",), "docs/a.py", False),
+        ("flags: {unit: {paths: [src/]}}", ("unit",), "tests/a.py", False),
+        ("flags: {unit: {paths: [src/]}}", ("unit",), "src/a.py", True),
+        ("flags: {unit: {paths: [src/]}}", (), "tests/a.py", True),  # only for the flag's uploads
+        ("flags: {unit: {ignore: [src/gen/]}}", ("unit",), "src/gen/x.py", False),
+        ("flag_management: {default_rules: {ignore: [vendor/]}}", ("any",), "vendor/x.py", False),
+        ("flag_management: {individual_flags: [{name: ui, paths: [web/]}]}", ("ui", "other"), "api/x.py", False),
+        ("ignore: ['!src/']", (), "lib/x.py", False),  # a negated ignore is an include, as at Codecov
+        ("ignore: ['!src/']", (), "src/x.py", True),
+    ],
+)
+def test_ignore_and_flag_paths_decide_which_files_are_kept(
+    yaml: str, flags: tuple[str, ...], path: str, expected: bool
+) -> None:
+    assert PathRules.of(value_at(yaml), flags).kept(path) is expected
+
+
+def test_no_rules_without_ignore_or_fixes() -> None:
+    assert not PathRules.of(DEFAULTS)
+    assert PathRules.of(DEFAULTS).kept("anything") and PathRules.of(DEFAULTS).fix("a.py") == "a.py"

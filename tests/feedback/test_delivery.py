@@ -17,7 +17,7 @@ from flask import Flask
 from flask_coverage import operations
 from flask_coverage.feedback import outbox, sender
 from flask_coverage.feedback.notify import send_due
-from flask_coverage.ingest import upload_report
+from flask_coverage.ingest import UploadMeta, upload_report
 from flask_coverage.models import Outbox, Pull, utcnow
 from flask_coverage.providers import ProviderError, PullInfo
 from flask_coverage.queries.repositories import find_repository
@@ -321,3 +321,31 @@ def test_no_write_is_left_open_while_the_provider_is_asked(mirrored: History, pr
     assert [name for name, _ in seen].count("set_status") == 4 and ("upsert_comment", []) in seen
     assert all(writes == [] for _, writes in seen), seen
     assert provider.statuses[(mirrored.first, "codecov/patch")]["state"] == "failure"
+
+
+def test_flag_statuses_are_sent_for_the_flags_uploaded(mirrored: History, provider: RecordingProvider) -> None:
+    # The owner's YAML (under the repository's and the commit's) turns them on for every flag.
+    operations.set_owner_yaml(
+        "github", "acme", "flag_management: {default_rules: {statuses: [{type: project, target: 90}]}}\n"
+    )
+    unit = UploadMeta.create(flags="unit")
+    upload(mirrored.base, BASE_REPORT, branch="main", meta=unit)
+    upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base, meta=unit)
+    send_all()
+    assert provider.statuses[(mirrored.first, "codecov/project/unit")] == {
+        "state": "failure",
+        "description": "85.71% (target 90.00%)",
+        "target_url": "https://coverage.example.com/gh/acme/widgets/pull/7",
+    }
+    assert (mirrored.first, "codecov/project") in provider.statuses  # the defaults' statuses too
+
+
+def test_the_comment_counts_the_indirect_changes(mirrored: History, provider: RecordingProvider) -> None:
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    # other.py is not in the pull's diff, and its line 1 is missed now.
+    report = FIRST_REPORT.replace(b"SF:other.py\nDA:1,1\n", b"SF:other.py\nDA:1,0\n")
+    upload(mirrored.first, report, branch="feature", pullid=7, parent=mirrored.base)
+    send_all()
+    ((_, body),) = provider.comments.values()
+    assert "1 file has indirect coverage changes (outside the diff)." in body
+    assert provider.statuses[(mirrored.first, "codecov/project")]["state"] == "failure"

@@ -120,10 +120,36 @@ def test_a_provider_that_fails_is_asked_again_next_time(app: Flask, widgets: Any
 def test_set_yaml_validates_stores_and_sets_the_colour_range(widgets: Any, testapp: webtest.TestApp) -> None:
     with pytest.raises(InvalidInput, match=r"Error at \['coverage', 'range'\]"):
         operations.set_repository_yaml("github", "acme", "widgets", "coverage: {range: 90..10}")
-    notes = operations.set_repository_yaml("github", "acme", "widgets", "coverage: {range: 55.5..81}\nflags: {}\n")
-    assert notes == ["['flags']: valid, not acted on by this service"]
+    notes = operations.set_repository_yaml("github", "acme", "widgets", "coverage: {range: 55.5..81}\nslack_app: {}\n")
+    assert notes == ["['slack_app']: valid, not acted on by this service"]
     repository = find_repository("github", "acme", "widgets")
     assert (repository.coverage_low, repository.coverage_high) == (55, 81)
     operations.set_repository_yaml("github", "acme", "widgets", "")
     repository = find_repository("github", "acme", "widgets")
     assert (repository.yaml, repository.coverage_low, repository.coverage_high) == (None, None, None)
+
+
+def test_the_owners_yaml_lies_under_the_repositorys_and_the_commits(
+    mirrored: History, testapp: webtest.TestApp
+) -> None:
+    upload(mirrored.main)
+    upload(mirrored.yml)
+    operations.set_owner_yaml("github", "acme", "coverage:\n  precision: 4\n  round: nearest\n")
+    settings = settings_of(mirrored.main)
+    assert (settings.source, settings.get("coverage", "precision")) == ("owner", 4)
+    answer = testapp.get(f"/api/v2/github/acme/repos/widgets/commits/{mirrored.main}/yaml/").json
+    assert (answer["source"], answer["yaml"]["coverage"]["precision"]) == ("owner", 4)
+    assert "the owner's stored codecov.yml" in testapp.get(f"/gh/acme/widgets/commit/{mirrored.main}").text
+    operations.set_repository_yaml("github", "acme", "widgets", "coverage:\n  precision: 3\n")
+    settings = settings_of(mirrored.main)
+    assert (settings.source, settings.get("coverage", "precision"), settings.get("coverage", "round")) == (
+        "repository",
+        3,
+        "nearest",  # the owner's, where the repository's says nothing
+    )
+    settings = settings_of(mirrored.yml)  # the commit's file (precision 1) over the owner's
+    assert (settings.source, settings.get("coverage", "precision"), settings.get("coverage", "round")) == (
+        "codecov.yml",
+        1,
+        "nearest",
+    )

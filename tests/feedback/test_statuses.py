@@ -1,6 +1,6 @@
 """The statuses' rules on plain data: Codecov's states and descriptions for project, patch and
 changes, targets, thresholds, titles, paths, flags, branches, informational, only_pulls,
-if_not_found and removed_code_behavior."""
+if_not_found and removed_code_behavior; the statuses of flags and components."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ def facts(
     pullid: Optional[int] = 7,
     branch: Optional[str] = "feature",
     flagged: Optional[dict[tuple[str, ...], tuple[Side, Optional[Side]]]] = None,
+    flags: tuple[str, ...] = (),
 ) -> Facts:
     validated = parse(yaml)
     settings = merged(DEFAULTS, validated.value if validated else None)
@@ -45,7 +46,7 @@ def facts(
         return (flagged or {}).get(flags, (head, base))
 
     numbers = Numbers(settings["coverage"]["precision"], settings["coverage"]["round"])
-    return Facts(sides, HEAD_SHA, BASE_SHA, diff, pullid, branch, settings, numbers)
+    return Facts(sides, HEAD_SHA, BASE_SHA, diff, pullid, branch, settings, numbers, flags)
 
 
 def statuses(*args: Any, **kwargs: Any) -> list[tuple[str, str, str]]:
@@ -148,7 +149,7 @@ def test_changes() -> None:
     base = side(app="hh", lib="hh", docs="hh", gone="h")
     head = side(app="hm", lib="hm", docs="hh", new="m")  # app.py in the diff; lib.py changed outside it
     assert statuses(yaml, head, base, added={"app.py": [2]}) == [
-        ("codecov/changes", "failure", "1 files have indirect coverage changes not visible in diff")
+        ("codecov/changes", "failure", "1 file has indirect coverage changes not visible in diff")
     ]
     assert statuses(yaml, side(app="hm"), side(app="hh"), added={"app.py": [2]}) == [
         ("codecov/changes", "success", "No indirect coverage changes found")
@@ -196,3 +197,195 @@ def test_rounded_as_the_yaml_says() -> None:
 
 def test_a_status_is_a_value() -> None:
     assert Status("codecov/patch", "success", "x") == Status("codecov/patch", "success", "x")
+
+
+CHANGES_ONLY = "coverage: {status: {project: false, patch: false, changes: true}}"
+
+
+@pytest.mark.parametrize(
+    ("base", "head", "added", "removed", "expected"),
+    [
+        # Not in the diff: a line that became missed.
+        ({"lib": "hh"}, {"lib": "hm"}, {}, {}, "1 file has indirect coverage changes not visible in diff"),
+        # Not in the diff and better: nothing to note.
+        ({"lib": "hm"}, {"lib": "hh"}, {}, {}, "No indirect coverage changes found"),
+        # One line better, one worse: no more missed lines than before.
+        ({"lib": "hm"}, {"lib": "mh"}, {}, {}, "No indirect coverage changes found"),
+        # In the diff, a line outside its hunks became missed: line 1 added, so line 3 was line 2.
+        (
+            {"app": "hh"},
+            {"app": "hhm"},
+            {"app.py": [1]},
+            {},
+            "1 file has indirect coverage changes not visible in diff",
+        ),
+        # In the diff, only the added line is missed: expected.
+        ({"app": "hh"}, {"app": "mhh"}, {"app.py": [1]}, {}, "No indirect coverage changes found"),
+        # Line 1 removed: the old line 2 is the new line 1, unchanged; the removed miss is expected.
+        ({"app": "mh"}, {"app": "h"}, {"app.py": []}, {"app.py": [1]}, "No indirect coverage changes found"),
+        # Line 1 replaced by two lines: old line 3 (hit) is new line 4, now missed.
+        (
+            {"app": "hhh"},
+            {"app": "hhhm"},
+            {"app.py": [1, 2]},
+            {"app.py": [1]},
+            "1 file has indirect coverage changes not visible in diff",
+        ),
+        # A line tracked only now, outside the diff, missed.
+        ({"lib": "h."}, {"lib": "hm"}, {}, {}, "1 file has indirect coverage changes not visible in diff"),
+        # New and deleted files are expected changes.
+        ({"gone": "h"}, {"new": "m"}, {"new.py": [1]}, {"gone.py": [1]}, "No indirect coverage changes found"),
+        (
+            {"a": "hh", "b": "hh"},
+            {"a": "hm", "b": "mh"},
+            {},
+            {},
+            "2 files have indirect coverage changes not visible in diff",
+        ),
+    ],
+)
+def test_changes_counts_lines_outside_the_hunks_as_codecov_does(
+    base: dict[str, str], head: dict[str, str], added: Any, removed: Any, expected: str
+) -> None:
+    ((context, state, description),) = statuses(CHANGES_ONLY, side(**head), side(**base), added=added, removed=removed)
+    assert (context, description) == ("codecov/changes", expected)
+    assert state == ("success" if expected.startswith("No") else "failure")
+
+
+def project(behavior: str) -> str:
+    return f"coverage: {{status: {{project: {{default: {{removed_code_behavior: {behavior}}}}}, patch: false}}}}"
+
+
+REMOVED_BASE = {"app": "hhhm", "lib": "hh"}  # 83.33 %
+
+
+@pytest.mark.parametrize(
+    ("behavior", "head", "added", "removed", "expected"),
+    [
+        # Two hit lines removed (75.00 % after 83.33 %), nothing added, the rest unchanged.
+        (
+            "removals_only",
+            {"app": "hm"},
+            {"app.py": []},
+            {"app.py": [1, 2]},
+            ("success", ", passed because this change only removed code"),
+        ),
+        # A line with coverage added: not only removals.
+        ("removals_only", {"app": "hmm"}, {"app.py": [3]}, {"app.py": [1, 2]}, ("failure", "")),
+        # Nothing removed: the drop is a change outside the diff.
+        ("removals_only", {"app": "hmhm"}, {}, {}, ("failure", "")),
+        # A change outside the diff (lib.py's line 2).
+        ("removals_only", {"app": "hm", "lib": "hm"}, {"app.py": []}, {"app.py": [1, 2]}, ("failure", "")),
+        # The added line is hit, nothing changed outside the diff (80.00 % after 83.33 %).
+        (
+            "fully_covered_patch",
+            {"app": "hmh"},
+            {"app.py": [3]},
+            {"app.py": [1, 2]},
+            ("success", ", passed because patch was fully covered by tests, and no indirect coverage changes"),
+        ),
+        (
+            "fully_covered_patch",
+            {"app": "hm."},
+            {"app.py": [3]},
+            {"app.py": [1, 2]},
+            ("success", ", passed because coverage was not affected by patch"),
+        ),
+        ("fully_covered_patch", {"app": "hmm"}, {"app.py": [3]}, {"app.py": [1, 2]}, ("failure", "")),
+        ("fully_covered_patch", {"app": "hmh", "lib": "hm"}, {"app.py": [3]}, {"app.py": [1, 2]}, ("failure", "")),
+        # Off: no rescue.
+        ("off", {"app": "hm"}, {"app.py": []}, {"app.py": [1, 2]}, ("failure", "")),
+    ],
+)
+def test_removed_code_behaviors(
+    behavior: str, head: dict[str, str], added: Any, removed: Any, expected: tuple[str, str]
+) -> None:
+    head = {"lib": "hh", **head}
+    ((_, state, description),) = statuses(
+        project(behavior), side(**head), side(**REMOVED_BASE), added=added, removed=removed
+    )
+    assert (state, description.partition(" compared to bbbbbbb")[2]) == expected
+
+
+def test_removed_code_behaviors_need_a_diff_and_a_base() -> None:
+    for behavior in ("removals_only", "fully_covered_patch"):
+        assert statuses(project(behavior), side(app="m"), None)[0][1] == "success"  # if_not_found
+        ((_, state, _),) = compute_without_diff(project(behavior), side(app="m"), side(app="hm", gone="h"))
+        assert state == "failure"
+
+
+def compute_without_diff(yaml: str, head: Side, base: Side) -> list[tuple[str, str, str]]:
+    found = facts(yaml, head, base)
+    found.diff = None
+    return [(s.context, s.state, s.description) for s in compute(found)]
+
+
+FLAGGED = {
+    ("unit",): (side(src__a="hm"), side(src__a="hh")),
+    ("ui",): (side(web__b="hh"), side(web__b="hm")),
+}
+
+
+def test_flag_statuses_from_flags_and_flag_management() -> None:
+    yaml = (
+        "coverage: {status: {project: false, patch: false}}\n"
+        "flags: {ui: {statuses: [{type: project, name_prefix: 'front-'}]}}\n"
+        "flag_management:\n"
+        "  default_rules: {statuses: [{type: project, target: 60}, {type: patch, enabled: false}]}\n"
+        "  individual_flags: [{name: other, statuses: []}]\n"
+    )
+    found = statuses(yaml, side(), side(), flagged=FLAGGED, flags=("ui", "unit", "other"))
+    assert found == [
+        # flags.<name> wins over flag_management, as at Codecov; its prefix names the context.
+        ("codecov/project/front-ui", "success", "100.00% (+50.00%) compared to bbbbbbb"),
+        # The default rules apply to a flag without an entry of its own.
+        ("codecov/project/unit", "failure", "50.00% (target 60.00%)"),
+    ]
+
+
+def test_a_flag_status_uses_the_flags_paths() -> None:
+    yaml = (
+        "coverage: {status: {project: false, patch: false}}\n"
+        "flag_management: {default_rules: {paths: [src/], statuses: [{type: project, target: 75}]}}\n"
+    )
+    head = side(src__a="hm", src__b="hh", web__c="mmmm")
+    assert statuses(yaml, side(), side(), flagged={("unit",): (head, head)}, flags=("unit",)) == [
+        ("codecov/project/unit", "success", "75.00% (target 75.00%)")
+    ]
+
+
+def test_component_statuses_of_their_paths_and_flags() -> None:
+    yaml = (
+        "coverage: {status: {project: false, patch: false}}\n"
+        "component_management:\n"
+        "  default_rules: {statuses: [{type: project, target: 70}]}\n"
+        "  individual_components:\n"
+        "    - {component_id: backend, paths: [src/]}\n"
+        "    - {component_id: front, name: Frontend, flag_regexes: ['^u'],\n"
+        "       statuses: [{type: patch, name_prefix: c-}]}\n"
+    )
+    head = side(src__a="hm", web__b="hh")
+    both = (side(src__a="hh", web__b="hh"), side(web__b="hm"))
+    found = statuses(
+        yaml,
+        head,
+        head,
+        added={"src/a.py": [1], "web/b.py": [1]},
+        flagged={**FLAGGED, ("ui", "unit"): both},
+        flags=("ui", "unit"),
+    )
+    assert found == [
+        ("codecov/project/backend", "failure", "50.00% (target 70.00%)"),
+        # The flags its regexes match (ui and unit): their coverage, every path.
+        ("codecov/patch/c-Frontend", "success", "100.00% of diff hit (target 50.00%)"),
+    ]
+
+
+def test_two_statuses_of_one_context_send_the_first() -> None:
+    yaml = (
+        "coverage: {status: {patch: false, project: {unit: {target: 10}}}}\n"
+        "flags: {unit: {statuses: [{type: project, target: 90}]}}\n"
+    )
+    assert statuses(yaml, side(app="hm"), side(app="hm"), flags=("unit",), flagged=FLAGGED) == [
+        ("codecov/project/unit", "success", "50.00% (target 10.00%)")
+    ]
