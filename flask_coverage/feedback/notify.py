@@ -27,7 +27,7 @@ from ..queries.targets import resolve_commit
 from ..state import dialect_insert, execute, get_session
 from . import checks, outbox
 from .base import find_pull_with_base
-from .comment import CommentFacts, FileRow, FlagRow, render, wanted
+from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
 from .diff import Diff
 from .patch import find_diff, patch_of
 from .settings import commit_settings
@@ -244,7 +244,7 @@ def _comment(
     after = options.get("after_n_builds")
     if not wanted(options.get("require_changes", []), facts, has_comment, upload_count(commit), after):
         return
-    body = render(facts, options.get("layout", []), options.get("hide_project_coverage", False))
+    body = marked(render(facts, options.get("layout", []), options.get("hide_project_coverage", False)), pull.pullid)
     digest = _digest(body)
     if sent.get(COMMENT) == digest and behavior != "spammy":
         return
@@ -253,6 +253,13 @@ def _comment(
         if behavior == "new" and comment_id is not None:
             provider.delete_comment(repository, pull.pullid, comment_id)
             comment_id = None
+        if comment_id is None and behavior != "spammy":
+            # No id stored (a first post, or a sender killed after posting): the comment is looked
+            # for on the provider first. ``new`` looks after deleting, for a post whose id was lost.
+            comment_id = provider.find_comment(repository, pull.pullid, marker(pull.pullid))
+            if behavior == "new" and comment_id is not None:
+                provider.delete_comment(repository, pull.pullid, comment_id)
+                comment_id = None
         try:
             new_id = provider.upsert_comment(repository, pull.pullid, body, comment_id)
         except CommentGone:

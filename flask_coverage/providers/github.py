@@ -13,16 +13,17 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import re
 import threading
 import time
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Optional
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 from ..models import Repository
-from . import Annotation, CheckRun, ChecksRefused, ProviderError, PullInfo, StatusState, file_diff
-from .http import Transport, comment_id_of
+from . import COMMENT_PAGES, Annotation, CheckRun, ChecksRefused, ProviderError, PullInfo, StatusState, file_diff
+from .http import Transport, comment_id_of, marked
 
 #: GitHub's compare API lists at most this many files (and no patch for a large file): a comparison
 #: that reaches it is completed from the two trees, file by file.
@@ -170,6 +171,26 @@ class GitHub:
             allow=(404,),
         )
 
+    def find_comment(self, repository: Repository, number: int, marker: str) -> Optional[str]:
+        # GitHub lists an issue's comments oldest first, with no other order: the first page's Link
+        # names the last, and the pages are read from there back (page 1, already here, last).
+        comments, headers = f"{_repo(repository)}/issues/{number}/comments", self._headers(repository)
+        first = self.http.request("GET", comments, params={"per_page": 100}, headers=headers, allow=(404,))
+        if first.status == 404:
+            return None
+        last = _last_page(first.headers.get("Link") or "")
+        for page in range(last, max(1, last - COMMENT_PAGES + 1), -1):
+            params = {"per_page": 100, "page": page}
+            found = marked(
+                self.http.request("GET", comments, params=params, headers=headers).json(),
+                marker,
+                "body",
+                oldest_first=True,
+            )
+            if found is not None:
+                return found
+        return marked(first.json(), marker, "body", oldest_first=True)
+
 
 class GitHubApp(GitHub):
     """GitHub as a GitHub App: the service signs a JWT with the App's key, finds the repository's
@@ -305,6 +326,16 @@ def github_client(settings: Mapping[str, Any], service: str = "github") -> GitHu
 
 def _repo(repository: Repository) -> str:
     return f"/repos/{quote(repository.owner.username, safe='')}/{quote(repository.name, safe='')}"
+
+
+def _last_page(link: str) -> int:
+    """The number of the last page a ``Link`` header names (1 without one)."""
+    match = re.search(r'<([^>]*)>\s*;\s*rel="last"', link)
+    pages = parse_qs(urlsplit(match[1]).query).get("page") if match else None
+    try:
+        return max(1, int(pages[0])) if pages else 1
+    except ValueError:
+        return 1
 
 
 def _b64(data: bytes) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 import sqlalchemy as sa
@@ -217,7 +217,7 @@ def test_after_n_builds(mirrored: History, provider: RecordingProvider) -> None:
     [
         ("default", ["upsert_comment:1", "upsert_comment:None"]),  # the edit finds it gone: a new one
         ("once", ["upsert_comment:1"]),  # deleted by a user: left deleted
-        ("new", ["delete_comment:1", "upsert_comment:None"]),
+        ("new", ["delete_comment:1", "find_comment", "upsert_comment:None"]),  # deleted, none left: posted
         ("spammy", ["upsert_comment:None"]),
     ],
 )
@@ -231,11 +231,54 @@ def test_comment_behaviors(mirrored: History, provider: RecordingProvider, behav
     upload(mirrored.second, SECOND_REPORT, branch="feature", pullid=7, parent=mirrored.first)
     send_all()
     calls = [
-        f"{name}:{args[-1] if name == 'delete_comment' else args[2]}"
+        name if name == "find_comment" else f"{name}:{args[-1] if name == 'delete_comment' else args[2]}"
         for name, args in provider.calls
         if "comment" in name
     ]
     assert calls == expected
+
+
+class PostLost(RecordingProvider):
+    """A provider that posts the comment but whose answer is lost (a connection dropped after the
+    request arrived; or the sender killed before it stored the id), while ``lose`` is set."""
+
+    lose = True
+
+    def upsert_comment(self, repository: Any, number: int, body: str, comment_id: Optional[str]) -> str:
+        posted = super().upsert_comment(repository, number, body, comment_id)
+        if self.lose and comment_id is None:
+            raise ProviderError("github could not be reached for POST /comments (ProtocolError)")
+        return posted
+
+
+@pytest.mark.parametrize("behavior", ["default", "once", "new"])
+def test_a_comment_whose_post_was_lost_is_found_by_its_marker_and_edited(
+    app: Flask, mirrored: History, provider: RecordingProvider, behavior: str
+) -> None:
+    provider = PostLost(pulls=provider.pulls)
+    app.config["COVERAGE_PROVIDERS"] = {"github": provider}
+    operations.set_repository_yaml("github", "acme", "widgets", f"comment:\n  behavior: {behavior}\n")
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base)
+    send_all()
+    (lost,) = provider.comments
+    assert get_session().scalars(sa.select(Pull.comment_id)).one() is None  # its id never stored
+    provider.lose = False
+    provider.calls.clear()
+    execute(sa.update(Outbox).values(due_at=utcnow()))  # the retry falls due
+    get_session().commit()
+    send_all()
+    (number, body), *others = provider.comments.values()
+    assert not others and number == 7 and body.endswith('[//]: # "flask-coverage comment on pull request 7"\n')
+    found = provider.called("find_comment")
+    assert found == [(7, '[//]: # "flask-coverage comment on pull request 7"')]
+    if behavior == "new":  # the lost one deleted, one posted at the bottom
+        assert provider.called("delete_comment") == [(7, lost)]
+        assert [args[2] for args in provider.called("upsert_comment")] == [None]
+    else:  # adopted and edited
+        assert [args[2] for args in provider.called("upsert_comment")] == [lost]
+    stored = get_session().scalars(sa.select(Pull.comment_id)).one()
+    assert stored == next(iter(provider.comments))
 
 
 def test_require_changes_and_comment_false(mirrored: History, provider: RecordingProvider) -> None:
