@@ -191,7 +191,9 @@ def _send(
         # GitHub adds a run's annotations to those it has: an annotated run is made anew, not edited.
         run_id = None if shape.annotated else run_ids.get(status.context)
         try:
-            run_id = checks.send(provider, runs, repository, commit.sha, status, run, run_id, target_url)
+            run_id = checks.send(
+                provider, runs, repository, commit.sha, status, run, run_id, target_url, adopt=not shape.annotated
+            )
         except ProviderError as error:
             _failed(done, commit.id, status.context, error)
             raise

@@ -140,6 +140,11 @@ class CheckRuns(Protocol):
         """Create the check run on ``sha`` (``run_id`` ``None``) or update it in place; its id. Raises
         :class:`ChecksRefused` if the provider refuses check runs for the repository."""
 
+    def find_check_run(self, repository: Repository, sha: str, name: str) -> Optional[str]:
+        """The id of the service's latest check run named ``name`` on ``sha``, or ``None``: the run
+        when its id was never stored (a sender killed after creating it). Raises
+        :class:`ChecksRefused` as :meth:`upsert_check_run` does."""
+
 
 def provider_for(repository: Repository) -> Optional[Provider]:
     """The provider configured for the repository's service in ``COVERAGE_PROVIDERS``, or ``None``.

@@ -16,7 +16,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any, Optional
 from urllib.parse import parse_qs, quote, urlsplit
@@ -254,19 +254,25 @@ class GitHubApp(GitHub):
             self._tokens[installation] = (token, time.monotonic() + lifetime - 60)
         return token
 
+    def find_check_run(self, repository: Repository, sha: str, name: str) -> Optional[str]:
+        """The id of this App's latest check run named ``name`` on ``sha``, or ``None``."""
+        params = {"check_name": name, "filter": "latest", "app_id": self.app_id, "per_page": 1}
+        with self._checks(repository):
+            path = f"{_repo(repository)}/commits/{sha}/check-runs"
+            found = self.http.request("GET", path, params=params, headers=self._headers(repository)).json()
+            try:
+                runs = found["check_runs"]
+                return str(int(runs[0]["id"])) if runs else None
+            except (KeyError, TypeError, ValueError, IndexError):
+                raise ProviderError("github answered a list of check runs with something unexpected") from None
+
     def upsert_check_run(self, repository: Repository, sha: str, run: CheckRun, run_id: Optional[str]) -> str:
         """Create the run (with its first :data:`ANNOTATIONS_PER_REQUEST` annotations) or update it in
-        place; further annotations go in further updates (GitHub adds them to the run's). A 403 (the
-        App lacks *Checks: write*) is remembered for :data:`CHECKS_REFUSED_SECONDS` per repository."""
-        names = _names(repository)
-        with self._lock:
-            refused = self._refused.get(names, 0.0) > time.monotonic()
-        if refused:
-            raise ChecksRefused("github refused check runs for this repository a moment ago", status=403)
+        place; further annotations go in further updates (GitHub adds them to the run's)."""
         runs, headers = f"{_repo(repository)}/check-runs", self._headers(repository)
         per = ANNOTATIONS_PER_REQUEST
         first, *more = [run.annotations[at : at + per] for at in range(0, len(run.annotations), per)] or [()]
-        try:
+        with self._checks(repository):
             answer = None
             if run_id is not None:
                 path = f"{runs}/{int(run_id)}"
@@ -282,13 +288,25 @@ class GitHubApp(GitHub):
                 raise ProviderError("github answered a check run with something unexpected") from None
             for batch in more:
                 self.http.request("PATCH", f"{runs}/{run_id}", body=_check_run_body(run, batch), headers=headers)
+        return run_id
+
+    @contextlib.contextmanager
+    def _checks(self, repository: Repository) -> Iterator[None]:
+        """Requests about check runs: a 403 (the App lacks *Checks: write*) is :class:`ChecksRefused`,
+        remembered for :data:`CHECKS_REFUSED_SECONDS` per repository (refused without asking)."""
+        names = _names(repository)
+        with self._lock:
+            refused = self._refused.get(names, 0.0) > time.monotonic()
+        if refused:
+            raise ChecksRefused("github refused check runs for this repository a moment ago", status=403)
+        try:
+            yield
         except ProviderError as error:
             if error.status == 403 and not error.retryable:
                 with self._lock:
                     self._refused[names] = time.monotonic() + CHECKS_REFUSED_SECONDS
                 raise ChecksRefused(str(error), status=403) from None
             raise
-        return run_id
 
 
 def _names(repository: Repository) -> tuple[str, str]:
