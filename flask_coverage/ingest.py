@@ -67,13 +67,13 @@ from .models import (
     UploadFlag,
     utcnow,
 )
-from .parsers import ParsedFile, Skips, merge_by_path, parse_report, place_by_network
+from .parsers import ParsedFile, Skips, parse_report, place_by_network
 from .parsers.upload import FileFix
 from .queries.files import known_paths
 from .queries.repositories import repository_by_slug
 from .queries.tree import refresh_tree
 from .queries.trend import refresh_days
-from .sources import CommitAbout, commit_about
+from .sources import CommitAbout, commit_about, mirror_files
 from .state import dialect_insert, execute, get_session
 
 __all__ = [
@@ -238,8 +238,9 @@ def upload_reports(
 
     ``meta`` (flags, name, build, job, CI URL) is stored with the upload record and is part of its
     key too. ``network`` is the uploader's list of the repository's files, which places report
-    paths (:func:`~flask_coverage.parsers.place_by_network`); without one, the paths are placed on
-    the files the repository already knows (the commit's, its default branch's tip's). ``fixes``
+    paths (:func:`~flask_coverage.parsers.place_by_network`); without one, on the files of the
+    commit's tree in the git mirror (``COVERAGE_SOURCE_GIT_ROOT``), else on the files the repository
+    already knows (the commit's, its default branch's tip's). ``fixes``
     maps a path to the lines that are not code in it and its last line (:data:`FileFix`): those lines, and any past the
     last one, leave that file's coverage. With ``meta.external_id``, a different upload under an
     id already used raises :class:`UploadConflict` (and changes nothing). ``parent``, the sha of the
@@ -271,7 +272,8 @@ def upload_reports(
     )
     meta = meta or UploadMeta()
     # Placement comes before the merge, so two uploaders' spellings of a file end up as one path.
-    files = _placed(merge_by_path(parsed), network or known_paths(repository, sha))
+    known = network or mirror_files(repository, sha) or known_paths(repository, sha)
+    files = _placed(_packed_by_path(parsed), known)
     files = _fixed(files, fixes or {})
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
@@ -289,22 +291,65 @@ def upload_reports(
     return execute(sa.select(Commit).where(Commit.id == commit_id)).scalar_one()
 
 
-def _placed(files: dict[str, LineCoverage], known: Iterable[str]) -> dict[str, LineCoverage]:
+class _Packed(NamedTuple):
+    """A file's coverage as it is stored: its totals' columns and its encoded lines (``data``).
+
+    An upload holds every file of its reports until its transaction: packed, a file costs its encoding
+    (a few bytes per line, compressed) instead of a :class:`LineCoverage`'s 9 bytes per line and
+    its arrays, which kept a 50 MB SimpleCov report of 141,000 files over 300 MB.
+    """
+
+    lines: int
+    hits: int
+    misses: int
+    partials: int
+    data: bytes
+
+    @classmethod
+    def of(cls, coverage: LineCoverage) -> _Packed:
+        totals = coverage.totals()
+        return cls(totals.lines, totals.hits, totals.misses, totals.partials, coverage.encode())
+
+    def coverage(self) -> LineCoverage:
+        return LineCoverage.decode(self.data)
+
+    def merge(self, other: LineCoverage) -> _Packed:
+        return _Packed.of(self.coverage().merge(other))
+
+
+def _packed_by_path(files: Iterable[ParsedFile]) -> dict[str, _Packed]:
+    """The parsed files packed, merged per path (as :func:`~flask_coverage.parsers.merge_by_path`); a
+    path repeated right after itself (Java's inner classes, one ``<class>`` each) is merged unpacked."""
+    packed: dict[str, _Packed] = {}
+    path, lines = "", None
+    for parsed in files:
+        if lines is not None and parsed.path == path:
+            lines = lines.merge(parsed.lines)
+            continue
+        if lines is not None:
+            packed[path] = _Packed.of(lines) if path not in packed else packed[path].merge(lines)
+        path, lines = parsed
+    if lines is not None:
+        packed[path] = _Packed.of(lines) if path not in packed else packed[path].merge(lines)
+    return packed
+
+
+def _placed(files: dict[str, _Packed], known: Iterable[str]) -> dict[str, _Packed]:
     """``files`` with each path moved to the repository's file it names (:func:`place_by_network`)."""
     for old, new in place_by_network(files, known).items():
         _check_storable(new)
-        lines = files.pop(old)
-        files[new] = lines if new not in files else files[new].merge(lines)
+        moved = files.pop(old)
+        files[new] = moved if new not in files else files[new].merge(moved.coverage())
     return files
 
 
-def _fixed(files: dict[str, LineCoverage], fixes: Mapping[str, FileFix]) -> dict[str, LineCoverage]:
+def _fixed(files: dict[str, _Packed], fixes: Mapping[str, FileFix]) -> dict[str, _Packed]:
     """``files`` without the lines the uploader says are not code; a file the fixes leave with no line
     is dropped. A ReportError if no file is left."""
     for path, (not_code, eof) in fixes.items():
         if path in files:
-            kept = [e for e in files[path] if e[0] not in not_code and (eof is None or e[0] <= eof)]
-            files[path] = LineCoverage(kept)
+            kept = [e for e in files[path].coverage() if e[0] not in not_code and (eof is None or e[0] <= eof)]
+            files[path] = _Packed.of(LineCoverage(kept))
             if not kept:
                 del files[path]
     if not files:
@@ -436,7 +481,7 @@ def _store(
     sha: str,
     branch: Optional[str],
     pullid: Optional[int],
-    files: dict[str, LineCoverage],
+    files: dict[str, _Packed],
     upload_key: str,
     meta: UploadMeta,
     parent_sha: Optional[str],
@@ -504,7 +549,7 @@ def _record_upload(commit_id: int, version: int, upload_key: str, meta: UploadMe
 
 def _merge_commit(
     commit_id: int,
-    files: dict[str, LineCoverage],
+    files: dict[str, _Packed],
     branch: Optional[str],
     pullid: Optional[int],
     parent_sha: Optional[str],
@@ -588,7 +633,7 @@ def _default_tip_sha(repository_id: int) -> sa.Select:
     )
 
 
-def _merge_flags(commit_id: int, files: dict[str, LineCoverage], flags: Iterable[str], upload_key: str) -> None:
+def _merge_flags(commit_id: int, files: dict[str, _Packed], flags: Iterable[str], upload_key: str) -> None:
     """Merge the upload's ``files`` into the coverage of each of its ``flags``, under the commit's lock.
 
     Flags carried by the same uploads of a commit have the same files, kept once: the flags of this upload
@@ -629,7 +674,7 @@ def _merge_flags(commit_id: int, files: dict[str, LineCoverage], flags: Iterable
         execute(sa.update(flag_rows).where(these).values(version=flag_rows.c.version + 1, files_key=new_key, **totals))
 
 
-def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCoverage]) -> dict[str, Any]:
+def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, _Packed]) -> dict[str, Any]:
     """Merge ``files`` into the rows of ``stored`` (commit files or a flag's files) whose columns
     equal ``key``; returns their new totals: ``files``, ``lines``, ``hits``, ``misses``, ``partials``."""
     owned = sa.and_(*(stored.c[name] == value for name, value in key.items()))
@@ -640,12 +685,12 @@ def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCove
     for ids in _batched(overlap, _BATCH):
         for file_id, data in execute(sa.select(stored.c.id, stored.c.data).where(stored.c.id.in_(ids))):
             path = path_of[file_id]
-            merged[path] = LineCoverage.decode(data).merge(merged[path])
+            merged[path] = merged[path].merge(LineCoverage.decode(data))
 
-    new_rows = ({**key, "path": path, **_columns(lines)} for path, lines in merged.items() if path not in existing)
+    new_rows = ({**key, "path": path, **packed._asdict()} for path, packed in merged.items() if path not in existing)
     for rows in _batched(new_rows, _BATCH):
         execute(sa.insert(stored), rows)
-    changed = ({"file_id": existing[path], **_columns(merged[path])} for path in merged if path in existing)
+    changed = ({"file_id": existing[path], **merged[path]._asdict()} for path in merged if path in existing)
     update = sa.update(stored).where(stored.c.id == sa.bindparam("file_id"))
     for rows in _batched(changed, _BATCH):
         execute(update, rows)
@@ -660,17 +705,6 @@ def _merge_into(stored: sa.Table, key: dict[str, Any], files: dict[str, LineCove
         ).where(owned)
     ).one()
     return {"files": count, "lines": lines, "hits": hits, "misses": misses, "partials": partials}
-
-
-def _columns(lines: LineCoverage) -> dict[str, Any]:
-    totals = lines.totals()
-    return {
-        "lines": totals.lines,
-        "hits": totals.hits,
-        "misses": totals.misses,
-        "partials": totals.partials,
-        "data": lines.encode(),
-    }
 
 
 def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

@@ -265,6 +265,31 @@ def commit_about(repository: Repository, sha: str) -> Optional[CommitAbout]:
     return CommitAbout(name.strip()[:255], message.strip()[:MAX_MESSAGE_LENGTH])
 
 
+#: The most paths read from a commit's tree in the git mirror (the uploaders' own file list's bound).
+MAX_TREE_FILES = 500_000
+
+
+def mirror_files(repository: Repository, sha: str) -> Optional[list[str]]:
+    """The paths of the files of ``sha`` in the repository's git mirror under ``COVERAGE_SOURCE_GIT_ROOT``
+    (``git ls-tree -r``), or ``None`` (no mirror, no such commit, no answer within
+    ``COVERAGE_SOURCE_TIMEOUT``). An upload without the uploader's file list places its paths on them."""
+    config = current_app.config
+    root = config["COVERAGE_SOURCE_GIT_ROOT"]
+    git_dir = mirror_path(root, repository) if root else None
+    if git_dir is None or not os.path.isdir(git_dir):
+        return None
+    try:
+        listed = _git(
+            git_dir, "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha, timeout=config["COVERAGE_SOURCE_TIMEOUT"]
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    if listed.returncode != 0:
+        return None
+    names = listed.stdout.split(b"\0", MAX_TREE_FILES)[:MAX_TREE_FILES]
+    return [name.decode("utf-8", "replace") for name in names if name]
+
+
 def read_git_mirror(git_dir: str, sha: str, path: str) -> Optional[bytes]:
     """The bytes of the regular file ``path`` at ``sha`` in the bare repository ``git_dir``, or
     ``None`` if the commit has no such file. Symbolic links, submodules and files over

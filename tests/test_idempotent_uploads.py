@@ -103,16 +103,16 @@ def test_the_same_report_for_two_commits_counts_for_each(widgets) -> None:
 def test_an_upload_that_failed_can_be_sent_again(widgets, db, snapshot, monkeypatch) -> None:
     """The key is claimed in the upload's transaction: a failure after the claim leaves no trace."""
     before = snapshot()
-    columns = ingest._columns
+    refresh_tree = ingest.refresh_tree  # runs once the commit's files were written
 
-    def fail_midway(lines: Any) -> Any:
+    def fail_midway(commit_id: Any) -> Any:
         raise RuntimeError("the worker died here")
 
-    monkeypatch.setattr(ingest, "_columns", fail_midway)
+    monkeypatch.setattr(ingest, "refresh_tree", fail_midway)
     with pytest.raises(RuntimeError):
         upload_report(REPO, LCOV, commit=SHA, branch="main")
     assert snapshot() == before
-    monkeypatch.setattr(ingest, "_columns", columns)
+    monkeypatch.setattr(ingest, "refresh_tree", refresh_tree)
     assert upload_report(REPO, LCOV, commit=SHA, branch="main").version == 1
     assert upload_rows(db) == 1
 

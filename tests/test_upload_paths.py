@@ -1,5 +1,6 @@
 """Paths as tools write them, placed on the repository's files (issue 25 item 5, issue 27 item 3): with
-the uploader's file list, else the files the repository already knows; ``?root=`` on v2 and v4."""
+the uploader's file list, else the commit's tree in the git mirror, else the files the repository already
+knows; ``?root=`` on v2 and v4."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from urllib.parse import urlencode, urlsplit
 from flask_coverage.parsers import place_by_network
 from flask_coverage.queries.files import file_totals
 from flask_coverage.queries.targets import resolve_commit
+from tests.git_history import commit, git
 
 SHA = "b" * 40
 OTHER = "c" * 40
@@ -117,3 +119,43 @@ def test_paths_as_tools_write_them_are_placed_with_the_file_list() -> None:
         "home/runner/work/acme/acme/lib/core/alloc.c": "lib/core/alloc.c",
         "D:/a/acme/acme/Widgets/Core.cs": "Widgets/Core.cs",
     }
+
+
+def test_paths_of_go_modules_below_the_root_are_placed_by_their_go_mod() -> None:
+    # svc/go.mod declares example.com/m, api/go.mod example.com/api: go test writes import paths.
+    network = ["svc/go.mod", "svc/pkg/x.go", "svc/main.go", "api/go.mod", "api/cmd/y.go", "pkg/x.go", "go.work"]
+    written = ["example.com/m/pkg/x.go", "example.com/m/main.go", "example.com/api/cmd/y.go", "example.com/m/gone.go"]
+    assert place_by_network(written, network) == {
+        "example.com/m/pkg/x.go": "svc/pkg/x.go",  # the module's file, not the root's pkg/x.go (no go.mod there)
+        "example.com/m/main.go": "svc/main.go",
+        "example.com/api/cmd/y.go": "api/cmd/y.go",
+    }
+    # A module at the root as before; two modules holding the same inner path place nothing by it.
+    assert place_by_network(["example.com/m/pkg/x.go"], ["go.mod", "pkg/x.go"]) == {
+        "example.com/m/pkg/x.go": "pkg/x.go"
+    }
+    twice = ["a/go.mod", "a/pkg/x.go", "b/go.mod", "b/pkg/x.go"]
+    assert place_by_network(["example.com/m/pkg/x.go"], twice) == {}
+
+
+def test_an_upload_without_a_file_list_is_placed_on_the_commits_tree_in_the_git_mirror(
+    app, testapp, widgets, tmp_path
+) -> None:
+    # No file list and nothing known yet: the mirror's tree of the commit places the report's paths,
+    # Go's import paths of a module in svc/ among them.
+    work, root = tmp_path / "work", tmp_path / "mirrors"
+    work.mkdir()
+    git("init", "-q", cwd=str(work))
+    files = {name: "x\n" for name in [*REPOSITORY_FILES, "svc/go.mod", "svc/pkg/handler.go"]}
+    sha = commit(str(work), "widgets", files)
+    git("clone", "-q", "--bare", str(work), str(root / "github" / "acme" / "widgets.git"), cwd=str(tmp_path))
+    app.config["COVERAGE_SOURCE_GIT_ROOT"] = str(root)
+    curl(testapp, widgets, sha=sha)
+    assert paths(widgets, sha) == PLACED
+    query = urlencode({"token": widgets.upload_token, "commit": sha})
+    report = b"mode: set\nexample.com/widgets/pkg/handler.go:1.1,1.10 1 1\n"
+    testapp.post(f"/upload/v2?{query}", report, headers={"Content-Type": "text/plain"}, status=200)
+    assert "svc/pkg/handler.go" in paths(widgets, sha)
+    # A commit the mirror does not have: the files the repository knows, as before.
+    curl(testapp, widgets, sha=OTHER)
+    assert paths(widgets, OTHER) == ["widgets/__init__.py", "widgets/core.py"]

@@ -24,9 +24,12 @@ from . import (
     jacoco,
     lcov,
     llvm,
+    luacov,
     opencover,
+    scoverage,
     simplecov,
     sonarqube,
+    xccov,
     xcode,
 )
 from ._common import MAX_LINE_NUMBER, ParsedFile
@@ -70,6 +73,9 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     xcode.FORMAT,
     opencover.FORMAT,
     covr.FORMAT,
+    scoverage.FORMAT,
+    luacov.FORMAT,
+    xccov.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

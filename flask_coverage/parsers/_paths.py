@@ -13,7 +13,8 @@ Rules (documented in docs/parsing.md):
 - A name that is empty, climbs out (``..`` after collapsing), is absurdly long or holds control
   characters is refused with a ReportError.
 - With the uploader's file list (``network``), :func:`place_by_network` moves a path that is not
-  in it to the one listed file it is the end of (or that is the end of it).
+  in it to the one listed file it is the end of (or that is the end of it, or, for a Go import path,
+  whose path inside its Go module it is the end of).
 """
 
 from __future__ import annotations
@@ -139,8 +140,11 @@ def place_by_network(paths: Iterable[str], network: Iterable[str]) -> dict[str, 
 
     ``network`` lists the repository's files, relative to its root. A path that is in it stays; one
     that is not moves to the one network file that ends with ``/path`` (a report written relative to
-    an inner source folder), else to the longest network file that ``path`` ends with (a report
-    that kept a build directory in front). A path that matches no file, or several equally, stays.
+    an inner source folder), else, for a Go import path, to the one file of a Go module of the
+    repository (a folder with a ``go.mod``) whose path inside the module ``path`` ends with, the
+    longest such (``example.com/m/pkg/x.go`` to ``svc/pkg/x.go`` beside ``svc/go.mod``), else to the
+    longest network file that ``path`` ends with (a report that kept a build directory in front). A
+    path that matches no file, or several equally, stays.
     Endings are compared up to :data:`MAX_PLACING_DEPTH` folders deep, so the cost stays linear in
     the list's size whatever it holds. Returns ``{path: new path}`` for the paths that move.
     """
@@ -163,12 +167,54 @@ def place_by_network(paths: Iterable[str], network: Iterable[str]) -> dict[str, 
             if ending in unplaced:
                 ends_of[ending] = name if ending not in ends_of else None
             end = cut
+    in_modules = _go_module_files(files) if any(path.endswith(".go") for path in unplaced) else {}
     moves: dict[str, str] = {}
     for path in unplaced:
-        target = ends_of.get(path) or _longest_listed_end(path, files)
+        target = ends_of.get(path) or _in_go_module(path, in_modules) or _longest_listed_end(path, files)
         if target is not None:
             moves[path] = target
     return moves
+
+
+def _go_module_files(files: set[str]) -> dict[str, Optional[str]]:
+    # Each .go file under a folder holding a go.mod, by its path inside that (nearest) module; None
+    # when two modules hold the same inner path.
+    modules = {name[: -len("go.mod")].rstrip("/") for name in files if name == "go.mod" or name.endswith("/go.mod")}
+    inner: dict[str, Optional[str]] = {}
+    if not modules:
+        return inner
+    for name in files:
+        if not name.endswith(".go"):
+            continue
+        folder = name
+        for _ in range(MAX_PLACING_DEPTH):
+            cut = folder.rfind("/")
+            folder = folder[:cut] if cut >= 0 else ""
+            if folder in modules:
+                rest = name[len(folder) + 1 :] if folder else name
+                inner[rest] = name if rest not in inner else None
+                break
+            if not folder:
+                break
+    return inner
+
+
+def _in_go_module(path: str, in_modules: dict[str, Optional[str]]) -> Optional[str]:
+    # A Go import path (example.com/m/pkg/x.go) is a module path and a path inside the module: the
+    # longest inner path that one module of the repository holds names the file (svc/pkg/x.go when
+    # svc/go.mod declares example.com/m).
+    if not in_modules or not path.endswith(".go"):
+        return None
+    start = 0
+    for _ in range(MAX_PLACING_DEPTH):
+        cut = path.find("/", start)
+        if cut < 0:
+            return None
+        rest = path[cut + 1 :]
+        if rest in in_modules:
+            return in_modules[rest]
+        start = cut + 1
+    return None
 
 
 def _longest_listed_end(path: str, files: set[str]) -> Optional[str]:

@@ -19,12 +19,12 @@ line numbered below 1 or, in a PHP file, past the file's ``loc``. Counted too, a
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, List
 
-from ..lines import HIT, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ..lines import HIT, MISS, PARTIAL, LineColumns, LineCoverage
 from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import XmlReader, int_attribute, read_xml
+from ._xml import SMALL_NUMBERS, XmlReader, attributes, int_attribute, read_xml
 
 __all__ = ["FORMAT", "parse_clover"]
 
@@ -46,18 +46,19 @@ class _CloverReader(XmlReader):
         self._resolver = context.resolver()
         self._istanbul = False
         self._path = ""
+        self._in_file = False
         self._php = False
         self._end_of_file: int | None = None
-        self._lines: LineCoverageBuilder | None = None
-        self.parser.EndElementHandler = self._end
+        self._lines = LineColumns()
+        self._start_in_file = self._file_handler()
 
-    def start(self, name: str, attrs: dict[str, str]) -> None:
-        if name == "line":
-            if self._lines is not None:
-                self._line(self._lines, attrs)
-        elif name == "file":
+    def start(self, name: str, attrs: list[str]) -> None:
+        # Only start tags are followed: a file ends where the next file, package or project starts,
+        # or where the document ends (an end-tag handler would cost a Python call per line).
+        if name == "file":
             self.finish()
-            file_name = (attrs.get("path") or attrs.get("name") or "").strip()
+            named = attributes(attrs)
+            file_name = (named.get("path") or named.get("name") or "").strip()
             if not file_name:
                 self._skips.add(EMPTY_NAME)
             elif "{" in file_name:
@@ -68,18 +69,79 @@ class _CloverReader(XmlReader):
                 self._path = self._resolver.resolve(file_name)
                 self._php = file_name.endswith(".php")
                 self._end_of_file = None
-                self._lines = LineCoverageBuilder()
+                self._in_file = True
+                self.parser.StartElementHandler = self._start_in_file
         elif name == "metrics":
-            if self._lines is not None and self._php and self._end_of_file is None:
-                self._end_of_file = int_attribute(attrs, "loc")
-        elif name == "coverage":
-            self._istanbul = attrs.get("clover") == ISTANBUL_CLOVER
-
-    def _end(self, name: str) -> None:
-        if name == "file":
+            if self._in_file and self._php and self._end_of_file is None:
+                # The file's own <metrics> (a project's or package's counts its files).
+                named = attributes(attrs)
+                if "files" not in named:
+                    self._end_of_file = int_attribute(named, "loc")
+        elif name == "package" or name == "project" or name == "testproject":
             self.finish()
+        elif name == "coverage":
+            self._istanbul = attributes(attrs).get("clover") == ISTANBUL_CLOVER
 
-    def _line(self, lines: LineCoverageBuilder, attrs: dict[str, str]) -> None:
+    def _file_handler(self) -> Callable[[str, List[str]], None]:
+        # The start handler inside a <file>: its <line>s, in the attribute orders of Istanbul
+        # (num count type) and PHPUnit (num type count), read here.
+        add_line, add_hits, add_state = self._lines.lines.append, self._lines.hits.append, self._lines.states.append
+        small = SMALL_NUMBERS.get
+        other, checked, reader = self.start, self._line, self
+        hit, miss, partial = HIT, MISS, PARTIAL
+
+        def start_in_file(name: str, attrs: list[str]) -> None:
+            if name == "line":
+                if len(attrs) == 6:
+                    number_key, number_text, key, value, other_key, other_value = attrs
+                    if key == "count":
+                        count_text, kind = value, other_value
+                        in_order = other_key == "type"
+                    else:
+                        count_text, kind = other_value, value
+                        in_order = key == "type" and other_key == "count"
+                    number = small(number_text)
+                    count = small(count_text)
+                    if number and count is not None and in_order and number_key == "num" and kind != "cond":
+                        add_line(number)
+                        add_hits(count)
+                        add_state(hit if count else miss)
+                        return
+                elif len(attrs) == 10:
+                    # Istanbul's cond line: num count type truecount falsecount.
+                    number_key, number_text, count_key, count_text, type_key, kind, true_key, true_text = attrs[:8]
+                    number = small(number_text)
+                    count = small(count_text)
+                    true_count = small(true_text)
+                    false_count = small(attrs[9])
+                    if (
+                        number
+                        and count is not None
+                        and true_count is not None
+                        and false_count is not None
+                        and number_key == "num"
+                        and count_key == "count"
+                        and type_key == "type"
+                        and kind == "cond"
+                        and true_key == "truecount"
+                        and attrs[8] == "falsecount"
+                    ):
+                        add_line(number)
+                        add_hits(count)
+                        if not count:
+                            add_state(miss)
+                        elif reader._istanbul:
+                            add_state(partial if false_count else hit)
+                        else:
+                            add_state(partial if not true_count or not false_count else hit)
+                        return
+                checked(attributes(attrs))
+            else:
+                other(name, attrs)
+
+        return start_in_file
+
+    def _line(self, attrs: dict[str, str]) -> None:
         number = line_number(attrs.get("num", ""), self._path, self._skips)
         if number is None:
             return
@@ -96,13 +158,14 @@ class _CloverReader(XmlReader):
                 state = PARTIAL if false_count > 0 else HIT
             elif true_count == 0 or false_count == 0:
                 state = PARTIAL
-        lines.add(number, count, state)
+        self._lines.add(number, count, state)
 
     def finish(self) -> None:
-        if self._lines is None:
+        if not self._in_file:
             return
-        lines = self._lines.build()
-        self._lines = None
+        self._in_file = False
+        self.parser.StartElementHandler = self.start
+        lines = self._lines.take()
         end = self._end_of_file
         if end is not None:
             kept = [entry for entry in lines if entry[0] <= end]

@@ -14,12 +14,12 @@ nameless ``<sourcefile>``. Streamed with expat, one source file at a time.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, List
 
-from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
+from ..lines import HIT, MISS, PARTIAL, LineColumns
 from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import XmlReader, read_xml
+from ._xml import SMALL_NUMBERS, XmlReader, attributes, read_xml
 
 __all__ = ["FORMAT", "parse_jacoco"]
 
@@ -38,29 +38,72 @@ class _JacocoReader(XmlReader):
         self._resolver = context.resolver()
         self._package = ""
         self._path = ""
-        self._lines: LineCoverageBuilder | None = None
+        self._in_file = False
+        self._lines = LineColumns()
+        self._start_in_file = self._file_handler()
 
-    def start(self, name: str, attrs: dict[str, str]) -> None:
+    def start(self, name: str, attrs: list[str]) -> None:
         # Only start tags are followed: a source file ends where the next element that is not one of
         # its lines or counters starts, or where the document ends.
-        if name == "line":
-            if self._lines is not None:
-                self._line(self._lines, attrs)
-        elif name == "sourcefile":
+        if name == "sourcefile":
             self.finish()
-            file_name = attrs.get("name", "").strip()
+            file_name = attributes(attrs).get("name", "").strip()
             if not file_name:
                 self._skips.add(EMPTY_NAME)
                 return
             self._path = self._resolver.resolve(f"{self._package}/{file_name}" if self._package else file_name)
-            self._lines = LineCoverageBuilder()
+            self._in_file = True
+            self.parser.StartElementHandler = self._start_in_file
         elif name == "package":
             self.finish()
-            self._package = attrs.get("name", "").strip().strip("/")
-        elif name != "counter":
+            self._package = attributes(attrs).get("name", "").strip().strip("/")
+        elif name != "counter" and name != "line":
             self.finish()
 
-    def _line(self, lines: LineCoverageBuilder, attrs: dict[str, str]) -> None:
+    def _file_handler(self) -> Callable[[str, List[str]], None]:
+        # The start handler inside a <sourcefile>: its <line>s, as JaCoCo writes them, read here.
+        add_line, add_hits, add_state = self._lines.lines.append, self._lines.hits.append, self._lines.states.append
+        small = SMALL_NUMBERS.get
+        other, checked = self.start, self._line
+        hit, miss, partial = HIT, MISS, PARTIAL
+
+        def start_in_file(name: str, attrs: list[str]) -> None:
+            if name == "line":
+                if len(attrs) == 10:
+                    nr_key, nr, mi_key, _, ci_key, ci, mb_key, mb, cb_key, cb = attrs
+                    number = small(nr)
+                    covered = small(ci)
+                    missed_branches = small(mb)
+                    covered_branches = small(cb)
+                    if (
+                        number
+                        and covered is not None
+                        and missed_branches is not None
+                        and covered_branches is not None
+                        and nr_key == "nr"
+                        and mi_key == "mi"
+                        and ci_key == "ci"
+                        and mb_key == "mb"
+                        and cb_key == "cb"
+                    ):
+                        add_line(number)
+                        if missed_branches:
+                            add_hits((covered or 1) if covered_branches else 0)
+                            add_state(partial if covered_branches else miss)
+                        elif covered_branches or covered:
+                            add_hits(covered or 1)
+                            add_state(hit)
+                        else:
+                            add_hits(0)
+                            add_state(miss)
+                        return
+                checked(attributes(attrs))
+            else:
+                other(name, attrs)
+
+        return start_in_file
+
+    def _line(self, attrs: dict[str, str]) -> None:
         number = line_number(attrs.get("nr", ""), self._path, self._skips)
         if number is None:
             return
@@ -75,12 +118,13 @@ class _JacocoReader(XmlReader):
             state = PARTIAL if covered_branches else MISS
         else:
             state = HIT if covered_branches or covered else MISS
-        lines.add(number, 0 if state == MISS else max(covered, 1), state)
+        self._lines.add(number, 0 if state == MISS else max(covered, 1), state)
 
     def finish(self) -> None:
-        if self._lines is not None:
-            self.done.append(ParsedFile(self._path, self._lines.build()))
-            self._lines = None
+        if self._in_file:
+            self._in_file = False
+            self.parser.StartElementHandler = self.start
+            self.done.append(ParsedFile(self._path, self._lines.take()))
 
 
 def _detect(head: ReportHead) -> bool:

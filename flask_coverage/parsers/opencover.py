@@ -14,12 +14,12 @@ expat, one module at a time.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, List
 
-from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
+from ..lines import HIT, MISS, PARTIAL, LineColumns
 from ._common import ParsedFile, hit_count, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import XmlReader, read_xml
+from ._xml import SMALL_NUMBERS, XmlReader, attributes, read_xml
 
 __all__ = ["FORMAT", "parse_opencover"]
 
@@ -40,30 +40,73 @@ class _OpenCoverReader(XmlReader):
         self._skips = context.skips
         self._resolver = context.resolver()
         self._paths: dict[str, str] = {}  # the module's files: uid -> path
-        self._lines: dict[str, LineCoverageBuilder] = {}
-        self._file: LineCoverageBuilder | None = None  # where the current method's points go
+        self._lines: dict[str, LineColumns] = {}
         self._path = ""
 
-    def start(self, name: str, attrs: dict[str, str]) -> None:
-        if name == "SequencePoint":
-            if self._file is not None:
-                self._point(self._file, attrs)
-        elif name == "FileRef":
-            uid = attrs.get("uid", "")
+    def start(self, name: str, attrs: list[str]) -> None:
+        # A <SequencePoint> goes to the handler of its method's file (_in_method), else nowhere.
+        if name == "FileRef":
+            uid = attributes(attrs).get("uid", "")
             if uid in self._paths:
-                self._file, self._path = self._lines.setdefault(uid, LineCoverageBuilder()), self._paths[uid]
+                self._path = self._paths[uid]
+                # The method's points go to its file's lines, until the next <Method>.
+                self.parser.StartElementHandler = self._in_method(self._lines.setdefault(uid, LineColumns()))
             else:
                 self._skips.add("methods of a file not listed, skipped")
         elif name == "Method":
-            self._file = None
+            self.parser.StartElementHandler = self.start
         elif name == "File":
-            path = attrs.get("fullPath", "").strip()
+            named = attributes(attrs)
+            path = named.get("fullPath", "").strip()
             if path:
-                self._paths[attrs.get("uid", "")] = self._resolver.resolve(path)
+                self._paths[named.get("uid", "")] = self._resolver.resolve(path)
         elif name == "Module":
             self.finish()
 
-    def _point(self, lines: LineCoverageBuilder, attrs: dict[str, str]) -> None:
+    def _in_method(self, lines: LineColumns) -> Callable[[str, List[str]], None]:
+        # The start handler inside a <Method> with its file known: one-line sequence points, as
+        # coverlet writes them (vc uspid ordinal sl sc el ec bec bev fileid), read here.
+        add_line, add_hits, add_state = lines.lines.append, lines.hits.append, lines.states.append
+        small = SMALL_NUMBERS.get
+        other, checked = self.start, self._point
+        hit, miss, partial = HIT, MISS, PARTIAL
+
+        def start_in_method(name: str, attrs: list[str]) -> None:
+            if name == "SequencePoint":
+                if len(attrs) == 20 and attrs[7] == attrs[11]:
+                    visits = small(attrs[1])
+                    number = small(attrs[7])
+                    branches = small(attrs[15])
+                    visited = small(attrs[17])
+                    if (
+                        number
+                        and visits is not None
+                        and branches is not None
+                        and visited is not None
+                        and attrs[0] == "vc"
+                        and attrs[6] == "sl"
+                        and attrs[10] == "el"
+                        and attrs[14] == "bec"
+                        and attrs[16] == "bev"
+                    ):
+                        add_line(number)
+                        if not branches:
+                            add_hits(visits)
+                            add_state(hit if visits else miss)
+                        elif not visited:
+                            add_hits(0)
+                            add_state(miss)
+                        else:
+                            add_hits(visited)
+                            add_state(hit if visited >= branches else partial)
+                        return
+                checked(lines, attributes(attrs))
+            else:
+                other(name, attrs)
+
+        return start_in_method
+
+    def _point(self, lines: LineColumns, attrs: dict[str, str]) -> None:
         path = self._path
         first = line_number(attrs.get("sl", ""), path, self._skips)
         last = line_number(attrs.get("el", ""), path, self._skips) if first is not None else None
@@ -85,8 +128,9 @@ class _OpenCoverReader(XmlReader):
 
     def finish(self) -> None:
         for uid, lines in self._lines.items():
-            self.done.append(ParsedFile(self._paths[uid], lines.build()))
-        self._paths, self._lines, self._file = {}, {}, None
+            self.done.append(ParsedFile(self._paths[uid], lines.take()))
+        self._paths, self._lines = {}, {}
+        self.parser.StartElementHandler = self.start
 
 
 def _detect(head: ReportHead) -> bool:

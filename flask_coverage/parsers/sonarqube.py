@@ -15,12 +15,12 @@ a path. Streamed with expat, one file at a time.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, List
 
-from ..lines import HIT, MISS, PARTIAL, LineCoverageBuilder
+from ..lines import HIT, MISS, PARTIAL, LineColumns
 from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import XmlReader, read_xml
+from ._xml import SMALL_NUMBERS, XmlReader, attributes, read_xml
 
 __all__ = ["FORMAT", "is_sonarqube", "parse_sonarqube"]
 
@@ -41,22 +41,76 @@ class _SonarReader(XmlReader):
         self._skips = context.skips
         self._resolver = context.resolver()
         self._path = ""
-        self._lines: LineCoverageBuilder | None = None
+        self._in_file = False
+        self._lines = LineColumns()
+        self._start_in_file = self._file_handler()
 
-    def start(self, name: str, attrs: dict[str, str]) -> None:
-        if name == "lineToCover":
-            if self._lines is not None:
-                self._line(self._lines, attrs)
-        elif name == "file":
+    def start(self, name: str, attrs: list[str]) -> None:
+        if name == "file":
             self.finish()
-            path = attrs.get("path", "").strip()
+            path = attributes(attrs).get("path", "").strip()
             if not path:
                 self._skips.add(EMPTY_NAME)
                 return
             self._path = self._resolver.resolve(path)
-            self._lines = LineCoverageBuilder()
+            self._in_file = True
+            self.parser.StartElementHandler = self._start_in_file
 
-    def _line(self, lines: LineCoverageBuilder, attrs: dict[str, str]) -> None:
+    def _file_handler(self) -> Callable[[str, List[str]], None]:
+        # The start handler inside a <file>: its <lineToCover>s, as the tools write them, read here.
+        add_line, add_hits, add_state = self._lines.lines.append, self._lines.hits.append, self._lines.states.append
+        small = SMALL_NUMBERS.get
+        other, checked = self.start, self._line
+        hit, miss, partial = HIT, MISS, PARTIAL
+
+        def start_in_file(name: str, attrs: list[str]) -> None:
+            if name == "lineToCover":
+                size = len(attrs)
+                if size == 4:
+                    number_key, number_text, covered_key, covered = attrs
+                    number = small(number_text)
+                    if number and number_key == "lineNumber" and covered_key == "covered":
+                        if covered == "true":
+                            add_line(number)
+                            add_hits(1)
+                            add_state(hit)
+                            return
+                        if covered == "false":
+                            add_line(number)
+                            add_hits(0)
+                            add_state(miss)
+                            return
+                elif size == 8:
+                    number_key, number_text, covered_key, covered, branches_key, branches, taken_key, taken = attrs
+                    number = small(number_text)
+                    branch_count = small(branches)
+                    taken_count = small(taken)
+                    if (
+                        number
+                        and branch_count is not None
+                        and taken_count is not None
+                        and number_key == "lineNumber"
+                        and covered_key == "covered"
+                        and branches_key == "branchesToCover"
+                        and taken_key == "coveredBranches"
+                    ):
+                        if covered == "true":
+                            add_line(number)
+                            add_hits(1)
+                            add_state(partial if taken_count < branch_count else hit)
+                            return
+                        if covered == "false":
+                            add_line(number)
+                            add_hits(0)
+                            add_state(miss)
+                            return
+                checked(attributes(attrs))
+            else:
+                other(name, attrs)
+
+        return start_in_file
+
+    def _line(self, attrs: dict[str, str]) -> None:
         number = line_number(attrs.get("lineNumber", ""), self._path, self._skips)
         if number is None:
             return
@@ -69,14 +123,15 @@ class _SonarReader(XmlReader):
         if branches is None or covered_branches is None:
             return
         if covered == "false":
-            lines.add(number, 0, MISS)
+            self._lines.add(number, 0, MISS)
         else:
-            lines.add(number, 1, PARTIAL if covered_branches < branches else HIT)
+            self._lines.add(number, 1, PARTIAL if covered_branches < branches else HIT)
 
     def finish(self) -> None:
-        if self._lines is not None:
-            self.done.append(ParsedFile(self._path, self._lines.build()))
-            self._lines = None
+        if self._in_file:
+            self._in_file = False
+            self.parser.StartElementHandler = self.start
+            self.done.append(ParsedFile(self._path, self._lines.take()))
 
 
 def is_sonarqube(head: ReportHead) -> bool:

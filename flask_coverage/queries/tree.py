@@ -11,7 +11,7 @@ commits that have none by ``init-db`` (:func:`fill_trees`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple, Optional, cast
 
 import sqlalchemy as sa
@@ -48,11 +48,11 @@ class Entry(NamedTuple):
         return Totals.of(self)
 
 
-def tree_rows(commit_id: int, files: Iterable[tuple[str, int, int, int, int]]) -> list[dict[str, object]]:
+def tree_rows(commit_id: int, files: Iterable[tuple[str, int, int, int, int]]) -> Iterator[dict[str, object]]:
     """The rows of ``coverage_tree`` for the files ``(path, lines, hits, misses, partials)`` of a commit:
-    each file, and each folder above one with the sums of its files."""
+    each file as it comes, then each folder above one with the sums of its files (only the folders are
+    held: a commit of 100,000 files is not a list of 100,000 rows)."""
     folders: dict[tuple[str, str], list[int]] = {}
-    rows: list[dict[str, object]] = []
     for path, lines, hits, misses, partials in files:
         parts = path.split("/")
         for depth in range(len(parts) - 1):
@@ -60,7 +60,7 @@ def tree_rows(commit_id: int, files: Iterable[tuple[str, int, int, int, int]]) -
             sums = folders.setdefault(key, [0, 0, 0, 0, 0])
             for index, value in enumerate((1, lines, hits, misses, partials)):
                 sums[index] += value
-        rows.append(
+        yield (
             {
                 "commit_id": commit_id,
                 "parent": "/".join(parts[:-1]),
@@ -74,7 +74,7 @@ def tree_rows(commit_id: int, files: Iterable[tuple[str, int, int, int, int]]) -
             }
         )
     for (parent, name), (count, lines, hits, misses, partials) in folders.items():
-        rows.append(
+        yield (
             {
                 "commit_id": commit_id,
                 "parent": parent,
@@ -87,15 +87,15 @@ def tree_rows(commit_id: int, files: Iterable[tuple[str, int, int, int, int]]) -
                 "partials": partials,
             }
         )
-    return rows
 
 
 def refresh_tree(commit_id: int) -> None:
     """Rebuild the explorer's rows of a commit from its files (in the caller's transaction)."""
     execute(sa.delete(_TREE).where(_TREE.c.commit_id == commit_id))
     columns = (_FILES.c.path, _FILES.c.lines, _FILES.c.hits, _FILES.c.misses, _FILES.c.partials)
-    files = execute(sa.select(*columns).where(_FILES.c.commit_id == commit_id))
-    rows = iter(tree_rows(commit_id, files))
+    # Read whole first (plain tuples): the inserts below go through the same connection.
+    files = execute(sa.select(*columns).where(_FILES.c.commit_id == commit_id)).all()
+    rows = tree_rows(commit_id, files)
     while batch := list(itertools.islice(rows, _BATCH)):
         execute(sa.insert(_TREE), batch)
 

@@ -45,7 +45,8 @@ def test_unknown_format():
         "unknown report format: text starting 'hello, this is not a coverage '; "
         "the formats read are Cobertura XML, coverage.py JSON, LCOV, JaCoCo XML, Go coverage profile, "
         "Istanbul JSON, Clover XML, gcov text, SonarQube generic coverage XML, SimpleCov JSON, Coveralls JSON, "
-        "Codecov JSON, gcov JSON, llvm-cov export JSON, llvm-cov show text, OpenCover XML, R covr JSON"
+        "Codecov JSON, gcov JSON, llvm-cov export JSON, llvm-cov show text, OpenCover XML, R covr JSON, "
+        "scoverage XML, luacov report, xccov JSON report"
     )
     with pytest.raises(ReportError, match=f"^{re.escape(message)}$"):
         parse_all(b"hello, this is not a coverage report\n")

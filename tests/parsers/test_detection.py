@@ -45,6 +45,9 @@ SAMPLES = {
     "xcode": ["tools/llvm/show.txt", "tools/llvm/show-color.txt"],
     "opencover": ["tools/opencover/coverage.opencover.xml"],
     "covr": ["tools/r/covr.json"],
+    "scoverage": ["tools/scala/scoverage.xml"],
+    "luacov": ["tools/lua/luacov.report.out"],
+    "xccov": ["tools/xcode/xccov-report.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -70,6 +73,14 @@ LOOKALIKES = {
     "Coveralls": (b'{"service_name": "x", "source_files": [{"name": "a.c", "coverage": [1]}]}', "coveralls"),
     "gcov text": (b"        -:    0:Source:a.c\n        1:    1:int main() {\n", "gcov"),
     "Go profile without a mode line": (b"example.com/m/a.go:3.14,5.2 1 1\n", "go"),
+    "scoverage (Codecov's sample)": (
+        b'<?xml version="1.0" ?>\n<statements>\n<statement><source>a.scala</source>',
+        "scoverage",
+    ),
+    "luacov": (b"=======\na.lua\n=======\n  1 local a = 1\n", "luacov"),
+    "not luacov (a rule alone)": (b"==========\nSome text\n", None),
+    "xccov": (b'{"coveredLines": 1, "lineCoverage": 1, "targets": [{"files": [], "executableLines": 1}]}', "xccov"),
+    "not xccov (a targets list alone)": (b'{"targets": [{"files": []}]}', None),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
 }
 

@@ -488,6 +488,145 @@ def test_covr_elements_are_lines_from_zero():
     )
 
 
+# scoverage
+
+
+def scoverage(statements: str) -> bytes:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><scoverage statement-count="1" version="1.0"><packages>'
+        '<package name="p"><classes><class name="p.A" filename="p/A.scala"><methods><method name="m"><statements>'
+        f"{statements}</statements></method></methods></class></classes></package></packages></scoverage>"
+    ).encode()
+
+
+def test_scoverage_statements_of_a_line_decide_its_state():
+    files, skips = parse(
+        scoverage(
+            '<statement source="/w/p/A.scala" line="1" invocation-count="2" branch="false" ignored="false"/>'
+            '<statement source="/w/p/A.scala" line="1" invocation-count="5" branch="true" ignored="false"/>'
+            '<statement source="/w/p/A.scala" line="2" invocation-count="3" branch="true" ignored="false"/>'
+            '<statement source="/w/p/A.scala" line="2" invocation-count="0" branch="true" ignored="false"/>'
+            '<statement source="/w/p/A.scala" line="3" invocation-count="0" branch="false" ignored="false"/>'
+            '<statement source="/w/p/A.scala" line="3" invocation-count="0" branch="false" ignored="false"/>'
+            '<statement source="/w/p/A.scala" line="4" invocation-count="0" branch="false" ignored="false"/>'
+            '<statement source="/w/p/A.scala" line="4" invocation-count="9" branch="false" ignored="true"/>'
+            '<statement source="/w/p/A.scala" line="5" invocation-count="9" ignored="true"/>'
+            '<statement line="6" invocation-count="1"/>'  # no source: the class's filename
+        )
+    )
+    assert files == {
+        "w/p/A.scala": [(1, 5, HIT), (2, 3, PARTIAL), (3, 0, MISS), (4, 0, MISS)],
+        "p/A.scala": [(6, 1, HIT)],
+    }
+    assert skips == {}
+
+
+def test_scoverage_odd_statements_are_skipped_and_counted():
+    files, skips = parse(
+        scoverage(
+            '<statement source="a.scala" line="0" invocation-count="1"/>'
+            '<statement source="a.scala" line="x" invocation-count="1"/>'
+            '<statement source="a.scala" line="2" invocation-count="-1"/>'
+            '<statement source="a.scala" line="3" invocation-count="1.0"/>'
+            '<statement source="a.scala" line="4" invocation-count="many"/>'
+        ).replace(b'filename="p/A.scala"', b'filename=""')
+        + b"",
+    )
+    assert files == {"a.scala": [(2, 0, MISS), (3, 1, HIT)]}
+    assert skips == {LINE_BELOW_ONE: 1, LINE_NOT_A_NUMBER: 1, HITS_NEGATIVE: 1, HITS_DECIMAL: 1, HITS_NOT_A_NUMBER: 1}
+    files, skips = parse(scoverage('<statement line="1" invocation-count="1"/>').replace(b'filename="p/A.scala"', b""))
+    assert (files, skips) == ({}, {EMPTY_NAME: 1})
+
+
+def test_scoverage_codecovs_sample_of_child_elements():
+    # Codecov's own sample: a root <statements>, each field a child element.
+    data = (
+        b'<?xml version="1.0" ?><statements>'
+        b"<statement><source>source.scala</source><line>1</line><branch>false</branch><count>1</count></statement>"
+        b"<statement><source>source.scala</source><line>2</line><branch>true</branch><count>0</count>"
+        b"<ignored>false</ignored></statement>"
+        b"<statement><source>source.scala</source><line>10</line><branch>true</branch><count>0</count>"
+        b"<ignored>true</ignored></statement>"
+        b"<statement><source> source.scala </source><line>3</line><branch>false</branch><count>0</count></statement>"
+        b"</statements>"
+    )
+    assert parse(data) == ({"source.scala": [(1, 1, HIT), (2, 0, MISS), (3, 0, MISS)]}, {})
+
+
+# luacov
+
+
+def test_luacov_counts_by_the_width_of_the_count_column():
+    text = (
+        b"==============================================================================\n"
+        b"a.lua\n"
+        b"==============================================================================\n"
+        b"     -- a comment\n"
+        b"  12 local t = {\n"
+        b"        10\n"  # a table's row: no code, though Codecov reads 10 hits
+        b"   1 }\n"
+        b"***0 f()\n"
+        b"\n"
+        b"==============================================================================\n"
+        b"b.lua\n"
+        b"==============================================================================\n"
+        b" 1 x()\r\n"
+        b"==============================================================================\n"
+        b"Summary\n"
+        b"==============================================================================\n"
+        b"\n"
+        b"File  Hits Missed Coverage\n"
+        b"a.lua 2    1      66.67%\n"
+    )
+    assert parse(text) == ({"a.lua": [(2, 12, HIT), (4, 1, HIT), (5, 0, MISS)], "b.lua": [(1, 1, HIT)]}, {})
+
+
+def test_luacov_odd_rows_are_skipped_and_counted():
+    text = b"=======\nx\n=======\n 1 a()\n=======\n\n=======\n 1 b()\n"
+    assert parse(text, format="luacov") == ({"x": [(1, 1, HIT)]}, {EMPTY_NAME: 1})
+    assert parse(b"stray\n=======\na.lua\n=======\n 1 a()\n", format="luacov") == (
+        {"a.lua": [(1, 1, HIT)]},
+        {"rows before the first file, skipped": 1},
+    )
+    with pytest.raises(ReportError, match="invalid hit count"):
+        parse(b"=======\na.lua\n=======\n 99999999999999999999 a()\n")
+
+
+# xccov
+
+
+def test_xccov_functions_are_lines():
+    functions = [
+        {"lineNumber": 3, "executionCount": 4, "coveredLines": 2, "executableLines": 2},
+        {"lineNumber": 8, "executionCount": 1, "coveredLines": 1, "executableLines": 3},
+        {"lineNumber": 12, "executionCount": 0, "coveredLines": 0, "executableLines": 3},
+        {"lineNumber": 0, "executionCount": 1},
+        {"lineNumber": "9", "executionCount": 1},
+        {"lineNumber": 20, "executionCount": -2},
+    ]
+    report = {
+        "coveredLines": 3,
+        "lineCoverage": 0.5,
+        "targets": [
+            {"name": "A.app", "files": [{"path": "/w/A/a.swift", "functions": functions}, {"path": "/w/A/b.swift"}]},
+            {
+                "name": "B.xctest",
+                "files": [{"path": "/w/A/a.swift", "functions": [{"lineNumber": 12, "executionCount": 1}]}],
+            },
+        ],
+        "executableLines": 6,
+    }
+    assert parse(json.dumps(report).encode()) == (
+        {"w/A/a.swift": [(3, 4, HIT), (8, 1, PARTIAL), (12, 1, HIT), (20, 0, MISS)]},
+        {
+            LINE_BELOW_ONE: 1,
+            HITS_NEGATIVE: 1,
+            "functions whose line or count is not an integer, skipped": 1,
+            "file entries without a path or a functions list, skipped": 1,
+        },
+    )
+
+
 # Every format
 
 
@@ -506,6 +645,9 @@ NOT_THE_FORMAT = {
     "opencover": b'<coverage line-rate="1"/>',
     "covr": b'{"files": {"a.R": {}}}',
     "gcov": b"",
+    "scoverage": b'<coverage line-rate="1"/>',
+    "luacov": b"",
+    "xccov": b'{"targets": {"files": []}}',
 }
 
 
@@ -520,7 +662,7 @@ def test_a_report_forced_into_a_format_it_is_not_is_refused_or_holds_nothing(for
         assert files == {}
 
 
-@pytest.mark.parametrize("format", ["cobertura", "jacoco", "clover", "sonarqube", "opencover"])
+@pytest.mark.parametrize("format", ["cobertura", "jacoco", "clover", "sonarqube", "opencover", "scoverage"])
 def test_an_xml_declaration_of_an_unknown_encoding_is_a_report_error(format):
     # expat asks Python for the codec, whose LookupError is no ReportError (and was a 500 for Cobertura).
     with pytest.raises(ReportError, match="^invalid XML report: its declaration names an unknown encoding$"):
@@ -542,6 +684,9 @@ SAMPLES = {
     "xcode": "llvm/show-color.txt",
     "opencover": "opencover/coverage.opencover.xml",
     "covr": "r/covr.json",
+    "scoverage": "scala/scoverage.xml",
+    "luacov": "lua/luacov.report.out",
+    "xccov": "xcode/xccov-report.json",
 }
 
 
@@ -561,7 +706,7 @@ def test_a_truncated_report_is_refused_or_read_in_part(format):
             for path, lines in files.items():
                 if path in whole:
                     assert {line for line, _, _ in lines[:-1]} <= whole[path]
-    assert refused or format in ("go", "gcov", "xcode")
+    assert refused or format in ("go", "gcov", "xcode", "luacov")
 
 
 @pytest.mark.parametrize("format", sorted(SAMPLES))

@@ -251,6 +251,40 @@ def test_phpunits_clover_and_cobertura_agree_with_its_text_summary():
     assert len(clover["Shapes.php"]) == expected[1] + 2  # classify and area
 
 
+def test_luacov_report_is_read_to_its_own_summary():
+    # luacov's table: "File Hits Missed Coverage"; a table's "20" row (no code) is no count of 20.
+    files = read("lua/luacov.report.out")
+    text = (TOOLS / "lua/luacov.report.out").read_text()
+    summary = {
+        m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(r"^(\S+\.lua) +(\d+) +(\d+) ", text, re.M)
+    }
+    assert summary == {"run.lua": (5, 0), "shapes.lua": (15, 5)}
+    assert {path: (lines.totals().hits, lines.totals().misses) for path, lines in files.items()} == summary
+    assert 28 not in states(files["shapes.lua"])  # "      20" inside the weights table
+
+
+def test_scoverage_is_read_to_its_statement_counts_per_line():
+    # Hand-written in scoverage's writer's shape (no Scala toolchain in Debian): the header's 10
+    # statements (one more ignored) on 7 lines, 6 invoked; line 6 has an invoked and a missed branch.
+    files = read("scala/scoverage.xml", root="/home/runner/work/shapes/shapes")
+    assert sorted(files) == ["src/main/scala/example/Shapes.scala", "src/main/scala/example/util/Units.scala"]
+    shapes = files["src/main/scala/example/Shapes.scala"]
+    assert states(shapes) == {5: HIT, 6: PARTIAL, 7: MISS, 10: HIT, 14: HIT}  # 11 ignored; 14 in the companion
+    assert max(hits for _, hits, _ in shapes) == 12
+    assert states(files["src/main/scala/example/util/Units.scala"]) == {3: MISS, 5: HIT}
+
+
+def test_xccov_report_is_read_one_line_per_function():
+    # Hand-written in Xcode's shape (no Xcode here): each function's first line, partial when some of
+    # its lines did not run (coveredLines < executableLines); both targets' files.
+    data = (TOOLS / "xcode/xccov-report.json").read_text()
+    files = read("xcode/xccov-report.json", root="/Users/runner/work/shapes/shapes")
+    assert states(files["Sources/Shapes/Shapes.swift"]) == {4: PARTIAL, 14: HIT, 22: MISS, 27: PARTIAL}
+    assert states(files["Tests/ShapesTests/ShapesTests.swift"]) == {5: HIT, 11: MISS}
+    functions = len(re.findall(r'"lineNumber"', data))
+    assert sum(len(lines) for lines in files.values()) == functions
+
+
 def test_every_tool_report_is_detected_as_its_format():
     expected = {
         "go/cover-set.out": "go",
@@ -271,5 +305,8 @@ def test_every_tool_report_is_detected_as_its_format():
         "llvm/show.txt": "xcode",
         "llvm/show-color.txt": "xcode",
         "r/covr.json": "covr",
+        "lua/luacov.report.out": "luacov",
+        "scala/scoverage.xml": "scoverage",
+        "xcode/xccov-report.json": "xccov",
     }
     assert {name: detect_format((TOOLS / name).read_bytes()[:65536]) for name in expected} == expected

@@ -7,13 +7,15 @@
 # that gcov, llvm-cov, nyc and PHPUnit write are the same on every machine).
 #
 # Tools (Debian 12): apt-get install golang-go gcc gcovr clang llvm ruby-simplecov libjacoco-java ant
-# default-jdk-headless php-cli phpunit php-pcov nodejs npm r-cran-covr; nyc and c8 from npm (installed
-# into WORK/node). Usage: sh tests/data/tools/generate.sh [tool ...]  (go c llvm js ruby java php r)
+# default-jdk-headless php-cli phpunit php-pcov nodejs npm r-cran-covr lua5.4 luarocks; nyc and c8 from npm
+# (installed into WORK/node); luacov with `luarocks --lua-version 5.4 install luacov` (not in Debian), or its
+# source tree named by LUACOV_SRC. Usage: sh tests/data/tools/generate.sh [tool ...]
+# (go c llvm js ruby java php r lua)
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-/tmp/flask-coverage-tools}
-TOOLS=${*:-go c llvm js ruby java php r}
+TOOLS=${*:-go c llvm js ruby java php r lua}
 
 # fresh TOOL [PROGRAM]: a clean WORK/TOOL holding src/PROGRAM (default: src/TOOL).
 fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" "$HERE/$1" && cp -R "$HERE/src/${2:-$1}/." "$WORK/$1/"; }
@@ -106,6 +108,19 @@ php_reports() {
 r_reports() {
     fresh r && cd "$WORK/r"
     Rscript run.R "$HERE/r"
+}
+
+lua_reports() {
+    fresh lua && cd "$WORK/lua"
+    # luacov's default reporter writes luacov.report.out, its own summary (hits, missed) at the end.
+    if [ -n "${LUACOV_SRC:-}" ]; then
+        export LUA_PATH="$LUACOV_SRC/?.lua;./?.lua;;" && luacov="lua5.4 $LUACOV_SRC/bin/luacov"
+    else
+        eval "$(luarocks --lua-version 5.4 path)" && luacov=luacov
+    fi
+    lua5.4 -lluacov run.lua >/dev/null
+    $luacov
+    cp luacov.report.out "$HERE/lua/"
 }
 
 for tool in $TOOLS; do

@@ -1,0 +1,196 @@
+"""The XML parsers read their hot element on a fast path when its attributes come in the writer's usual
+order with small numbers, and on the checked path otherwise (``parsers/_xml.py``). Both must give the
+same lines and the same skip counts: the same report with its attributes in another order (which only
+the checked path reads) is the reference."""
+
+from __future__ import annotations
+
+from array import array
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flask_coverage.errors import ReportError
+from flask_coverage.lines import HIT, MISS, PARTIAL, LineColumns, LineCoverage
+from flask_coverage.parsers import Skips, merge_by_path, parse_report
+
+# Numbers as reports write them: small (the fast path), past the table, odd (checked: skipped,
+# clamped or refused, and counted).
+NUMBERS = st.one_of(
+    st.integers(0, 40).map(str),
+    st.sampled_from(["9999", "10000", "123456", "0042", " 7", "-1", "1.0", "1e+0", "", "undefined", "+3", "1_0"]),
+)
+
+
+def element(name: str, attrs: list[tuple[str, str]], reverse: bool) -> str:
+    pairs = reversed(attrs) if reverse else attrs
+    return f"<{name} " + " ".join(f'{key}="{value}"' for key, value in pairs) + "/>"
+
+
+# What follows number and hits, by kind: nothing, four condition-coverages, branch="false" (Istanbul,
+# gcovr), coverage.py's missing-branches.
+COBERTURA_BRANCHES: list[list[tuple[str, str]]] = [
+    [],
+    *([("branch", "true"), ("condition-coverage", text)] for text in ["0% (0/2)", "50% (1/2)", "100% (2/2)", "?"]),
+    [("branch", "false")],
+    [("branch", "true"), ("condition-coverage", "50% (1/2)"), ("missing-branches", "3")],
+]
+
+
+def cobertura(lines: list[tuple[str, str, int]], reverse: bool) -> bytes:
+    body = "".join(
+        element(
+            "line",
+            [("number", number), ("hits", hits)] + COBERTURA_BRANCHES[kind],
+            reverse,
+        )
+        for number, hits, kind in lines
+    )
+    return (
+        b'<?xml version="1.0" ?><coverage><packages><package name="p"><classes>'
+        + f'<class name="a" filename="a.py"><methods/><lines>{body}</lines></class>'.encode()
+        + b"</classes></package></packages></coverage>"
+    )
+
+
+def jacoco(lines: list[tuple[str, str, int]], reverse: bool) -> bytes:
+    body = "".join(
+        element(
+            "line", [("nr", number), ("mi", "1"), ("ci", hits), ("mb", str(kind % 2)), ("cb", str(kind // 2))], reverse
+        )
+        for number, hits, kind in lines
+    )
+    return (
+        f'<report name="r"><package name="p"><sourcefile name="A.java">{body}</sourcefile></package></report>'.encode()
+    )
+
+
+def clover(lines: list[tuple[str, str, int]], reverse: bool) -> bytes:
+    body = "".join(
+        element("line", [("num", number), ("type", "stmt"), ("count", hits)], reverse)
+        if kind % 2
+        else element(
+            "line",
+            [("num", number), ("count", hits), ("type", "cond" if kind else "stmt")]
+            + ([("truecount", "1"), ("falsecount", "0")] if kind else []),
+            reverse,
+        )
+        for number, hits, kind in lines
+    )
+    return f'<coverage generated="1"><project><file name="a.js">{body}</file></project></coverage>'.encode()
+
+
+def sonarqube(lines: list[tuple[str, str, int]], reverse: bool) -> bytes:
+    body = "".join(
+        element(
+            "lineToCover",
+            [
+                ("lineNumber", number),
+                ("covered", ("true" if int(hits) else "false") if hits.isdigit() else hits),
+            ]
+            + ([("branchesToCover", "2"), ("coveredBranches", str(kind % 3))] if kind else []),
+            reverse,
+        )
+        for number, hits, kind in lines
+    )
+    return f'<coverage version="1"><file path="a.c">{body}</file></coverage>'.encode()
+
+
+def opencover(lines: list[tuple[str, str, int]], reverse: bool) -> bytes:
+    points = "".join(
+        element(
+            "SequencePoint",
+            [
+                ("vc", hits),
+                ("uspid", "1"),
+                ("ordinal", "0"),
+                ("sl", number),
+                ("sc", "1"),
+                ("el", number),
+                ("ec", "9"),
+                ("bec", str(kind and 2)),
+                ("bev", str(kind % 3)),
+                ("fileid", "1"),
+            ],
+            reverse,
+        )
+        for number, hits, kind in lines
+    )
+    return (
+        '<CoverageSession><Modules><Module><Files><File uid="1" fullPath="C:\\w\\A.cs"/></Files><Classes><Class>'
+        f'<Methods><Method><FileRef uid="1"/><SequencePoints>{points}</SequencePoints></Method></Methods>'
+        "</Class></Classes></Module></Modules></CoverageSession>"
+    ).encode()
+
+
+WRITERS = {"cobertura": cobertura, "jacoco": jacoco, "clover": clover, "sonarqube": sonarqube, "opencover": opencover}
+
+
+def read(data: bytes, format: str) -> tuple[object, dict[str, int]]:
+    skips = Skips()
+    try:
+        files = {
+            path: list(lines) for path, lines in merge_by_path(parse_report(data, format=format, skips=skips)).items()
+        }
+    except ReportError as error:
+        return str(error), skips.counts
+    return files, skips.counts
+
+
+@pytest.mark.parametrize("format", sorted(WRITERS))
+@given(lines=st.lists(st.tuples(NUMBERS, NUMBERS, st.integers(0, 6)), max_size=12))
+def test_the_fast_path_reads_as_the_checked_path(format, lines):
+    write = WRITERS[format]
+    assert read(write(lines, reverse=False), format) == read(write(lines, reverse=True), format)
+
+
+@pytest.mark.parametrize("format", sorted(WRITERS))
+def test_usual_lines_are_read_on_either_path(format):
+    lines = [("3", "2", 0), ("1", "0", 0), ("2", "5", 1), ("3", "1", 2), ("12345", "67890", 0)]
+    write = WRITERS[format]
+    files, skips = read(write(lines, reverse=False), format)
+    assert (files, skips) == read(write(lines, reverse=True), format)
+    assert isinstance(files, dict) and len(files) == 1 and not skips
+    (tracked,) = files.values()
+    assert [line for line, _, _ in tracked] == [1, 2, 3, 12345]
+
+
+def test_cobertura_branch_lines_take_their_state_from_the_conditions_on_the_fast_path():
+    lines = [("1", "3", 1), ("2", "3", 2), ("3", "0", 3), ("4", "3", 4), ("5", "0", 4)]
+    files, _ = read(cobertura(lines, reverse=False), "cobertura")
+    assert files == {"a.py": [(1, 3, MISS), (2, 3, PARTIAL), (3, 0, HIT), (4, 3, HIT), (5, 0, MISS)]}
+
+
+def test_clover_project_metrics_do_not_cut_the_last_php_file():
+    # No end tags are followed: a PHP file's loc is its own <metrics> (a project's counts files).
+    data = (
+        b'<coverage generated="1"><project><file name="a.php"><line num="5" type="stmt" count="1"/>'
+        b'</file><metrics files="1" loc="2"/></project></coverage>'
+    )
+    assert read(data, "clover") == ({"a.php": [(5, 1, HIT)]}, {})
+
+
+def test_line_columns_collect_in_c_and_build_like_the_builder():
+    columns = LineColumns()
+    add_line, add_hits, add_state = columns.lines.append, columns.hits.append, columns.states.append
+    for line, hits, state in [(3, 1, HIT), (1, 0, MISS), (3, 2, PARTIAL)]:
+        add_line(line)
+        add_hits(hits)
+        add_state(state)
+    columns.add(7, 2**40, HIT)
+    assert columns.take() == LineCoverage([(1, 0, MISS), (3, 3, HIT), (7, 2**32 - 1, HIT)])
+    assert len(columns) == 0 and len(columns.take()) == 0
+    add_line(5)  # the bound appends still fill the columns after a take
+    add_hits(1)
+    add_state(HIT)
+    assert columns.take() == LineCoverage([(5, 1, HIT)])
+    assert isinstance(columns.lines, array) and len(columns) == 0
+
+
+def test_cobertura_branch_lines_without_conditions_take_the_hits():
+    data = cobertura([], reverse=False).replace(
+        b"<lines></lines>",
+        b'<lines><line number="1" hits="2" branch="true"/><line number="2" hits="0" branch="TRUE"/></lines>',
+    )
+    assert read(data, "cobertura") == ({"a.py": [(1, 2, HIT), (2, 0, MISS)]}, {})
