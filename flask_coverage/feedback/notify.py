@@ -327,7 +327,8 @@ def send_due(limit: int = 10, before_each: Optional[Callable[[], None]] = None) 
         if before_each is not None:
             before_each()
         try:
-            deliver(claim)
+            with outbox.leased(claim):
+                deliver(claim)
         except Exception as error:
             log.exception("feedback for commit %s failed", claim.commit_id)
             get_session().rollback()

@@ -364,3 +364,35 @@ def test_no_write_is_left_open_while_the_provider_is_asked(mirrored: History, pr
     assert [name for name, _ in seen].count("set_status") == 4 and ("upsert_comment", []) in seen
     assert all(writes == [] for _, writes in seen), seen
     assert provider.statuses[(mirrored.first, "codecov/patch")]["state"] == "failure"
+
+
+def test_a_sending_longer_than_its_lease_is_not_taken_over_while_it_lives(
+    app: Flask, mirrored: History, provider: RecordingProvider
+) -> None:
+    """The lease is renewed while the sending runs: another sender asking after the first lease ran
+    out gets nothing, and the statuses are sent once; the row is finished after."""
+    app.config["COVERAGE_FEEDBACK_LEASE"] = 1.5
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    taken: list[list[outbox.Claim]] = []
+    set_status = provider.set_status
+
+    def another_sender() -> None:
+        with app.app_context():
+            taken.append(outbox.claim())
+
+    def slow(*args: Any, **kwargs: Any) -> None:
+        if not taken:  # the first status: as long as the lease and more, then another sender asks
+            first_lease_over = utcnow() + dt.timedelta(seconds=2.0)  # the claim was made before this call
+            while utcnow() < first_lease_over:
+                time.sleep(0.05)
+            other = threading.Thread(target=another_sender)
+            other.start()
+            other.join()
+        set_status(*args, **kwargs)
+
+    provider.set_status = slow  # type: ignore[method-assign]
+    assert send_all() == 1
+    assert taken == [[]]
+    assert sorted(context for _, context in provider.statuses) == ["codecov/patch", "codecov/project"]
+    assert len(provider.called("set_status")) == 2
+    assert execute(sa.select(Outbox)).first() is None  # finished
