@@ -64,6 +64,10 @@ class StandInProvider:
     def delete_comment(self, repository: Any, number: int, comment_id: str) -> None:
         time.sleep(self.latency)
 
+    def find_comment(self, repository: Any, number: int, marker: str) -> Optional[str]:
+        time.sleep(self.latency)
+        return None
+
 
 def report(files: int, lines: int) -> bytes:
     out = []

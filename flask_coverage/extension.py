@@ -104,8 +104,9 @@ class CoverageService:
         ``COVERAGE_FEEDBACK_DELAY`` (seconds after a commit's last upload its statuses and comment are
         sent) and ``COVERAGE_FEEDBACK_SENDER`` (whether each worker process sends them in a thread of its
         own; else ``flask coverage notify``), ``COVERAGE_FEEDBACK_LEASE`` (seconds a sender holds a
-        commit's feedback before another may take it over) and ``COVERAGE_FEEDBACK_BACKOFF`` (the first
-        and the longest wait, in seconds, before a failed sending is tried again),
+        commit's feedback before another may take it over; renewed while the sending runs) and
+        ``COVERAGE_FEEDBACK_BACKOFF`` (the first and the longest wait, in seconds, before a failed
+        sending is tried again),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.

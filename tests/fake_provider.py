@@ -62,10 +62,15 @@ class RecordingProvider:
         self._call("upsert_comment", number, body, comment_id)
         if comment_id is not None and comment_id not in self.comments:
             raise CommentGone("the comment was deleted", status=404)
-        comment_id = comment_id or str(len(self.comments) + 1)
+        comment_id = comment_id or str(max(map(int, self.comments), default=0) + 1)
         self.comments[comment_id] = (number, body)
         return comment_id
 
     def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
         self._call("delete_comment", number, comment_id)
         self.comments.pop(comment_id, None)
+
+    def find_comment(self, repository: Repository, number: int, marker: str) -> Optional[str]:
+        self._call("find_comment", number, marker)
+        found = [key for key, (pull, body) in self.comments.items() if pull == number and marker in body]
+        return max(found, key=int, default=None)

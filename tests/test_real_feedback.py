@@ -94,6 +94,7 @@ def create_app(settings: Mapping[str, str] = os.environ, public_url: Optional[st
 def github_routes(host: FakeHost) -> None:
     """The pulls (their heads in ``host.state["heads"]``), statuses and comments, as GitHub answers them."""
     comments: dict[int, str] = host.state.setdefault("comments", {})
+    pulls_of: dict[int, int] = {}  # comment -> its pull
     repo = "/repos/acme/widgets"
 
     @host.route("GET", repo + r"/pulls/(\d+)")
@@ -113,8 +114,14 @@ def github_routes(host: FakeHost) -> None:
     @host.route("POST", repo + r"/issues/(\d+)/comments")
     def create(request: Request, match: re.Match[str]) -> Any:
         number = 1000 + len(comments)
-        comments[number] = request.body["body"]
+        comments[number], pulls_of[number] = request.body["body"], int(match[1])
         return 201, {"id": number, "body": request.body["body"]}, {}
+
+    @host.route("GET", repo + r"/issues/(\d+)/comments")
+    def listed(request: Request, match: re.Match[str]) -> Any:
+        # One page, oldest first (the test's pulls have few comments).
+        on_pull = [number for number, pull in sorted(pulls_of.items()) if pull == int(match[1])]
+        return 200, [{"id": number, "body": comments[number]} for number in on_pull if number in comments], {}
 
     @host.route("PATCH", repo + r"/issues/comments/(\d+)")
     def edit(request: Request, match: re.Match[str]) -> Any:
@@ -249,7 +256,8 @@ def statuses(github: FakeHost, sha: str) -> dict[str, dict[str, Any]]:
 
 
 def comment_requests(github: FakeHost) -> list[tuple[str, str]]:
-    return [(r.method, r.route) for r in github.requests if "/comments" in r.route]
+    """The requests that post, edit or delete a comment."""
+    return [(r.method, r.route) for r in github.requests if "/comments" in r.route and r.method != "GET"]
 
 
 def test_two_pushes_give_statuses_per_sha_and_one_comment_edited(world: dict[str, Any]) -> None:
@@ -417,11 +425,11 @@ def github_fake(
 ) -> Iterator[FakeHost]:
     """A fake GitHub of its own (on ``port`` if given) with the pulls ``heads``; ``state["delivered"]``
     lists the requests it answered with a 2xx, and ``state["gate"]`` (``gate`` from the start) answers
-    each request first (``None`` from it: the routes answer)."""
+    each request first (``None`` from it: the routes answer; ``state["routes"]`` answers as they do)."""
     with fake_host(port) as github:
         github_routes(github)
-        github.state.update(base=world["shas"]["base"], heads=heads, delivered=[], gate=gate)
         routes = github.answer
+        github.state.update(base=world["shas"]["base"], heads=heads, delivered=[], gate=gate, routes=routes)
 
         def answer(request: Request) -> Answer:
             answered = github.state["gate"](request) or routes(request)
@@ -481,7 +489,11 @@ def test_the_provider_down_for_a_while_gets_everything_after_exactly_once(world:
                 github.state["heads"][pull] = second
                 upload(served, second, SECOND_REPORT, branch="outage", pr=str(pull))
                 until(lambda: delivered(served, second, contexts), "the second push's feedback")
-                requests = [(r.method, r.route) for r in github.state["delivered"] if "/comments" in r.route]
+                requests = [
+                    (r.method, r.route)
+                    for r in github.state["delivered"]
+                    if "/comments" in r.route and r.method != "GET"
+                ]
                 assert requests == [("POST", comments), ("PATCH", f"/repos/acme/widgets/issues/comments/{comment_id}")]
                 assert statuses(github, second)["codecov/patch"]["state"] == "success"
 
@@ -504,24 +516,37 @@ def process_of(port: int, pids: list[int]) -> int:
     return owner
 
 
-def test_a_worker_killed_while_sending_leaves_the_feedback_to_another_once(world: dict[str, Any]) -> None:
-    """The fake holds the first status open; the gunicorn worker sending it is killed; gunicorn starts
-    another; the row's lease runs out and a sender takes it over: the statuses and the one comment arrive."""
-    pull, contexts = PULL + 3, ("codecov/project", "codecov/patch", "comment")
-    head = pushed(world, "killed", {"app.py": APP_V2})
+@pytest.mark.parametrize("held_what", ["status", "comment"])
+def test_a_worker_killed_while_sending_leaves_the_feedback_to_another_once(
+    world: dict[str, Any], held_what: str
+) -> None:
+    """The fake holds the first status open (before GitHub acts on it), or the comment's POST (after
+    GitHub created the comment); the gunicorn worker sending it is killed; gunicorn starts another; the
+    row's lease runs out and a sender takes it over: the statuses and the one comment arrive. The
+    comment is never posted twice: the taker finds the one the killed worker posted by its marker."""
+    pull, contexts = PULL + 3 + (held_what == "comment"), ("codecov/project", "codecov/patch", "comment")
+    head = pushed(world, f"killed-{held_what}", {"app.py": APP_V2})
     held: list[Request] = []
     release = threading.Event()
 
-    def hold(request: Request) -> None:
-        if request.method == "POST" and "/statuses/" in request.route and not held:
+    def hold(request: Request) -> Optional[Answer]:
+        if held or request.method != "POST":
+            return None
+        if held_what == "status" and "/statuses/" in request.route:
             held.append(request)
             release.wait(30)  # then answered as GitHub would: it did get the request
+        elif held_what == "comment" and request.route.endswith("/comments"):
+            held.append(request)
+            created = github.state["routes"](request)  # GitHub creates the comment, its answer never arrives
+            release.wait(30)
+            return created
+        return None
 
     with github_fake(world, {pull: head}, gate=hold) as github:
         try:
             with senders(world, FEEDBACK_TEST_GITHUB_URL=github.url, FEEDBACK_TEST_LEASE="5") as (gunicorn, served):
                 upload(served, head, FIRST_REPORT, branch="killed", pr=str(pull))
-                until(lambda: held, "the first status sent")
+                until(lambda: held, f"the first {held_what} sent")
                 workers = gunicorn.worker_pids()
                 sending = process_of(held[0].peer[1], workers)
                 os.kill(sending, signal.SIGKILL)
@@ -534,13 +559,21 @@ def test_a_worker_killed_while_sending_leaves_the_feedback_to_another_once(world
         finally:
             release.set()
         comments = f"/repos/acme/widgets/issues/{pull}/comments"
-        assert [(r.method, r.route) for r in github.state["delivered"] if "/comments" in r.route] == [
-            ("POST", comments)
+        changes = [
+            (r.method, r.route) for r in github.state["delivered"] if "/comments" in r.route and r.method != "GET"
         ]
+        (comment_id,) = github.state["comments"]  # exactly one comment on the pull
         sent = [r.body for r in github.state["delivered"] if "/statuses/" in r.route]
-        (again,) = [body for body in sent if body["context"] == held[0].body["context"]][1:]
-        assert again == held[0].body  # the held one, sent again by the taker: the same status
-        assert sorted(body["context"] for body in sent) == sorted(
-            ["codecov/patch", "codecov/project", again["context"]]
-        )
+        if held_what == "status":
+            assert changes == [("POST", comments)]
+            (again,) = [body for body in sent if body["context"] == held[0].body["context"]][1:]
+            assert again == held[0].body  # the held one, sent again by the taker: the same status
+            assert sorted(body["context"] for body in sent) == sorted(
+                ["codecov/patch", "codecov/project", again["context"]]
+            )
+        else:  # the comment the killed worker posted is found and edited, with the same body
+            assert changes == [("POST", comments), ("PATCH", f"/repos/acme/widgets/issues/comments/{comment_id}")]
+            (edit,) = [r for r in github.state["delivered"] if r.method == "PATCH"]
+            assert edit.body == held[0].body == {"body": github.state["comments"][comment_id]}
+            assert {body["context"] for body in sent} == {"codecov/patch", "codecov/project"}
         assert statuses(github, head)["codecov/patch"]["state"] == "failure"

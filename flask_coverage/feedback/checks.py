@@ -104,12 +104,16 @@ def send(
     run: Optional[CheckRun],
     run_id: Optional[str],
     target_url: Optional[str],
+    adopt: bool = True,
 ) -> Optional[str]:
-    """Send ``status``: as the check run ``run`` (updated in place when ``run_id`` names it) with
-    ``checks``, then the run's id; else, or when the provider refuses check runs, as a commit status
-    (``None``)."""
+    """Send ``status``: as the check run ``run`` (updated in place when ``run_id`` names it; without
+    one and with ``adopt``, the run of its name the provider has on ``sha`` is looked for and updated,
+    so a run created by a sender killed before it stored the id is not created twice) with ``checks``,
+    then the run's id; else, or when the provider refuses check runs, as a commit status (``None``)."""
     if checks is not None and run is not None:
         try:
+            if run_id is None and adopt:
+                run_id = checks.find_check_run(repository, sha, run.name)
             return checks.upsert_check_run(repository, sha, run, run_id)
         except ChecksRefused as refused:
             log.info("check runs refused for %s, commit statuses instead: %s", status.context, refused)

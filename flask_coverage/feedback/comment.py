@@ -237,6 +237,18 @@ def render(facts: CommentFacts, layout: list[str], hide_project_coverage: bool =
     return "\n\n".join(sections) + "\n"
 
 
+def marker(pullid: int) -> str:
+    """The hidden line that ends the service's comment on pull ``pullid``, by which a sender finds
+    the comment on the provider when its id was never stored: a Markdown link reference definition,
+    which no provider shows (an HTML comment would be shown as text where HTML is escaped)."""
+    return f'[//]: # "flask-coverage comment on pull request {pullid}"'
+
+
+def marked(body: str, pullid: int) -> str:
+    """``body`` (as :func:`render` gives it) with the :func:`marker` line at its end."""
+    return f"{body}\n{marker(pullid)}\n"
+
+
 def wanted(
     require_changes: list[list[str]],
     facts: CommentFacts,

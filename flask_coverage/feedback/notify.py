@@ -27,7 +27,7 @@ from ..queries.targets import resolve_commit
 from ..state import dialect_insert, execute, get_session
 from . import checks, outbox
 from .base import find_pull_with_base
-from .comment import CommentFacts, FileRow, FlagRow, render, wanted
+from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
 from .diff import Diff
 from .patch import find_diff, patch_of
 from .settings import commit_settings
@@ -198,7 +198,9 @@ def _send(
         # GitHub adds a run's annotations to those it has: an annotated run is made anew, not edited.
         run_id = None if shape.annotated else run_ids.get(status.context)
         try:
-            run_id = checks.send(provider, runs, repository, commit.sha, status, run, run_id, target_url)
+            run_id = checks.send(
+                provider, runs, repository, commit.sha, status, run, run_id, target_url, adopt=not shape.annotated
+            )
         except ProviderError as error:
             _failed(done, commit.id, status.context, error)
             raise
@@ -251,7 +253,7 @@ def _comment(
     after = options.get("after_n_builds")
     if not wanted(options.get("require_changes", []), facts, has_comment, upload_count(commit), after):
         return
-    body = render(facts, options.get("layout", []), options.get("hide_project_coverage", False))
+    body = marked(render(facts, options.get("layout", []), options.get("hide_project_coverage", False)), pull.pullid)
     digest = _digest(body)
     if sent.get(COMMENT) == digest and behavior != "spammy":
         return
@@ -260,6 +262,13 @@ def _comment(
         if behavior == "new" and comment_id is not None:
             provider.delete_comment(repository, pull.pullid, comment_id)
             comment_id = None
+        if comment_id is None and behavior != "spammy":
+            # No id stored (a first post, or a sender killed after posting): the comment is looked
+            # for on the provider first. ``new`` looks after deleting, for a post whose id was lost.
+            comment_id = provider.find_comment(repository, pull.pullid, marker(pull.pullid))
+            if behavior == "new" and comment_id is not None:
+                provider.delete_comment(repository, pull.pullid, comment_id)
+                comment_id = None
         try:
             new_id = provider.upsert_comment(repository, pull.pullid, body, comment_id)
         except CommentGone:
@@ -338,7 +347,8 @@ def send_due(limit: int = 10, before_each: Optional[Callable[[], None]] = None) 
         if before_each is not None:
             before_each()
         try:
-            deliver(claim)
+            with outbox.leased(claim):
+                deliver(claim)
         except Exception as error:
             log.exception("feedback for commit %s failed", claim.commit_id)
             get_session().rollback()

@@ -13,8 +13,11 @@ seconds after the last), so eight parallel uploads are sent once.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Optional
 
@@ -87,6 +90,7 @@ class Claim:
     triggered: bool
     base_url: Optional[str]
     attempts: int
+    lease_until: Optional[dt.datetime] = None
 
 
 def claim(limit: int = 10) -> list[Claim]:
@@ -109,9 +113,41 @@ def claim(limit: int = 10) -> list[Claim]:
         # Taken only if still free: of two senders that read the same row, one updates it.
         taken = execute(sa.update(Outbox).where(Outbox.commit_id == row.commit_id, free).values(lease_until=lease))
         if taken.rowcount == 1:
-            claimed.append(Claim(*row))
+            claimed.append(Claim(row.commit_id, row.generation, row.triggered, row.base_url, row.attempts, lease))
     get_session().commit()
     return claimed
+
+
+@contextlib.contextmanager
+def leased(claim: Claim) -> Iterator[None]:
+    """The claim's lease renewed every third of ``COVERAGE_FEEDBACK_LEASE`` while the block runs, by a
+    thread of its own on a connection of its own (a short write, committed at once: the sending's
+    session keeps no write open), so a sending that lasts longer than the lease is not taken over
+    while its process lives; a killed process renews nothing. A lease is renewed only while it is
+    still the one this sender holds (finished, retried or taken over: left alone)."""
+    length = dt.timedelta(seconds=current_app.config["COVERAGE_FEEDBACK_LEASE"])
+    engine, stop = get_engine(), threading.Event()
+
+    def renew() -> None:
+        held = claim.lease_until
+        while held is not None and not stop.wait(length.total_seconds() / 3):
+            later = utcnow() + length
+            try:
+                with engine.begin() as connection:
+                    same = sa.and_(Outbox.commit_id == claim.commit_id, Outbox.lease_until == held)
+                    renewed = connection.execute(sa.update(Outbox).where(same).values(lease_until=later)).rowcount
+            except SQLAlchemyError:
+                log.warning("the lease of commit %s's feedback could not be renewed", claim.commit_id, exc_info=True)
+                continue
+            held = later if renewed == 1 else None
+
+    thread = threading.Thread(target=renew, name="coverage-feedback-lease", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _same(claim: Claim) -> sa.ColumnElement[bool]:

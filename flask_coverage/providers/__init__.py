@@ -21,6 +21,10 @@ from typing import Any, Literal, Optional, Protocol, runtime_checkable
 
 from ..models import Repository
 
+#: How many pages of a pull's comments (100 a page, the newest first where the API can) a provider
+#: looks through for the service's comment (:meth:`Provider.find_comment`).
+COMMENT_PAGES = 5
+
 #: A commit status's state, in GitHub's words; each provider maps them to its own.
 StatusState = Literal["success", "failure", "pending", "error"]
 
@@ -121,6 +125,11 @@ class Provider(Protocol):
     def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
         """Delete the pull's comment (gone already is not an error)."""
 
+    def find_comment(self, repository: Repository, number: int, marker: str) -> Optional[str]:
+        """The id of the pull's newest comment whose text contains ``marker``, looked for in at most
+        :data:`COMMENT_PAGES` pages of its comments, or ``None``: the service's comment when its id
+        was never stored (a sender killed after posting it)."""
+
 
 @runtime_checkable
 class CheckRuns(Protocol):
@@ -130,6 +139,11 @@ class CheckRuns(Protocol):
     def upsert_check_run(self, repository: Repository, sha: str, run: CheckRun, run_id: Optional[str]) -> str:
         """Create the check run on ``sha`` (``run_id`` ``None``) or update it in place; its id. Raises
         :class:`ChecksRefused` if the provider refuses check runs for the repository."""
+
+    def find_check_run(self, repository: Repository, sha: str, name: str) -> Optional[str]:
+        """The id of the service's latest check run named ``name`` on ``sha``, or ``None``: the run
+        when its id was never stored (a sender killed after creating it). Raises
+        :class:`ChecksRefused` as :meth:`upsert_check_run` does."""
 
 
 def provider_for(repository: Repository) -> Optional[Provider]:

@@ -13,8 +13,8 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 from ..models import Repository
-from . import ProviderError, PullInfo, StatusState
-from .http import Transport, comment_id_of
+from . import COMMENT_PAGES, ProviderError, PullInfo, StatusState
+from .http import Transport, comment_id_of, marked
 
 _STATES = {"OPEN": "open", "MERGED": "merged", "DECLINED": "closed", "SUPERSEDED": "closed"}
 _STATUS = {"success": "SUCCESSFUL", "failure": "FAILED", "error": "FAILED", "pending": "INPROGRESS"}
@@ -96,6 +96,25 @@ class Bitbucket:
     def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
         path = f"{_repo(repository)}/pullrequests/{number}/comments/{int(comment_id)}"
         self.http.request("DELETE", path, headers=self.headers, allow=(404,))
+
+    def find_comment(self, repository: Repository, number: int, marker: str) -> Optional[str]:
+        path: Optional[str] = f"{_repo(repository)}/pullrequests/{number}/comments"
+        params: Optional[dict[str, Any]] = {"sort": "-created_on", "pagelen": 100}
+        for _ in range(COMMENT_PAGES):
+            if path is None:
+                break
+            answer = self.http.request("GET", path, params=params, headers=self.headers, allow=(404,))
+            if answer.status == 404:
+                return None
+            found = answer.json()
+            if not isinstance(found, dict):
+                raise ProviderError("bitbucket answered a list of comments with something unexpected")
+            live = [item for item in found.get("values") or [] if isinstance(item, dict) and not item.get("deleted")]
+            hit = marked(live, marker, "content", "raw")
+            if hit is not None:
+                return hit
+            path, params = found.get("next"), None  # the next page's URL carries the query
+        return None
 
 
 def _repo(repository: Repository) -> str:

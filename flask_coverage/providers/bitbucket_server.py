@@ -15,8 +15,8 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 from ..models import Repository
-from . import CommentGone, ProviderError, PullInfo, StatusState, file_diff
-from .http import Response, Transport, comment_id_of
+from . import COMMENT_PAGES, CommentGone, ProviderError, PullInfo, StatusState, file_diff
+from .http import Response, Transport, comment_id_of, marked
 
 _STATES = {"OPEN": "open", "MERGED": "merged", "DECLINED": "closed"}
 _STATUS = {"success": "SUCCESSFUL", "failure": "FAILED", "error": "FAILED", "pending": "INPROGRESS"}
@@ -138,6 +138,28 @@ class BitbucketServer:
         except CommentGone:
             return
         self.http.request("DELETE", path, params={"version": version}, headers=self.headers, allow=(404,))
+
+    def find_comment(self, repository: Repository, number: int, marker: str) -> Optional[str]:
+        # A pull request's comments are listed among its activities, newest first.
+        activities = f"{_repo(repository)}/pull-requests/{number}/activities"
+        start = 0
+        for _ in range(COMMENT_PAGES):
+            params = {"limit": 100, "start": start}
+            answer = self.http.request("GET", activities, params=params, headers=self.headers, allow=(404,))
+            if answer.status == 404:
+                return None
+            found = answer.json()
+            if not isinstance(found, dict):
+                raise ProviderError("bitbucket_server answered a list of activities with something unexpected")
+            values = found.get("values") or []
+            comments = [
+                item.get("comment") for item in values if isinstance(item, dict) and item.get("action") == "COMMENTED"
+            ]
+            hit = marked(comments, marker, "text")
+            if hit is not None or found.get("isLastPage", True) or not isinstance(found.get("nextPageStart"), int):
+                return hit
+            start = found["nextPageStart"]
+        return None
 
     @staticmethod
     def _version(answer: Response, comment_id: str) -> int:

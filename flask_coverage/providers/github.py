@@ -13,16 +13,17 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any, Optional
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 from ..models import Repository
-from . import Annotation, CheckRun, ChecksRefused, ProviderError, PullInfo, StatusState, file_diff
-from .http import Transport, comment_id_of
+from . import COMMENT_PAGES, Annotation, CheckRun, ChecksRefused, ProviderError, PullInfo, StatusState, file_diff
+from .http import Transport, comment_id_of, marked
 
 #: GitHub's compare API lists at most this many files (and no patch for a large file): a comparison
 #: that reaches it is completed from the two trees, file by file.
@@ -170,6 +171,26 @@ class GitHub:
             allow=(404,),
         )
 
+    def find_comment(self, repository: Repository, number: int, marker: str) -> Optional[str]:
+        # GitHub lists an issue's comments oldest first, with no other order: the first page's Link
+        # names the last, and the pages are read from there back (page 1, already here, last).
+        comments, headers = f"{_repo(repository)}/issues/{number}/comments", self._headers(repository)
+        first = self.http.request("GET", comments, params={"per_page": 100}, headers=headers, allow=(404,))
+        if first.status == 404:
+            return None
+        last = _last_page(first.headers.get("Link") or "")
+        for page in range(last, max(1, last - COMMENT_PAGES + 1), -1):
+            params = {"per_page": 100, "page": page}
+            found = marked(
+                self.http.request("GET", comments, params=params, headers=headers).json(),
+                marker,
+                "body",
+                oldest_first=True,
+            )
+            if found is not None:
+                return found
+        return marked(first.json(), marker, "body", oldest_first=True)
+
 
 class GitHubApp(GitHub):
     """GitHub as a GitHub App: the service signs a JWT with the App's key, finds the repository's
@@ -233,19 +254,25 @@ class GitHubApp(GitHub):
             self._tokens[installation] = (token, time.monotonic() + lifetime - 60)
         return token
 
+    def find_check_run(self, repository: Repository, sha: str, name: str) -> Optional[str]:
+        """The id of this App's latest check run named ``name`` on ``sha``, or ``None``."""
+        params = {"check_name": name, "filter": "latest", "app_id": self.app_id, "per_page": 1}
+        with self._checks(repository):
+            path = f"{_repo(repository)}/commits/{sha}/check-runs"
+            found = self.http.request("GET", path, params=params, headers=self._headers(repository)).json()
+            try:
+                runs = found["check_runs"]
+                return str(int(runs[0]["id"])) if runs else None
+            except (KeyError, TypeError, ValueError, IndexError):
+                raise ProviderError("github answered a list of check runs with something unexpected") from None
+
     def upsert_check_run(self, repository: Repository, sha: str, run: CheckRun, run_id: Optional[str]) -> str:
         """Create the run (with its first :data:`ANNOTATIONS_PER_REQUEST` annotations) or update it in
-        place; further annotations go in further updates (GitHub adds them to the run's). A 403 (the
-        App lacks *Checks: write*) is remembered for :data:`CHECKS_REFUSED_SECONDS` per repository."""
-        names = _names(repository)
-        with self._lock:
-            refused = self._refused.get(names, 0.0) > time.monotonic()
-        if refused:
-            raise ChecksRefused("github refused check runs for this repository a moment ago", status=403)
+        place; further annotations go in further updates (GitHub adds them to the run's)."""
         runs, headers = f"{_repo(repository)}/check-runs", self._headers(repository)
         per = ANNOTATIONS_PER_REQUEST
         first, *more = [run.annotations[at : at + per] for at in range(0, len(run.annotations), per)] or [()]
-        try:
+        with self._checks(repository):
             answer = None
             if run_id is not None:
                 path = f"{runs}/{int(run_id)}"
@@ -261,13 +288,25 @@ class GitHubApp(GitHub):
                 raise ProviderError("github answered a check run with something unexpected") from None
             for batch in more:
                 self.http.request("PATCH", f"{runs}/{run_id}", body=_check_run_body(run, batch), headers=headers)
+        return run_id
+
+    @contextlib.contextmanager
+    def _checks(self, repository: Repository) -> Iterator[None]:
+        """Requests about check runs: a 403 (the App lacks *Checks: write*) is :class:`ChecksRefused`,
+        remembered for :data:`CHECKS_REFUSED_SECONDS` per repository (refused without asking)."""
+        names = _names(repository)
+        with self._lock:
+            refused = self._refused.get(names, 0.0) > time.monotonic()
+        if refused:
+            raise ChecksRefused("github refused check runs for this repository a moment ago", status=403)
+        try:
+            yield
         except ProviderError as error:
             if error.status == 403 and not error.retryable:
                 with self._lock:
                     self._refused[names] = time.monotonic() + CHECKS_REFUSED_SECONDS
                 raise ChecksRefused(str(error), status=403) from None
             raise
-        return run_id
 
 
 def _names(repository: Repository) -> tuple[str, str]:
@@ -305,6 +344,16 @@ def github_client(settings: Mapping[str, Any], service: str = "github") -> GitHu
 
 def _repo(repository: Repository) -> str:
     return f"/repos/{quote(repository.owner.username, safe='')}/{quote(repository.name, safe='')}"
+
+
+def _last_page(link: str) -> int:
+    """The number of the last page a ``Link`` header names (1 without one)."""
+    match = re.search(r'<([^>]*)>\s*;\s*rel="last"', link)
+    pages = parse_qs(urlsplit(match[1]).query).get("page") if match else None
+    try:
+        return max(1, int(pages[0])) if pages else 1
+    except ValueError:
+        return 1
 
 
 def _b64(data: bytes) -> str:

@@ -13,8 +13,8 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 from ..models import Repository
-from . import ProviderError, PullInfo, StatusState, file_diff
-from .http import Transport, comment_id_of
+from . import COMMENT_PAGES, ProviderError, PullInfo, StatusState, file_diff
+from .http import Transport, comment_id_of, marked
 
 _STATES = {"opened": "open", "merged": "merged", "closed": "closed", "locked": "open"}
 #: GitLab's commit status states for the service's (GitHub's) words.
@@ -118,6 +118,19 @@ class GitLab:
     def delete_comment(self, repository: Repository, number: int, comment_id: str) -> None:
         path = f"{_project(repository)}/merge_requests/{number}/notes/{int(comment_id)}"
         self.http.request("DELETE", path, headers=self.headers, allow=(404,))
+
+    def find_comment(self, repository: Repository, number: int, marker: str) -> Optional[str]:
+        notes = f"{_project(repository)}/merge_requests/{number}/notes"
+        for page in range(1, COMMENT_PAGES + 1):
+            params = {"sort": "desc", "order_by": "created_at", "per_page": 100, "page": page}
+            answer = self.http.request("GET", notes, params=params, headers=self.headers, allow=(404,))
+            if answer.status == 404:
+                return None
+            found = answer.json()
+            hit = marked(found, marker, "body")
+            if hit is not None or not answer.headers.get("X-Next-Page"):
+                return hit
+        return None
 
 
 def _project(repository: Repository) -> str:

@@ -389,3 +389,18 @@ def comment_id_of(answer: Response, name: str, number: int, comment_id: Optional
         return str(int(answer.json()["id"]))
     except (KeyError, TypeError, ValueError):
         raise ProviderError(f"{name} answered a {comment} with something unexpected") from None
+
+
+def marked(items: Any, marker: str, *text: str, oldest_first: bool = False) -> Optional[str]:
+    """The id of the newest of a page of comments (``items``, newest first unless ``oldest_first``)
+    whose text (at the keys ``text`` lead to: ``"body"``, or ``"content", "raw"``) contains
+    ``marker``, or ``None``."""
+    listed = items if isinstance(items, list) else []
+    for item in reversed(listed) if oldest_first else listed:
+        found: Any = item
+        for key in text:
+            found = found.get(key) if isinstance(found, dict) else None
+        if isinstance(found, str) and marker in found:
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                return str(int(item["id"]))
+    return None

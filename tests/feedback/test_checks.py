@@ -166,7 +166,8 @@ def test_an_open_pulls_statuses_are_check_runs_edited_in_place(
     )
     assert by_name["codecov/project"]["details_url"] == URL
     assert by_name["codecov/patch"]["annotations"] == []  # Codecov's default: no annotations
-    assert check_requests(github) == [("POST", "check-runs"), ("POST", "check-runs")]
+    # Each run looked for on the commit first (none there), then created.
+    assert check_requests(github) == [("GET", "check-runs"), ("POST", "check-runs")] * 2
 
     # Another job of the same commit covers line 4: the same two runs, edited in place.
     github.requests.clear()
@@ -188,6 +189,21 @@ def test_an_open_pulls_statuses_are_check_runs_edited_in_place(
     assert [row["check_run_id"] for row in api["sent"]] == [None, None]
     page = testapp.get(f"/gh/acme/widgets/commit/{mirrored.first}").html.find(id="coverage-feedback-sent")
     assert "codecov/patch (check run)" in " ".join(page.get_text(" ").split())
+
+
+def test_a_run_whose_id_was_never_stored_is_found_and_updated(mirrored: History, github: FakeHost) -> None:
+    """A sender killed after GitHub created a run, before it stored the run's id: the next sending
+    finds the run by its name on the commit and updates it; no second run of that name."""
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    lost = {"id": 1500, "name": "codecov/patch", "head_sha": mirrored.first, "annotations": [], "status": "in_progress"}
+    github.state["runs"][1500] = lost  # created by the killed sender
+    upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base)
+    runs = runs_on(github, mirrored.first)
+    assert sorted(run["name"] for run in runs.values()) == ["codecov/patch", "codecov/project"]
+    assert runs[1500]["conclusion"] == "failure" and runs[1500]["status"] == "completed"
+    assert ("PATCH", "1500") in check_requests(github)
+    listed = [r.path for r in github.requests if r.method == "GET" and r.route.endswith("/check-runs")]
+    assert f"/commits/{mirrored.first}/check-runs?check_name=codecov%2Fpatch&filter=latest" in listed[-1]
 
 
 def test_annotations_of_the_uncovered_added_lines(mirrored: History, github: FakeHost) -> None:
@@ -221,9 +237,9 @@ def test_a_403_falls_back_to_commit_statuses_and_is_remembered(mirrored: History
     statuses = github.state["statuses"]
     assert statuses[(mirrored.first, "codecov/patch")]["description"] == "75.00% of diff hit (target 100.00%)"
     assert statuses[(mirrored.first, "codecov/project")]["state"] == "failure"
-    assert check_requests(github) == [("POST", "check-runs")]  # asked once, then remembered
+    assert check_requests(github) == [("GET", "check-runs")]  # asked once, then remembered
     upload(mirrored.second, SECOND_REPORT, branch="feature", pullid=7, parent=mirrored.first)
-    assert check_requests(github) == [("POST", "check-runs")]
+    assert check_requests(github) == [("GET", "check-runs")]
     assert (mirrored.second, "codecov/patch") in statuses
     # Nothing failed: the statuses are sent, no error kept.
     errors = execute(sa.text("SELECT error FROM coverage_feedback WHERE error IS NOT NULL")).all()

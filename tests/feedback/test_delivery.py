@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 import sqlalchemy as sa
@@ -217,7 +217,7 @@ def test_after_n_builds(mirrored: History, provider: RecordingProvider) -> None:
     [
         ("default", ["upsert_comment:1", "upsert_comment:None"]),  # the edit finds it gone: a new one
         ("once", ["upsert_comment:1"]),  # deleted by a user: left deleted
-        ("new", ["delete_comment:1", "upsert_comment:None"]),
+        ("new", ["delete_comment:1", "find_comment", "upsert_comment:None"]),  # deleted, none left: posted
         ("spammy", ["upsert_comment:None"]),
     ],
 )
@@ -231,11 +231,54 @@ def test_comment_behaviors(mirrored: History, provider: RecordingProvider, behav
     upload(mirrored.second, SECOND_REPORT, branch="feature", pullid=7, parent=mirrored.first)
     send_all()
     calls = [
-        f"{name}:{args[-1] if name == 'delete_comment' else args[2]}"
+        name if name == "find_comment" else f"{name}:{args[-1] if name == 'delete_comment' else args[2]}"
         for name, args in provider.calls
         if "comment" in name
     ]
     assert calls == expected
+
+
+class PostLost(RecordingProvider):
+    """A provider that posts the comment but whose answer is lost (a connection dropped after the
+    request arrived; or the sender killed before it stored the id), while ``lose`` is set."""
+
+    lose = True
+
+    def upsert_comment(self, repository: Any, number: int, body: str, comment_id: Optional[str]) -> str:
+        posted = super().upsert_comment(repository, number, body, comment_id)
+        if self.lose and comment_id is None:
+            raise ProviderError("github could not be reached for POST /comments (ProtocolError)")
+        return posted
+
+
+@pytest.mark.parametrize("behavior", ["default", "once", "new"])
+def test_a_comment_whose_post_was_lost_is_found_by_its_marker_and_edited(
+    app: Flask, mirrored: History, provider: RecordingProvider, behavior: str
+) -> None:
+    provider = PostLost(pulls=provider.pulls)
+    app.config["COVERAGE_PROVIDERS"] = {"github": provider}
+    operations.set_repository_yaml("github", "acme", "widgets", f"comment:\n  behavior: {behavior}\n")
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    upload(mirrored.first, FIRST_REPORT, branch="feature", pullid=7, parent=mirrored.base)
+    send_all()
+    (lost,) = provider.comments
+    assert get_session().scalars(sa.select(Pull.comment_id)).one() is None  # its id never stored
+    provider.lose = False
+    provider.calls.clear()
+    execute(sa.update(Outbox).values(due_at=utcnow()))  # the retry falls due
+    get_session().commit()
+    send_all()
+    (number, body), *others = provider.comments.values()
+    assert not others and number == 7 and body.endswith('[//]: # "flask-coverage comment on pull request 7"\n')
+    found = provider.called("find_comment")
+    assert found == [(7, '[//]: # "flask-coverage comment on pull request 7"')]
+    if behavior == "new":  # the lost one deleted, one posted at the bottom
+        assert provider.called("delete_comment") == [(7, lost)]
+        assert [args[2] for args in provider.called("upsert_comment")] == [None]
+    else:  # adopted and edited
+        assert [args[2] for args in provider.called("upsert_comment")] == [lost]
+    stored = get_session().scalars(sa.select(Pull.comment_id)).one()
+    assert stored == next(iter(provider.comments))
 
 
 def test_require_changes_and_comment_false(mirrored: History, provider: RecordingProvider) -> None:
@@ -349,3 +392,35 @@ def test_the_comment_counts_the_indirect_changes(mirrored: History, provider: Re
     ((_, body),) = provider.comments.values()
     assert "1 file has indirect coverage changes (outside the diff)." in body
     assert provider.statuses[(mirrored.first, "codecov/project")]["state"] == "failure"
+
+
+def test_a_sending_longer_than_its_lease_is_not_taken_over_while_it_lives(
+    app: Flask, mirrored: History, provider: RecordingProvider
+) -> None:
+    """The lease is renewed while the sending runs: another sender asking after the first lease ran
+    out gets nothing, and the statuses are sent once; the row is finished after."""
+    app.config["COVERAGE_FEEDBACK_LEASE"] = 1.5
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    taken: list[list[outbox.Claim]] = []
+    set_status = provider.set_status
+
+    def another_sender() -> None:
+        with app.app_context():
+            taken.append(outbox.claim())
+
+    def slow(*args: Any, **kwargs: Any) -> None:
+        if not taken:  # the first status: as long as the lease and more, then another sender asks
+            first_lease_over = utcnow() + dt.timedelta(seconds=2.0)  # the claim was made before this call
+            while utcnow() < first_lease_over:
+                time.sleep(0.05)
+            other = threading.Thread(target=another_sender)
+            other.start()
+            other.join()
+        set_status(*args, **kwargs)
+
+    provider.set_status = slow  # type: ignore[method-assign]
+    assert send_all() == 1
+    assert taken == [[]]
+    assert sorted(context for _, context in provider.statuses) == ["codecov/patch", "codecov/project"]
+    assert len(provider.called("set_status")) == 2
+    assert execute(sa.select(Outbox)).first() is None  # finished

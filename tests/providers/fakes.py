@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional, Union
+from urllib.parse import parse_qs, urlsplit
 
 #: What a route answers: a status, a body (bytes, or JSON-able), and headers.
 Answer = tuple[int, Union[bytes, Any], dict[str, str]]
@@ -124,7 +125,8 @@ def github_app_routes(host: FakeHost, installation: int = 42) -> None:
 
 def github_check_run_routes(host: FakeHost) -> None:
     """GitHub's check runs as GitHub keeps them (``host.state["runs"]``: id → run): created, updated
-    in place, annotations added to those the run has (50 a request at most, as GitHub takes them).
+    in place, annotations added to those the run has (50 a request at most, as GitHub takes them),
+    listed per commit (newest first, by ``check_name``, ``filter=latest``: each name's latest).
     ``host.state["refuse_checks"]`` set: 403, as to an App without *Checks: write*."""
     runs: dict[int, dict[str, Any]] = host.state.setdefault("runs", {})
 
@@ -151,6 +153,16 @@ def github_check_run_routes(host: FakeHost) -> None:
             return failed
         runs[run_id] = run
         return 201, run, {}
+
+    @host.route("GET", r"/repos/[^/]+/[^/]+/commits/([0-9a-f]{40})/check-runs")
+    def listed(request: Request, match: re.Match[str]) -> Answer:
+        query = parse_qs(urlsplit(request.path).query)
+        name = query.get("check_name", [None])[0]
+        found = [run for _, run in sorted(runs.items(), reverse=True) if run["head_sha"] == match[1]]
+        found = [run for run in found if name is None or run["name"] == name]
+        if query.get("filter", ["latest"])[0] == "latest":  # the latest run of each name
+            found = [run for n, run in enumerate(found) if run["name"] not in {r["name"] for r in found[:n]}]
+        return refused() or (200, {"total_count": len(found), "check_runs": found}, {})
 
     @host.route("PATCH", r"/repos/[^/]+/[^/]+/check-runs/(\d+)")
     def update(request: Request, match: re.Match[str]) -> Answer:

@@ -156,6 +156,7 @@ def test_every_request_of_a_token_client_is_valid(proxy: tuple[str, list[dict[st
     comment = client.upsert_comment(REPO, 7, "## Coverage\n\n| a | b |", None)
     assert client.upsert_comment(REPO, 7, "## Coverage, again", comment).isdigit()
     client.delete_comment(REPO, 7, comment)
+    assert client.find_comment(REPO, 7, '[//]: # "flask-coverage comment on pull request 7"') is None
     assert client.read_file(REPO, SHA, "setup.py") is not None
     client.diff(REPO, OTHER, SHA)
     client._tree_diff(REPO, OTHER, SHA)  # the path past the 300-file cap: trees, then blobs
@@ -167,6 +168,7 @@ def test_every_request_of_a_token_client_is_valid(proxy: tuple[str, list[dict[st
         ("POST", "/repos/acme/widgets/issues/7/comments"),
         ("PATCH", f"/repos/acme/widgets/issues/comments/{comment}"),
         ("DELETE", f"/repos/acme/widgets/issues/comments/{comment}"),
+        ("GET", "/repos/acme/widgets/issues/7/comments"),  # the description's example: one page
         ("GET", "/repos/acme/widgets/contents/setup.py"),
         ("GET", f"/repos/acme/widgets/compare/{OTHER}...{SHA}"),
     ]
@@ -192,16 +194,18 @@ def test_a_github_apps_requests_are_valid_check_runs_included(
     notes = tuple(Annotation("src/app.py", n, n, f"Added line #L{n} was not covered by tests") for n in range(1, 121))
     summary = "[See the coverage of this pull request](https://c.example/gh/acme/widgets/pull/7)\n\n50.00% of diff hit"
     run = CheckRun("codecov/patch", "failure", "50.00% of diff hit", summary, "https://c.example/gh", notes)
+    assert (client.find_check_run(REPO, SHA, "codecov/patch") or "").isdigit()  # the example's run
     run_id = client.upsert_check_run(REPO, SHA, run, None)
     neutral = CheckRun("codecov/project", "neutral", "90.00% (+1.00%) compared to abc1234", "90.00%", None)
     client.upsert_check_run(REPO, SHA, neutral, run_id)
     client.upsert_check_run(REPO, SHA, CheckRun("codecov/changes", None, "Computing", "Computing"), run_id)
     # The installation's and the run's ids are whatever the description's examples say (and so is the
     # token's expiry, in the past: a token is asked for before each request).
-    calls = [(s["method"], s["path"].split("/")[-1]) for s in seen]
+    calls = [(s["method"], s["path"].split("?")[0].split("/")[-1]) for s in seen]
     assert calls[:2] == [("GET", "installation"), ("POST", "access_tokens")]
     assert [call for call in calls[2:] if call[1] != "access_tokens"] == [
         ("POST", SHA),
+        ("GET", "check-runs"),
         ("POST", "check-runs"),
         ("PATCH", run_id),
         ("PATCH", run_id),
