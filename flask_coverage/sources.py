@@ -191,9 +191,8 @@ def default_source_loader(repository: Repository, sha: str, path: str) -> Option
     the whole answer within ``COVERAGE_SOURCE_TIMEOUT`` seconds (however slowly it comes) and at most
     ``COVERAGE_SOURCE_MAX_BYTES``."""
     config = current_app.config
-    root = config["COVERAGE_SOURCE_GIT_ROOT"]
-    git_dir = mirror_path(root, repository) if root else None
-    if git_dir is not None and os.path.isdir(git_dir):
+    git_dir = mirror(repository)
+    if git_dir is not None:
         return read_git_mirror(git_dir, sha, path)
     provider = provider_for(repository)
     if provider is not None:
@@ -204,7 +203,7 @@ def default_source_loader(repository: Repository, sha: str, path: str) -> Option
         except ProviderError as error:
             log.warning("the provider could not send %s: %s", path, error)
             raise SourceUnavailable(f"The provider could not send the file: {error}.") from None
-    if root:
+    if config["COVERAGE_SOURCE_GIT_ROOT"]:
         owner = repository.owner
         where = f"COVERAGE_SOURCE_GIT_ROOT/{owner.service.value}/{owner.username}/{repository.name}.git"
         raise SourceUnavailable(f"There is no git mirror of this repository: it would be a bare clone at {where}.")
@@ -221,6 +220,13 @@ def mirror_path(root: str, repository: Repository) -> Optional[str]:
     path = os.path.join(root, *names[:2], names[2] + ".git")
     real_root = os.path.realpath(root)
     return path if os.path.realpath(path).startswith(real_root + os.sep) else None
+
+
+def mirror(repository: Repository) -> Optional[str]:
+    """The repository's bare mirror under ``COVERAGE_SOURCE_GIT_ROOT``, or ``None``."""
+    root = current_app.config["COVERAGE_SOURCE_GIT_ROOT"]
+    path = mirror_path(root, repository) if root else None
+    return path if path is not None and os.path.isdir(path) else None
 
 
 def _git(git_dir: str, *args: str, timeout: float) -> subprocess.CompletedProcess[bytes]:
@@ -251,9 +257,8 @@ def commit_about(repository: Repository, sha: str) -> Optional[CommitAbout]:
     ``COVERAGE_SOURCE_GIT_ROOT``, or ``None`` (no mirror, no such commit, no answer within
     ``COVERAGE_SOURCE_TIMEOUT``). Uploads ask it once per commit, so pages never run git for it."""
     config = current_app.config
-    root = config["COVERAGE_SOURCE_GIT_ROOT"]
-    git_dir = mirror_path(root, repository) if root else None
-    if git_dir is None or not os.path.isdir(git_dir):
+    git_dir = mirror(repository)
+    if git_dir is None:
         return None
     try:
         shown = _git(git_dir, "show", "-s", "--format=%an%x00%B", sha, "--", timeout=config["COVERAGE_SOURCE_TIMEOUT"])
@@ -274,9 +279,8 @@ def mirror_files(repository: Repository, sha: str) -> Optional[list[str]]:
     (``git ls-tree -r``), or ``None`` (no mirror, no such commit, no answer within
     ``COVERAGE_SOURCE_TIMEOUT``). An upload without the uploader's file list places its paths on them."""
     config = current_app.config
-    root = config["COVERAGE_SOURCE_GIT_ROOT"]
-    git_dir = mirror_path(root, repository) if root else None
-    if git_dir is None or not os.path.isdir(git_dir):
+    git_dir = mirror(repository)
+    if git_dir is None:
         return None
     try:
         listed = _git(

@@ -26,6 +26,7 @@ import sqlalchemy as sa
 from ..models import Commit, Pull, Repository
 from ..providers import ProviderError, provider_for
 from ..queries.targets import find_pull
+from ..sources import mirror
 from ..state import cache_errors, execute, get_cache, get_session
 from . import git
 
@@ -44,7 +45,7 @@ def _pull_shas(repository: Repository, pullid: int) -> set[str]:
 def find_base(repository: Repository, pull: Pull, head_sha: str) -> Optional[str]:
     """The pull's real base (see the module), not stored."""
     own = _pull_shas(repository, pull.pullid) | {head_sha}
-    git_dir = git.mirror(repository)
+    git_dir = mirror(repository)
     if pull.user_base_sha:
         return _outside(git_dir, pull.user_base_sha, own)
     info = None

@@ -12,23 +12,13 @@ import threading
 from collections.abc import Iterable
 from typing import Optional
 
-from flask import current_app
-
-from ..models import Repository
-from ..sources import _git, mirror_path
+from ..sources import _git
 from .diff import Diff, parse_diff
 
 #: A merge base or a file answers within this many seconds; a diff of a big pull within ``DIFF_SECONDS``.
 GIT_SECONDS = 10
 DIFF_SECONDS = 60
 _ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_NO_REPLACE_OBJECTS": "1"}
-
-
-def mirror(repository: Repository) -> Optional[str]:
-    """The repository's bare mirror under ``COVERAGE_SOURCE_GIT_ROOT``, or ``None``."""
-    root = current_app.config["COVERAGE_SOURCE_GIT_ROOT"]
-    path = mirror_path(root, repository) if root else None
-    return path if path is not None and os.path.isdir(path) else None
 
 
 def _answer(git_dir: str, *args: str, timeout: float = GIT_SECONDS) -> Optional[bytes]:

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
 from ..models import Commit, FileCoverage, Repository
 from ..providers import ProviderError, provider_for
+from ..sources import mirror
 from ..state import cache_errors, execute, get_cache
 from . import git
 from .diff import AddedLines, Diff, parse_diff
@@ -53,7 +54,7 @@ class Patch:
 def find_diff(repository: Repository, base_sha: str, head_sha: str) -> Optional[Diff]:
     """What ``head`` changes over ``base`` (``base...head``): from the git mirror when it has both
     commits, else the provider; ``None`` when neither can tell."""
-    git_dir = git.mirror(repository)
+    git_dir = mirror(repository)
     if git_dir is not None and git.has_commit(git_dir, base_sha) and git.has_commit(git_dir, head_sha):
         found = git.diff(git_dir, base_sha, head_sha)
         if found is not None:

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from ..models import Commit, CommitYaml, Repository
 from ..providers import ProviderError, provider_for
+from ..sources import mirror
 from ..state import dialect_insert, execute, get_session
 from . import git
 from .codecov_yml import DEFAULTS, MAX_YAML_BYTES, YamlError, merged, parse
@@ -84,7 +85,7 @@ def owner_yaml(repository: Repository) -> Optional[dict[str, Any]]:
 def read_commit_file(repository: Repository, sha: str) -> tuple[Optional[str], Optional[bytes]]:
     """``(path, bytes)`` of the commit's ``codecov.yml`` (``(None, None)`` if it has none). Raises
     :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
-    git_dir = git.mirror(repository)
+    git_dir = mirror(repository)
     found = git.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES) if git_dir is not None else None
     if found is not None:
         return found
