@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import sqlalchemy as sa
+from flask import current_app
 
 from ..models import Commit, CommitYaml, Repository
 from ..providers import ProviderError, provider_for
+from ..providers.http import budget
 from ..sources import mirror
 from ..state import dialect_insert, execute, get_session
 from . import git
@@ -161,7 +163,8 @@ def upload_settings(repository: Repository, sha: str) -> tuple[Settings, Optiona
     """The YAML that applies to an upload to the commit ``sha`` (which may not be stored yet), and the
     :class:`~flask_coverage.models.CommitYaml` columns to store with the upload (``None`` when they are
     stored already, or the provider could not answer: then the repository's YAML applies and the next
-    upload or sending asks again). Read before the upload's transaction; never raises for the provider."""
+    upload or sending asks again). Read before the upload's transaction; never raises for the provider,
+    whose requests all end within ``COVERAGE_SOURCE_TIMEOUT`` seconds."""
     query = (
         sa.select(CommitYaml)
         .join(Commit, Commit.id == CommitYaml.commit_id)
@@ -171,7 +174,9 @@ def upload_settings(repository: Repository, sha: str) -> tuple[Settings, Optiona
     if stored is not None:
         return _applying(repository, stored.settings, stored.path, stored.error), None
     try:
-        values: Optional[dict[str, Any]] = read_commit_yaml(repository, sha)
+        # The upload waits for this read: all of the provider's requests share one deadline.
+        with budget(current_app.config["COVERAGE_SOURCE_TIMEOUT"]):
+            values: Optional[dict[str, Any]] = read_commit_yaml(repository, sha)
     except ProviderError as failed:
         log.warning("the codecov.yml of %s could not be read for its upload: %s", sha[:12], failed)
         values = None

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import html
 import os
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -165,3 +168,38 @@ def test_a_changed_yaml_does_not_rewrite_what_is_stored(testapp: webtest.TestApp
     upload(testapp, sha)
     operations.set_repository_yaml("github", "acme", "widgets", "ignore: [docs/]\n")
     assert stored(sha) == ["build/docs/conf.py", "build/lib/util.py", "build/src/app.py", "build/src/app_test.py"]
+
+
+def test_a_slow_provider_delays_the_upload_by_one_source_timeout_at_most(
+    testapp: webtest.TestApp, widgets: Any, app: Flask, db: Any
+) -> None:
+    # GitHub answers every file 404, each after 0.4 s: the twelve places a codecov.yml may be would take
+    # 4.8 s; the upload's read stops at COVERAGE_SOURCE_TIMEOUT (1 s) and keeps nothing, so the
+    # sending asks again later.
+    asked: list[str] = []
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            time.sleep(0.4)
+            self.send_response(404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"message": "Not Found"}')
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        app.config["COVERAGE_PROVIDERS"] = {"github": {"url": f"http://127.0.0.1:{server.server_port}", "token": "t"}}
+        app.config["COVERAGE_SOURCE_TIMEOUT"] = 1
+        sha = "d" * 40
+        upload(testapp, sha)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert stored(sha) == ["build/docs/conf.py", "build/lib/util.py", "build/src/app.py", "build/src/app_test.py"]
+    assert 1 <= len(asked) <= 3, asked
+    assert db.session.execute(db.select(CommitYaml)).scalars().all() == []
