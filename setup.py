@@ -1,0 +1,19 @@
+"""The compiled readers of ``flask_coverage/parsers/_speedups/`` (docs/parsing.md#compiled-readers).
+
+Each ``*.c`` file there is one optional extension module: built when a C compiler is at hand, else the
+package installs without it and the parsers read every report with their Python readers (slower, the
+same results). Everything else about the package is in ``setup.cfg``.
+"""
+
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+SPEEDUPS = Path("flask_coverage", "parsers", "_speedups")
+
+setup(
+    ext_modules=[
+        Extension(f"flask_coverage.parsers._speedups.{source.stem}", [source.as_posix()], optional=True)
+        for source in sorted(SPEEDUPS.glob("*.c"))
+    ]
+)
