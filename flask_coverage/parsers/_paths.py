@@ -32,6 +32,12 @@ MAX_PATH_LENGTH = 4096
 MAX_PLACING_DEPTH = 32
 
 _DRIVE = re.compile(r"[A-Za-z]:(?=/|$)")
+# The usual name, already in the form the full rule gives: printable ASCII segments without blanks,
+# ``\\`` or ``:``, none of them ``.`` or ``..`` or empty, joined by single slashes (at most one leading).
+# The full rule leaves such a name unchanged by its normalising, so PathResolver.resolve skips that.
+_SEGMENT = r"(?!\.\.?(?:/|\Z))[A-Za-z0-9_.+@~,=%#!$&'()\[\]{};^-]+"
+_CLEAN_NAME = re.compile(rf"/?{_SEGMENT}(?:/{_SEGMENT})*\Z").match
+_CLEAN_RELATIVE = re.compile(rf"{_SEGMENT}(?:/{_SEGMENT})*\Z").match
 
 
 class PathResolver:
@@ -57,6 +63,23 @@ class PathResolver:
 
     def resolve(self, name: str) -> str:
         """The repository-relative path for the file ``name``, or a ReportError."""
+        # Fast path, exactly the full rule's answer: a clean name (see _CLEAN_NAME) is its own
+        # normalised form and passes every check; the placing below is the full rule's, and a result
+        # that is itself a clean relative path is what the final normpath and checks leave as it is.
+        if len(name) <= MAX_PATH_LENGTH and _CLEAN_NAME(name) is not None:
+            if name[0] == "/":
+                path = self._relative_to_repository(name) if self._by_length or self._root is not None else name[1:]
+            elif self._root is not None and (rest := _strip_prefix(name, self._root)) is not None:
+                path = rest
+            elif self._sources:
+                path = posixpath.join(self._relative_prefix, name)
+            else:
+                return name
+            if _CLEAN_RELATIVE(path) is not None:
+                return path
+        return self._resolve_fully(name)
+
+    def _resolve_fully(self, name: str) -> str:
         if not name or not name.strip():
             raise ReportError("report names a file with an empty path")
         if len(name) > MAX_PATH_LENGTH:
