@@ -143,6 +143,22 @@ class LineCoverage:
         return self
 
     @classmethod
+    def from_bytes(cls, lines: bytes, hits: bytes, states: bytes) -> LineCoverage:
+        """The cheapest way a compiled reader's output becomes a LineCoverage (about 1 µs a file).
+
+        ``lines`` and ``hits`` are native unsigned 32-bit integers (``array(lines._U32).tobytes()``
+        layout), ``states`` one byte per line. Only the lengths are checked here (a ValueError);
+        the reader's C code vouches for the rest, which is TRUSTED: lines strictly increasing from 1,
+        hits at most :data:`MAX_HITS`, every state HIT (0), MISS (1) or PARTIAL (2).
+        """
+        line_array, hit_array = array(_U32), array(_U32)
+        line_array.frombytes(lines)
+        hit_array.frombytes(hits)
+        if not len(line_array) == len(hit_array) == len(states):
+            raise ValueError("columns of different lengths")
+        return cls._trusted(line_array, hit_array, bytearray(states))
+
+    @classmethod
     def from_columns(cls, lines: Iterable[int], hits: Iterable[int], states: bytes) -> LineCoverage:
         """The coverage of columns a parser built in bulk with C-level builtins (``parsers/`` fast
         paths): ``lines`` strictly increasing from 1, as many ``hits`` (at most :data:`MAX_HITS`) and
