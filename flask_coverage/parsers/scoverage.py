@@ -131,7 +131,8 @@ class _ScoverageReader(XmlReader):
         self._source: Optional[str] = None
 
     def start(self, name: str, attrs: list[str]) -> None:
-        # No statement read yet in this package: every statement is checked.
+        # No file bound (none read yet in this package, or the last one without a source of its own, or
+        # no layout learnt): every statement is checked.
         if name == "statement":
             self._checked(attrs)
         else:
