@@ -252,6 +252,22 @@ def xccov(files: int, lines: int) -> bytes:
     return json.dumps({"coveredLines": 7, "lineCoverage": 0.7, "targets": [target], "executableLines": 10}).encode()
 
 
+def xccov_archive(files: int, lines: int) -> bytes:
+    # Every line of the source, as Xcode writes them: every eleventh not executable, a partial line
+    # with a subrange that did not run.
+    report = {}
+    for f in range(files):
+        entries: list[dict[str, object]] = []
+        for n, hits, partial in _lines(lines):
+            if n % 11 == 0:
+                entries.append({"line": n, "isExecutable": False})
+                continue
+            subranges = [{"column": 9, "length": 12, "executionCount": 0}] if partial and hits else []
+            entries.append({"line": n, "isExecutable": True, "executionCount": hits, "subranges": subranges})
+        report[f"/w/Sources/p{f // 100}/c{f}.swift"] = entries
+    return json.dumps(report).encode()
+
+
 def _expat(data: bytes, handler: bool = True) -> None:
     parser = expat.ParserCreate()
     if handler:
@@ -302,6 +318,7 @@ CASES: dict[str, tuple[Callable[[int, int], bytes], Callable[[bytes], None]]] = 
     "scoverage": (scoverage, _expat),
     "luacov": (luacov, _text),
     "xccov": (xccov, _json),
+    "xccov_archive": (xccov_archive, _json),
 }
 
 

@@ -30,6 +30,7 @@ from . import (
     simplecov,
     sonarqube,
     xccov,
+    xccov_archive,
     xcode,
 )
 from ._common import MAX_LINE_NUMBER, ParsedFile
@@ -76,6 +77,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     scoverage.FORMAT,
     luacov.FORMAT,
     xccov.FORMAT,
+    xccov_archive.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

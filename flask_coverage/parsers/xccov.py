@@ -6,7 +6,8 @@ each function is one line here, its ``lineNumber`` (where it starts), with its `
 hits: MISS at 0, PARTIAL when it ran but ``coveredLines`` < ``executableLines``, else HIT. Codecov
 reads no such format (its Xcode support reads ``llvm-cov show`` text and the older ``xccoverage``
 plist); the file totals here are therefore functions, as Xcode's own report counts them per function,
-not its ``coveredLines``. For line coverage, upload ``llvm-cov show`` text (format ``xcode``). Paths are
+not its ``coveredLines``. For line coverage, upload ``llvm-cov show`` text (format ``xcode``) or
+``xccov view --archive --json`` (format ``xccov_archive``, ``parsers/xccov_archive.py``). Paths are
 the ``path``s as written (absolute), stripped by ``root`` or placed by the network list; a file listed
 by two targets (a framework and its tests) is merged.
 

@@ -48,6 +48,7 @@ SAMPLES = {
     "scoverage": ["tools/scala/scoverage.xml"],
     "luacov": ["tools/lua/luacov.report.out"],
     "xccov": ["tools/xcode/xccov-report.json"],
+    "xccov_archive": ["tools/xcode/xccov-archive.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -81,6 +82,7 @@ LOOKALIKES = {
     "not luacov (a rule alone)": (b"==========\nSome text\n", None),
     "xccov": (b'{"coveredLines": 1, "lineCoverage": 1, "targets": [{"files": [], "executableLines": 1}]}', "xccov"),
     "not xccov (a targets list alone)": (b'{"targets": [{"files": []}]}', None),
+    "xccov archive": (b'{"\\/w\\/A.swift" : [{"line" : 1, "isExecutable" : false}]}', "xccov_archive"),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
 }
 
