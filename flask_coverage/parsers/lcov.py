@@ -63,7 +63,8 @@ def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
 class _Reader:
     """The file being read, and how a chunk's lines are read.
 
-    A chunk is read by the compiled reader when it takes it whole (well-formed records only); else it
+    A chunk is read by the compiled reader when it takes it whole (well-formed records only: a simple
+    file comes back built, the others as their records, in order, between open and close); else it
     is cut at its ``SF:`` and ``end_of_record`` lines and the lines between are read one by one, with
     the exact rules.
     """
@@ -102,6 +103,8 @@ class _Reader:
                 yield from self.close()
             elif type(item) is str:
                 yield from self.open(item)
+            elif len(item) == 4:
+                yield from self._whole_file(*item)
             else:
                 lines, hits, states, branch_lines, taken = item
                 if lines and self.builder is not None:
@@ -112,6 +115,22 @@ class _Reader:
                 if branch_lines:
                     self.branches.lines.frombytes(branch_lines)
                     self.branches.taken.extend(taken)
+
+    def _whole_file(self, name: str, lines: bytes, hits: bytes, states: bytes) -> Iterator[ParsedFile]:
+        # A file read whole by the compiled reader, its lines built: as open(), then close().
+        if self.builder is not None:
+            self.skips.add(NOT_CLOSED)
+            yield from self.close()
+        self.seen_file = True
+        if name.strip():
+            self.path = self.resolver.resolve(name)
+            line_array, hit_array = array(_U32), array(_U32)
+            line_array.frombytes(lines)
+            hit_array.frombytes(hits)
+            yield ParsedFile(self.path, LineCoverage._trusted(line_array, hit_array, bytearray(states)))
+        else:
+            self.skips.add(EMPTY_NAME)
+            self.path = ""
 
     def open(self, name: str) -> Iterator[ParsedFile]:
         if self.builder is not None:

@@ -141,3 +141,19 @@ def test_what_the_reader_refuses():
     assert read("DA:1,2,x\n", True) == [(array(_U32, [1]).tobytes(), array(_U32, [2]).tobytes(), b"\x00", b"", b"")]
     with pytest.raises(TypeError):
         read(b"DA:1,2\n", True)
+
+
+@needs_reader
+@pytest.mark.parametrize(
+    "records",
+    [
+        "DA:1,1\nDA:1,2\n", "DA:2,1\nDA:1,0\n", "DA:1,0\nDA:1,0\nBRDA:1,0,0,1\n", "DA:1,3\nBRDA:2,0,0,1\n",
+        "BRDA:1,0,0,1\n", "DA:1,0\nBRDA:1,0,0,1\nBRDA:1,0,1,-\n", "DA:1,2\nBRDA:1,0,0,-\nBRDA:1,0,1,0\n",
+        "DA:1,2\nDA:3,0\nBRDA:3,0,0,4\nBRDA:3,0,1,5\nBRDA:1,0,0,1\n", "",
+    ],
+)  # fmt: skip
+def test_a_whole_file_reads_the_same(records):
+    data = f"TN:\nSF:a.c\n{records}end_of_record\nSF:b.c\n{records}end_of_record\n".encode()
+    compiled, pure = _both_ways(data, 1 << 20)
+    assert compiled == pure
+    assert compiled[0]

@@ -4,7 +4,10 @@
  * "SF:name" line (the name, for the parser to open), None for an "end_of_record" line, and for the
  * records between them a tuple of five bytes (DA lines, DA hits, DA states, BRDA lines, BRDA taken):
  * lines and hits native uint32, a state one byte (HIT 0 for a counted line, MISS 1), taken one byte
- * (0 for "-" or "0", else 1). file_open tells whether a file is open before the block. Other records
+ * (0 for "-" or "0", else 1). A file whose SF, records and end_of_record are all in the block, with
+ * DA lines strictly increasing and every BRDA line among them, is one item (name, lines, hits,
+ * states) instead, with lcov.py's branch rule applied (a line with branches: HIT if all were taken,
+ * MISS if none, else PARTIAL; its hits those of its DA record). file_open tells whether a file is open before the block. Other records
  * ("TN:", "FN:", "LF:", any upper-case key and a colon) and blank lines are passed over. None when any
  * line needs a rule of the Python reader: a DA or BRDA outside a file, a number that is not plain
  * ASCII digits, too long or out of range, a BRDA line number with a leading zero, a stray line, an
@@ -124,10 +127,93 @@ flush(Buffer *buffers, PyObject *items)
     return 0;
 }
 
+/* The file whose name is pending and whose records are all in the buffers, as (name, lines, hits,
+ * states) with the branch rule applied, appended to items: 1 when done, 0 when the file is not that
+ * simple (DA lines not strictly increasing, a BRDA line without a DA line), -1 on error. */
+static int
+whole_file(PyObject *name, Buffer *buffers, PyObject *items)
+{
+    Py_ssize_t n = buffers[0].used / 4, b = buffers[3].used / 4, i;
+    const uint32_t *lines = (const uint32_t *)buffers[0].data;
+    const uint32_t *branch_lines = (const uint32_t *)buffers[3].data;
+    uint32_t *counts = NULL;
+    PyObject *tuple;
+    for (i = 1; i < n; i++) {
+        if (lines[i] <= lines[i - 1]) {
+            return 0;
+        }
+    }
+    if (b > 0) {
+        if (n == 0) {
+            return 0;
+        }
+        counts = PyMem_Calloc((size_t)n * 2, sizeof(uint32_t)); /* branches, taken per DA line */
+        if (counts == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (i = 0; i < b; i++) {
+            Py_ssize_t low = 0, high = n;
+            uint32_t line = branch_lines[i];
+            while (low < high) {
+                Py_ssize_t middle = low + (high - low) / 2;
+                if (lines[middle] < line) {
+                    low = middle + 1;
+                }
+                else {
+                    high = middle;
+                }
+            }
+            if (low >= n || lines[low] != line) {
+                PyMem_Free(counts);
+                return 0;
+            }
+            counts[2 * low]++;
+            counts[2 * low + 1] += buffers[4].data[i] ? 1 : 0;
+        }
+        for (i = 0; i < n; i++) {
+            uint32_t branches = counts[2 * i], taken = counts[2 * i + 1];
+            if (branches) {
+                buffers[2].data[i] = (char)(taken < branches ? (taken > 0 ? 2 : 1) : 0);
+            }
+        }
+        PyMem_Free(counts);
+    }
+    tuple = Py_BuildValue("(Oy#y#y#)", name, buffers[0].data ? buffers[0].data : "", buffers[0].used,
+                          buffers[1].data ? buffers[1].data : "", buffers[1].used,
+                          buffers[2].data ? buffers[2].data : "", buffers[2].used);
+    if (tuple == NULL) {
+        return -1;
+    }
+    for (i = 0; i < 5; i++) {
+        buffers[i].used = 0;
+    }
+    if (PyList_Append(items, tuple) < 0) {
+        Py_DECREF(tuple);
+        return -1;
+    }
+    Py_DECREF(tuple);
+    return 1;
+}
+
+/* Appends the pending name (if any, the reference is stolen) and then the pending records. */
+static int
+emit(PyObject **name, Buffer *buffers, PyObject *items)
+{
+    if (*name != NULL) {
+        int failed = PyList_Append(items, *name) < 0;
+        Py_CLEAR(*name);
+        if (failed) {
+            return -1;
+        }
+    }
+    return flush(buffers, items);
+}
+
 static PyObject *
 lcov_read(PyObject *module, PyObject *args)
 {
-    PyObject *block, *items;
+    PyObject *block, *items, *name = NULL;
     int file_open;
     const char *text, *p, *end;
     Py_ssize_t size;
@@ -221,26 +307,30 @@ lcov_read(PyObject *module, PyObject *args)
             }
         }
         else if (eol - p >= 3 && p[0] == 'S' && p[1] == 'F' && p[2] == ':') {
-            PyObject *name;
-            if (flush(buffers, items) < 0) {
-                goto memory;
+            if (emit(&name, buffers, items) < 0) {
+                goto error;
             }
             name = PyUnicode_DecodeUTF8(p + 3, eol - p - 3, NULL);
             if (name == NULL) {
                 goto error;
             }
-            if (PyList_Append(items, name) < 0) {
-                Py_DECREF(name);
-                goto error;
-            }
-            Py_DECREF(name);
             file_open = 1;
         }
         else if (eol - p == 13 && memcmp(p, "end_of_record", 13) == 0) {
-            if (eol == end || flush(buffers, items) < 0 || PyList_Append(items, Py_None) < 0) {
-                if (eol == end) {
-                    goto refuse; /* no line end: not a boundary for the Python reader */
+            int done = 0;
+            if (eol == end) {
+                goto refuse; /* no line end: not a boundary for the Python reader */
+            }
+            if (name != NULL) {
+                done = whole_file(name, buffers, items);
+                if (done < 0) {
+                    goto error;
                 }
+                if (done) {
+                    Py_CLEAR(name);
+                }
+            }
+            if (!done && (emit(&name, buffers, items) < 0 || PyList_Append(items, Py_None) < 0)) {
                 goto error;
             }
             file_open = 0;
@@ -250,13 +340,14 @@ lcov_read(PyObject *module, PyObject *args)
         }
         p = eol + 1;
     }
-    if (flush(buffers, items) < 0) {
+    if (emit(&name, buffers, items) < 0) {
         goto error;
     }
     buffers_free(buffers);
     return items;
 
 refuse:
+    Py_XDECREF(name);
     buffers_free(buffers);
     Py_DECREF(items);
     Py_RETURN_NONE;
@@ -265,6 +356,7 @@ memory:
         PyErr_NoMemory();
     }
 error:
+    Py_XDECREF(name);
     buffers_free(buffers);
     Py_DECREF(items);
     return NULL;
