@@ -104,6 +104,20 @@ def go(files: int, lines: int) -> bytes:
     return "".join(parts).encode()
 
 
+def lcov(files: int, lines: int) -> bytes:
+    parts = []
+    for f in range(files):
+        parts.append(f"TN:\nSF:src/p{f // 100}/f{f}.c\n")
+        branches = []
+        for n, hits, partial in _lines(lines):
+            parts.append(f"DA:{n},{hits}\n")
+            if partial:
+                branches.append(f"BRDA:{n},0,0,{hits or '-'}\nBRDA:{n},0,1,-\n")
+        parts.extend(branches)
+        parts.append(f"LF:{lines}\nLH:{lines - lines // 3}\nend_of_record\n")
+    return "".join(parts).encode()
+
+
 def gcov(files: int, lines: int) -> bytes:
     parts = []
     for f in range(files):
@@ -307,6 +321,7 @@ CASES: dict[str, tuple[Callable[[int, int], bytes], Callable[[bytes], None]]] = 
     "sonarqube": (sonarqube, _expat),
     "opencover": (opencover, _expat),
     "go": (go, _text),
+    "lcov": (lcov, _text),
     "gcov": (gcov, _text),
     "xcode": (xcode, _text),
     "istanbul": (istanbul, _json),

@@ -14,11 +14,11 @@ import re
 from array import array
 from collections import Counter
 from itertools import compress
-from operator import not_
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..errors import ReportError
-from ..lines import HIT, MAX_HITS, MISS, LineCoverage, LineCoverageBuilder
+from ..lines import _U32, HIT, MAX_HITS, MISS, LineCoverage, LineCoverageBuilder
+from . import _speedups
 from ._common import (
     EMPTY_NAME,
     MAX_LINE_NUMBER,
@@ -28,9 +28,11 @@ from ._common import (
 )
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._paths import PathResolver
-from ._text import numbers_of, text_blocks
+from ._text import text_blocks
 
 __all__ = ["FORMAT", "parse_lcov"]
+
+_compiled = _speedups.load("lcov")
 
 _FIRST_RECORD = re.compile(rb"(?:TN|SF|VER):")
 
@@ -61,12 +63,10 @@ def parse_lcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
 class _Reader:
     """The file being read, and how a chunk's lines are read.
 
-    A chunk is cut at its ``SF:`` and ``end_of_record`` lines. Between them, the records of a file
-    come in runs (all ``DA`` lines together, all ``BRDA`` lines together): the runs of the whole chunk
-    are read at once in C (:func:`numbers_of`), and the other lines are checked to be other records
-    (``LF``, ``FN``, ``TN`` ...). In a chunk where that fails (a record to skip or clamp, a stray line),
-    each file's runs are read on their own, and a file with the odd line line by line, with the exact
-    rules.
+    A chunk is read by the compiled reader when it takes it whole (well-formed records only: a simple
+    file comes back built, the others as their records, in order, between open and close); else it
+    is cut at its ``SF:`` and ``end_of_record`` lines and the lines between are read one by one, with
+    the exact rules.
     """
 
     def __init__(self, context: ParseContext) -> None:
@@ -79,72 +79,58 @@ class _Reader:
 
     def read(self, block: str) -> Iterator[ParsedFile]:
         """Read one block of whole lines."""
-        # The plan of the block: ("open", name, _), ("close", "", _), or ("text", text, (DA run,
-        # BRDA run)) for the lines between, whose runs are read at once for the whole block.
-        plan: list[tuple[str, str, tuple[str, str]]] = []
-        das: list[str] = []
-        brdas: list[str] = []
-        others: list[str] = []
-        file_open = self.builder is not None
+        if _compiled is not None:
+            items = _compiled.read(block, self.builder is not None)
+            if items is not None:
+                yield from self._compiled_items(items)
+                return
         at = 0
         for line_start, is_file in _boundaries(block):
-            text = block[at:line_start]
+            if line_start > at:
+                self._one_by_one(block[at:line_start])
             at = block.index("\n", line_start) + 1
-            if text:
-                plan.append(("text", text, _cut_runs(text, das, brdas, others) if file_open else _none(text, others)))
-            plan.append(("open", block[line_start + 3 : at - 1], _NO_RUNS) if is_file else ("close", "", _NO_RUNS))
-            file_open = is_file
-        text = block[at:]
-        if text:
-            plan.append(("text", text, _cut_runs(text, das, brdas, others) if file_open else _none(text, others)))
-        da = _numbers(das, b"DA:,\n", b"DA:", 2)
-        brda = _numbers([run.replace(",-\n", ",0\n") for run in brdas], b"BRDA:,,,\n", b"BRDA:", 4)
-        if da is None or brda is None or not _other_records("".join(others)):
-            yield from self._one_by_one_plan(plan)
-            return
-        da_at = brda_at = 0
-        for kind, text, (da_run, brda_run) in plan:
-            if kind == "text":
-                count = da_run.count("\n") * 2
-                if count:
-                    self._add_lines(da[da_at : da_at + count : 2], da[da_at + 1 : da_at + count : 2])
-                    da_at += count
-                count = brda_run.count("\n") * 4
-                if count:
-                    self.branches.extend(brda[brda_at : brda_at + count : 4], brda[brda_at + 3 : brda_at + count : 4])
-                    brda_at += count
-            elif kind == "open":
-                yield from self.open(text)
+            if is_file:
+                yield from self.open(block[line_start + 3 : at - 1])
             else:
                 yield from self.close()
+        if at < len(block):
+            self._one_by_one(block[at:])
 
-    def _one_by_one_plan(self, plan: list[tuple[str, str, tuple[str, str]]]) -> Iterator[ParsedFile]:
-        # The block as a plan again, a file's lines at a time: the runs of the files without an odd
-        # line are still read at once, the others line by line.
-        for kind, text, _ in plan:
-            if kind == "text":
-                das: list[str] = []
-                brdas: list[str] = []
-                others: list[str] = []
-                if self.builder is not None:
-                    _cut_runs(text, das, brdas, others)
-                    da = _numbers(das, b"DA:,\n", b"DA:", 2)
-                    brda = _numbers([run.replace(",-\n", ",0\n") for run in brdas], b"BRDA:,,,\n", b"BRDA:", 4)
-                    if da is not None and brda is not None and _other_records("".join(others)):
-                        if da:
-                            self._add_lines(da[0::2], da[1::2])
-                        if brda:
-                            self.branches.extend(brda[0::4], brda[3::4])
-                        continue
-                self._one_by_one(text)
-            elif kind == "open":
-                yield from self.open(text)
-            else:
+    def _compiled_items(self, items: list[Any]) -> Iterator[ParsedFile]:
+        # What the compiled reader read: a name opens a file, None closes it, a tuple holds records.
+        for item in items:
+            if item is None:
                 yield from self.close()
+            elif type(item) is str:
+                yield from self.open(item)
+            elif len(item) == 4:
+                yield from self._whole_file(*item)
+            else:
+                lines, hits, states, branch_lines, taken = item
+                if lines and self.builder is not None:
+                    line_array, hit_array = array(_U32), array(_U32)
+                    line_array.frombytes(lines)
+                    hit_array.frombytes(hits)
+                    self.builder.extend(line_array, hit_array, states)
+                if branch_lines:
+                    self.branches.lines.frombytes(branch_lines)
+                    self.branches.taken.extend(taken)
 
-    def _add_lines(self, lines: list[int], hits: list[int]) -> None:
+    def _whole_file(self, name: str, lines: bytes, hits: bytes, states: bytes) -> Iterator[ParsedFile]:
+        # A file read whole by the compiled reader, its lines built: as open(), then close().
         if self.builder is not None:
-            self.builder.extend(lines, hits, bytes(map(not_, hits)))  # 0 hits: MISS (1), else HIT (0)
+            self.skips.add(NOT_CLOSED)
+            yield from self.close()
+        self.seen_file = True
+        if name.strip():
+            self.path = self.resolver.resolve(name)
+            line_array, hit_array = array(_U32), array(_U32)
+            line_array.frombytes(lines)
+            hit_array.frombytes(hits)
+            yield ParsedFile(self.path, LineCoverage._trusted(line_array, hit_array, bytearray(states)))
+        else:
+            self.skips.add(EMPTY_NAME)
+            self.path = ""
 
     def open(self, name: str) -> Iterator[ParsedFile]:
         if self.builder is not None:
@@ -206,16 +192,12 @@ class _Branches:
     """The ``BRDA`` records of one file: each one's line, and whether it was taken (5 bytes a record)."""
 
     def __init__(self) -> None:
-        self.lines = array("I")
+        self.lines = array(_U32)
         self.taken = bytearray()
 
     def add(self, line: int, taken: bool) -> None:
         self.lines.append(line)
         self.taken.append(taken)
-
-    def extend(self, lines: list[int], counts: list[int]) -> None:
-        self.lines.extend(lines)
-        self.taken.extend(map(bool, counts))
 
     def apply(self, builder: LineCoverageBuilder) -> LineCoverage:
         """The file's lines, where a line with branches takes its state from them, as on Codecov: all
@@ -244,65 +226,6 @@ def _boundaries(block: str) -> list[tuple[int, bool]]:
             at = block.find("\n" + marker, at + 1)
     found.sort()
     return found
-
-
-_NO_RUNS = ("", "")
-
-
-def _none(text: str, others: list[str]) -> tuple[str, str]:
-    """Lines outside a file: all to be other records (``TN:``), else the block is read line by line."""
-    others.append(text)
-    return _NO_RUNS
-
-
-def _cut_runs(text: str, das: list[str], brdas: list[str], others: list[str]) -> tuple[str, str]:
-    """The run of ``DA`` lines and the run of ``BRDA`` lines of ``text`` (the records of one file), each
-    also appended to ``das``, ``brdas``, and the rest appended to ``others``. A run is from the first
-    line with its key to the last; runs that interleave are left to ``others``."""
-    cut = []
-    for key, runs in (("DA:", das), ("BRDA:", brdas)):
-        first = 0 if text.startswith(key) else text.find("\n" + key) + 1
-        if first or text.startswith(key):
-            end = text.find("\n", max(first, text.rfind("\n" + key) + 1)) + 1
-            cut.append((first, end, runs))
-    runs_text = ["", ""]
-    at = 0
-    cut.sort()
-    if len(cut) == 2 and cut[1][0] < cut[0][1]:
-        cut = []  # interleaved: read line by line
-    rest = []
-    for first, end, runs in cut:
-        rest.append(text[at:first])
-        run = text[first:end]
-        runs.append(run)
-        runs_text[runs is brdas] = run
-        at = end
-    rest.append(text[at:])
-    others.extend(rest)
-    return runs_text[0], runs_text[1]
-
-
-def _numbers(runs: list[str], shape: bytes, key: bytes, per_line: int) -> list[int] | None:
-    """The numbers of ``runs``, or None unless all are well-formed records with line numbers in range
-    (and, for ``DA``, counts that need no clamp)."""
-    if not runs:
-        return []
-    numbers = numbers_of("".join(runs), shape, b",\n", key)
-    if not numbers:
-        return None
-    lines = numbers[0::per_line]
-    if min(lines) < 1 or max(lines) > MAX_LINE_NUMBER:
-        return None
-    if per_line == 2 and max(numbers[1::2]) > MAX_HITS:
-        return None
-    return numbers
-
-
-def _other_records(text: str) -> bool:
-    """Whether every line of ``text`` is blank or a record other than ``DA`` and ``BRDA``."""
-    keys = {line[: line.find(":") + 1] or line for line in text.split("\n")}
-    keys.discard("")
-    return all(key.endswith(":") and key not in ("DA:", "BRDA:") and _is_other_record(key) for key in keys)
 
 
 def _detect(head: ReportHead) -> bool:

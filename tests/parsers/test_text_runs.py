@@ -51,17 +51,6 @@ def test_lcov_runs_read_as_line_by_line(lines, size):
     assert _parse(lcov.parse_lcov, data, size) == (expected, expected_skips)
 
 
-def test_a_clean_lcov_report_is_read_in_runs(monkeypatch):
-    def refuse(*args):
-        raise AssertionError("read line by line")
-
-    monkeypatch.setattr(lcov._Reader, "_one_by_one", refuse)
-    data = b"TN:\nSF:a.c\nFN:1,f\nDA:1,1\nDA:2,0\nDA:3,4\nBRDA:3,0,0,1\nBRDA:3,0,1,-\nLF:3\nend_of_record\n"
-    files, skips = _parse(lcov.parse_lcov, data * 3, 7)
-    assert files == [("a.c", [(1, 1, 0), (2, 0, 1), (3, 4, 2)])] * 3
-    assert skips == {}
-
-
 _GO_LINES = st.sampled_from(
     [
         "a.go:1.2,1.30 1 1", "a.go:2.2,4.2 1 0", "a.go:3.5,5.3 2 4", "a.go:1.2,1.30 1 0", "a.go:0.1,1.2 1 1",
