@@ -96,42 +96,51 @@ go_read(PyObject *module, PyObject *args)
     p = text;
     end = text + size;
     while (p < end) {
-        const char *line_end = memchr(p, '\n', (size_t)(end - p));
         const char *colon, *q;
         unsigned long long first, start, last, stop, statements, count;
         Py_ssize_t name_size;
-        if (line_end == NULL || line_end - p < 5 || memcmp(p, "mode:", 5) == 0) {
+        if (run_count && end - p > runs[run_count - 1].name_size &&
+            memcmp(p, text + runs[run_count - 1].name_at, (size_t)runs[run_count - 1].name_size) == 0 &&
+            p[runs[run_count - 1].name_size] == ':') {
+            /* the file of the line before: its colon is the last one if the numbers follow it */
+            colon = p + runs[run_count - 1].name_size;
+        }
+        else {
+            const char *line_end = memchr(p, '\n', (size_t)(end - p));
+            if (line_end == NULL || line_end - p < 5 || memcmp(p, "mode:", 5) == 0) {
+                goto odd;
+            }
+            colon = line_end - 1;
+            while (colon > p && *colon != ':') {
+                colon--;
+            }
+            if (colon <= p) {
+                goto odd; /* no colon, or an empty name */
+            }
+        }
+        /* the numbers, up to the line end (no colon among them, so the name ends at the last colon) */
+        q = digits(colon + 1, end, 9, &first);
+        if (q == NULL || q >= end || *q != '.') {
             goto odd;
         }
-        colon = line_end - 1;
-        while (colon > p && *colon != ':') {
-            colon--;
-        }
-        if (colon <= p) {
-            goto odd; /* no colon, or an empty name */
-        }
-        q = digits(colon + 1, line_end, 9, &first);
-        if (q == NULL || q >= line_end || *q != '.') {
+        q = digits(q + 1, end, 9, &start);
+        if (q == NULL || q >= end || *q != ',') {
             goto odd;
         }
-        q = digits(q + 1, line_end, 9, &start);
-        if (q == NULL || q >= line_end || *q != ',') {
+        q = digits(q + 1, end, 9, &last);
+        if (q == NULL || q >= end || *q != '.') {
             goto odd;
         }
-        q = digits(q + 1, line_end, 9, &last);
-        if (q == NULL || q >= line_end || *q != '.') {
+        q = digits(q + 1, end, 9, &stop);
+        if (q == NULL || q >= end || *q != ' ') {
             goto odd;
         }
-        q = digits(q + 1, line_end, 9, &stop);
-        if (q == NULL || q >= line_end || *q != ' ') {
+        q = digits(q + 1, end, 9, &statements);
+        if (q == NULL || q >= end || *q != ' ') {
             goto odd;
         }
-        q = digits(q + 1, line_end, 9, &statements);
-        if (q == NULL || q >= line_end || *q != ' ') {
-            goto odd;
-        }
-        q = digits(q + 1, line_end, 10, &count);
-        if (q != line_end) {
+        q = digits(q + 1, end, 10, &count);
+        if (q == NULL || q >= end || *q != '\n') {
             goto odd;
         }
         (void)statements;
@@ -170,7 +179,7 @@ go_read(PyObject *module, PyObject *args)
         column.values[column.used++] = (uint32_t)stop;
         column.values[column.used++] = (uint32_t)count;
         runs[run_count - 1].values += FIELDS;
-        p = line_end + 1;
+        p = q + 1;
     }
     runs_list = PyList_New(run_count);
     if (runs_list == NULL) {
