@@ -17,20 +17,24 @@ blocks come back later in the profile is yielded again, and merged per path like
 from __future__ import annotations
 
 import re
+from array import array
 from itertools import chain, compress, repeat
 from operator import add, and_, gt, le, lt, mul, not_, sub
-from typing import Iterable, Iterator
+from types import ModuleType
+from typing import Iterable, Iterator, cast
 
 from ..errors import ReportError
-from ..lines import MAX_HITS, LineCoverage, LineCoverageBuilder
+from ..lines import _U32, MAX_HITS, LineCoverage, LineCoverageBuilder
 from ._common import LINE_BELOW_ONE, MAX_LINE_NUMBER, ParsedFile, bad_line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._text import numbers_of, text_blocks
+from ._speedups import load
+from ._text import text_blocks
 
 __all__ = ["FORMAT", "parse_go"]
 
 _BLOCK = re.compile(r"(.+):([0-9]{1,9})\.([0-9]{1,9}),([0-9]{1,9})\.([0-9]{1,9}) ([0-9]{1,9}) ([0-9]{1,20})")
 _FIRST_BLOCK = re.compile(rb"[^\s:]+\.go:[0-9]+\.[0-9]+,[0-9]+\.[0-9]+ [0-9]+ [0-9]+\s")
+_compiled = load("go")
 _MODES = ("mode: set", "mode: count", "mode: atomic")
 #: Lines the blocks may span in all, beyond this many per character read: a hostile profile of
 #: blocks from line 1 to line ten million must not cost ten million steps per block.
@@ -49,10 +53,13 @@ def parse_go(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedF
 
 
 class _Reader:
-    """The profile's state: its file being read, its blocks as five columns, the lines they span.
+    """The profile's state: its file being read, its blocks, the lines they span.
 
-    A chunk's runs of blocks of one file are read at once in C (:func:`numbers_of`); a chunk with any
-    other line (a ``mode:`` line, a line to skip, a number out of bounds) is read line by line.
+    A chunk of well-formed blocks is read at once by the compiled reader (``_speedups/go.c``), which
+    hands back each run of one file's blocks packed, five native uint32 a block; a chunk with any other
+    line (a ``mode:`` line, a line to skip, a number out of bounds), or every chunk where the reader was
+    not built, is read line by line into five columns. A file's blocks may come both ways (chunks of
+    either kind): its lines are built when the next file starts.
     """
 
     def __init__(self, context: ParseContext) -> None:
@@ -61,6 +68,7 @@ class _Reader:
         self.name = ""
         # The blocks of the file, in the order read: start line, start column, end line, end column, count.
         self.columns: tuple[list[int], list[int], list[int], list[int], list[int]] = ([], [], [], [], [])
+        self.packed: list[bytes] = []  # the same, as the compiled reader packs them
         self.seen_mode = False
         self.characters = self.spanned = 0
 
@@ -70,37 +78,20 @@ class _Reader:
             yield from self._line(line)
             if not block:
                 return
-        runs = _runs(block)
-        if runs is not None:
-            numbers = numbers_of("".join(text for _, text in runs), b".,.  \n", b"., \n")
-            if numbers is not None and self._fits(numbers, len(block)):
-                at = 0
-                for name, text in runs:
+        if _compiled is not None:
+            runs = _compiled.read(block, MAX_LINE_NUMBER)
+            # Blocks past the span bound are read line by line, which says where the bound was passed.
+            if runs is not None and self.spanned + runs[0] <= _SPAN_ALLOWANCE + _SPAN_PER_CHARACTER * self.characters:
+                self.spanned += runs[0]
+                self.characters += len(block)
+                for name, packed in runs[1]:
                     if name != self.name:
                         yield from self.file()
                         self.name = name
-                    end = at + 6 * text.count("\n")
-                    for column, first in zip(self.columns, (0, 1, 2, 3, 5)):
-                        column.extend(numbers[at + first : end : 6])
-                    at = end
-                self.characters += len(block)
+                    self.packed.append(packed)
                 return
         for line in block.split("\n")[:-1]:
             yield from self._line(line)
-
-    def _fits(self, numbers: list[int], size: int) -> bool:
-        """Whether the blocks need no skip and no refusal: every one's line numbers in order and in
-        range, its numbers as short as a block's are, and the span bound met before this chunk."""
-        firsts, lasts = numbers[0::6], numbers[2::6]
-        if not numbers or min(firsts) < 1 or max(lasts) > MAX_LINE_NUMBER or any(map(lt, lasts, firsts)):
-            return False
-        if max(max(numbers[1::6]), max(numbers[3::6]), max(numbers[4::6])) >= 10**9 or max(numbers[5::6]) >= 10**20:
-            return False
-        spanned = self.spanned + sum(lasts) - sum(firsts) + len(firsts)
-        if spanned > _SPAN_ALLOWANCE + _SPAN_PER_CHARACTER * self.characters:
-            return False  # read line by line, which says where the bound was passed
-        self.spanned = spanned
-        return True
 
     def _line(self, line: str) -> Iterator[ParsedFile]:
         skips = self.skips
@@ -134,37 +125,22 @@ class _Reader:
             column.append(value)
 
     def file(self) -> Iterator[ParsedFile]:
-        """The file read so far, if it has blocks; the columns start empty again."""
-        columns, self.columns = self.columns, ([], [], [], [], [])
+        """The file read so far, if it has blocks; its blocks start empty again."""
+        columns, packed = self.columns, self.packed
         if columns[0]:
+            self.columns = ([], [], [], [], [])
+            if packed:
+                self.packed = []
+                blocks = array(_U32, b"".join(packed))
+                for at, column in enumerate(columns):
+                    column.extend(blocks[at::5])
             yield ParsedFile(self.resolver.resolve(self.name), _lines(*columns))
-
-
-def _runs(block: str) -> list[tuple[str, str]] | None:
-    """The block as runs of lines of one file, each without its ``name:``, or None if a line is not a
-    block of a named file or the mode line."""
-    runs = []
-    text = "\n" + block
-    at = 0  # the line end before the next line
-    size = len(text) - 1
-    while at < size:
-        line_end = text.find("\n", at + 1)
-        name = text[at + 1 : line_end].rpartition(":")[0]
-        if not name or name == "mode":
-            return None
-        prefix = "\n" + name + ":"
-        window = 4096
-        while True:  # the last line of the file in a window growing until the line after is another's
-            end = text.find("\n", text.rfind(prefix, at, at + window) + 1)
-            if end >= size or not text.startswith(prefix, end):
-                break
-            window *= 2
-        run = text[at:end]
-        if run.count(prefix) != run.count("\n"):
-            return None  # another file's blocks between: read line by line
-        runs.append((name, run.replace(prefix, "\n")[1:] + "\n"))
-        at = end
-    return runs
+        elif packed:
+            self.packed = []
+            # Blocks are packed only by the compiled reader, so it is there.
+            lines, hits, states = cast(ModuleType, _compiled).lines(b"".join(packed))
+            coverage = LineCoverage._trusted(array(_U32, lines), array(_U32, hits), bytearray(states))
+            yield ParsedFile(self.resolver.resolve(self.name), coverage)
 
 
 def _lines(firsts: list[int], starts: list[int], lasts: list[int], ends: list[int], counts: list[int]) -> LineCoverage:

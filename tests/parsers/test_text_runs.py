@@ -68,15 +68,6 @@ def test_go_runs_read_as_line_by_line(lines, size):
     assert _parse(go.parse_go, data, size) == expected
 
 
-def test_a_clean_go_profile_is_read_in_runs(monkeypatch):
-    lines = []
-    monkeypatch.setattr(go._Reader, "_line", lambda self, line: lines.append(line) or iter(()))
-    data = b"mode: set\na.go:1.2,3.3 1 1\na.go:3.4,3.9 1 0\nb.go:1.1,1.5 2 0\n"
-    files, skips = _parse(go.parse_go, data, 1 << 20)
-    assert lines == ["mode: set"]
-    assert files == [("a.go", [(1, 1, 0), (2, 1, 0), (3, 1, 2)]), ("b.go", [(1, 0, 1)])]
-
-
 def test_xcode_rows_as_llvm_cov_writes_them():
     data = (
         b"/w/a.swift:\n    1|      5|func f() {\n    2|      0|  g()\n    3|   1.2k|  h()\n    4|      E|  i()\n"
