@@ -16,6 +16,9 @@ those lines; gcovr and gcov's own totals count them). Codecov's rules, with its 
 Skipped and counted as in every format (``parsers/_common.py``): a source line whose count or number
 is not a number, line 0, lines before the first ``0:Source:``. The path is the ``Source:`` as gcov wrote
 it (relative to the build folder, or absolute). Read line by line; several files one after the other are several files.
+
+Where it was built, the compiled reader (``_speedups/gcov.c``) reads a block's usual lines with the same
+rules and gives every block with anything else (an odd line, an exclusion marker) to the code below.
 """
 
 from __future__ import annotations
