@@ -102,15 +102,13 @@ keyword(const char *code, Py_ssize_t length, Py_ssize_t at, const char *word, Py
     return (unsigned char)code[at] >= 0x80 ? -1 : 0;
 }
 
-/* Whether a hit line's code starts a conditional or a loop (gcov.py's _BRANCHY): 1, 0, or -1 unsure. */
+/* Whether a hit line's code (with a "(") starts a conditional or a loop (gcov.py's _BRANCHY): 1, 0, or
+ * -1 unsure. */
 static int
 branchy(const char *code, Py_ssize_t length)
 {
     Py_ssize_t at = 0;
     int found;
-    if (memchr(code, '(', (size_t)length) == NULL) {
-        return 0;
-    }
     while (at < length && is_space((unsigned char)code[at])) {
         at++;
     }
@@ -224,8 +222,9 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
         const char *end = memchr(line, '\n', (size_t)(length - position));
         const char *first_colon, *second_colon, *code;
         Py_ssize_t size, at, code_size, digits;
+        Py_ssize_t first_non_space;
         long long count = 0, number = 0;
-        int found;
+        int found, brace, paren;
         if (end == NULL) {
             break; /* not a whole line: the Python reader drops it too */
         }
@@ -266,6 +265,7 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
         while (at < size && is_space((unsigned char)line[at])) {
             at++;
         }
+        first_non_space = at;
         if (line[at] == '-') {
             /* no code, a header of gcov's, or the header of the next file */
             if (contains(line, size, "Source:", 7)) {
@@ -315,7 +315,12 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
         if (code_size > 0 && (code[0] == '{' || code[0] == '}')) {
             continue;
         }
-        if (memchr(code, '}', (size_t)code_size) != NULL) {
+        brace = paren = 0;
+        for (at = 0; at < code_size; at++) {
+            brace |= code[at] == '}';
+            paren |= code[at] == '(';
+        }
+        if (brace) {
             Py_ssize_t left = 0, right = code_size;
             while (left < right && is_space((unsigned char)code[left])) {
                 left++;
@@ -331,6 +336,7 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
             }
         }
         /* the count */
+        at = first_non_space;
         if (line[at] == '#' || line[at] == '=' || line[at] == '$' || line[at] == '%') {
             Py_ssize_t k;
             char mark = line[at];
@@ -399,7 +405,7 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
         if (line + at != second_colon || number < 1 || number > MAX_LINE_NUMBER) {
             goto give_up;
         }
-        found = count ? branchy(code, code_size) : 0;
+        found = count && paren ? branchy(code, code_size) : 0;
         if (found < 0) {
             goto give_up;
         }
