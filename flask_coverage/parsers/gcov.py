@@ -16,14 +16,19 @@ those lines; gcovr and gcov's own totals count them). Codecov's rules, with its 
 Skipped and counted as in every format (``parsers/_common.py``): a source line whose count or number
 is not a number, line 0, lines before the first ``0:Source:``. The path is the ``Source:`` as gcov wrote
 it (relative to the build folder, or absolute). Read line by line; several files one after the other are several files.
+
+Where it was built, the compiled reader (``_speedups/gcov.c``) reads a block's usual lines with the same
+rules and gives every block with anything else (an odd line, an exclusion marker) to the code below.
 """
 
 from __future__ import annotations
 
 import re
+from array import array
 from typing import Iterable, Iterator
 
-from ..lines import HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ..lines import _U32, HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from . import _speedups
 from ._common import HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, ParsedFile, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._text import text_blocks
@@ -32,6 +37,8 @@ __all__ = ["FORMAT", "parse_gcov"]
 
 _SOURCE = re.compile(r"\s*-:\s*0:Source:(.*)")
 _BRANCHY = re.compile(r"\s+(?:if\s?\(|\} else if\s?\(|for\s?\(|while\s?\()")
+# The compiled reader of a block's usual lines (_speedups/gcov.c), or None: then Python reads all.
+_compiled = _speedups.load("gcov")
 
 
 def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
@@ -45,6 +52,25 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
     excluded = False
     for block in text_blocks(chunks, "gcov"):
         markers = "LCOV_EXCL" in block  # looked for per line only in a chunk that has some
+        read = None if _compiled is None or markers or excluded else _compiled.read(block, file is not None, branches)
+        if read is not None:
+            # C read the whole block: the open file's lines before the block's first header, then
+            # each header's file (the last one still open), and the branch line left counting.
+            head, sections, branches = read
+            if file is not None:
+                file.extend(*head)
+            if sections:
+                if file is not None:
+                    yield ParsedFile(path, file.build())
+                for source, lines, hits, states, ordered in sections[:-1]:
+                    if ordered:
+                        coverage = LineCoverage._trusted(array(_U32, lines), array(_U32, hits), states)
+                    else:
+                        coverage = _File.of(lines, hits, states).build()
+                    yield ParsedFile(resolver.resolve(source), coverage)
+                source, lines, hits, states, _ = sections[-1]
+                path, file = resolver.resolve(source), _File.of(lines, hits, states)
+            continue
         for line in block.split("\n")[:-1]:
             if line.startswith("branch"):
                 if branches is not None:
@@ -114,10 +140,24 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
 class _File:
     """The lines of one file as three columns, built once at its end."""
 
+    __slots__ = ("lines", "hits", "states")
+
     def __init__(self) -> None:
-        self.lines: list[int] = []
-        self.hits: list[int] = []
+        self.lines = array(_U32)
+        self.hits = array(_U32)
         self.states = bytearray()
+
+    @classmethod
+    def of(cls, lines: bytes, hits: bytes, states: bytearray) -> _File:
+        """A file starting with the columns of the compiled reader (native uint32 lines and hits)."""
+        file = cls()
+        file.extend(lines, hits, states)
+        return file
+
+    def extend(self, lines: bytes, hits: bytes, states: bytearray) -> None:
+        self.lines.frombytes(lines)
+        self.hits.frombytes(hits)
+        self.states += states
 
     def add(self, number: int, count: int, state: int) -> None:
         self.lines.append(number)
