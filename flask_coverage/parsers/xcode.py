@@ -54,7 +54,7 @@ def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
     trusted = True  # the file's rows all came from the compiled reader: increasing, in range
     for block in text_blocks(chunks, "llvm-cov show text"):
         if _compiled is not None:
-            files = _compiled.read(block, lines is not None, lines[-1] if lines else 0)
+            files = _compiled.read(block, lines is not None, lines[-1] if lines and trusted else 0)
             if files is not None:
                 for name, line_bytes, hit_bytes, state_bytes in files:
                     if name is None:  # more rows of the open file

@@ -167,3 +167,13 @@ def test_a_large_report_reads_the_same_in_any_chunks():
         with_c, without = _both(data, size)
         assert with_c == without
         assert len(with_c[0]) == 30 and not with_c[1] and not with_c[2]
+
+
+@needs_compiled
+def test_a_file_read_partly_by_each_reader_is_built_by_the_usual_rules():
+    # The first block has colour codes (Python); the next one's rows, out of order with it, are C's.
+    first = b"/w/a.c:\n    5|      1|\x1b[0;41mx\x1b[0m\n"
+    data = first + b"    3|      2|y\n    5|      4|z\n/w/b.c:\n    1|      0|w\n"
+    with_c, without = _both(data, len(first))
+    assert with_c == without
+    assert with_c[0][0][1] == [(3, 2, 0), (5, 5, 0)]
