@@ -12,15 +12,19 @@ written (Codecov drops its first character, the ``/`` of an absolute path: the s
 
 Skipped and counted as in every format (``parsers/_common.py``): a row whose line number or count is
 not a number, line 0, rows before the first path.
-Read line by line.
+Read a block at a time by the compiled reader ``_speedups/xcode.c`` where it was built and the block is
+well formed (no colour codes, no ``E`` mark, plain numbers in range, rows in order); otherwise, and
+without the compiled reader, line by line with the rules above.
 """
 
 from __future__ import annotations
 
 import re
+from array import array
 from typing import Iterable, Iterator
 
-from ..lines import HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ..lines import _U32, HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from . import _speedups
 from ._common import HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._text import text_blocks
@@ -35,16 +39,35 @@ _EXTENSIONS = (".h", ".m", ".mm", ".swift", ".hpp", ".cpp", ".cxx", ".c", ".C", 
 _FIRST_ROW = re.compile(rb"[^\n]*:[ \t]*\r?\n[ \t]*[0-9]+\|")
 _SCALE = {"k": 1_000, "K": 1_000, "M": 1_000_000, "G": 1_000_000_000, "T": 1_000_000_000_000}
 
+#: The compiled reader of a block's well-formed rows, or None where it was not built.
+_compiled = _speedups.load("xcode")
+
 
 def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
     """Yield one ParsedFile per file of ``llvm-cov show`` text read from ``chunks``."""
     skips = context.skips
     resolver = context.resolver()
     path = ""
-    lines: list[int] | None = None  # the file's rows, as three columns
-    hits: list[int] = []
+    lines: array[int] | None = None  # the file's rows, as three columns
+    hits: array[int] = array(_U32)
     states = bytearray()
+    trusted = True  # the file's rows all came from the compiled reader: increasing, in range
     for block in text_blocks(chunks, "llvm-cov show text"):
+        if _compiled is not None:
+            files = _compiled.read(block, lines is not None, lines[-1] if lines and trusted else 0)
+            if files is not None:
+                for name, line_bytes, hit_bytes, state_bytes in files:
+                    if name is None:  # more rows of the open file
+                        lines.frombytes(line_bytes)  # type: ignore[union-attr]
+                        hits.frombytes(hit_bytes)
+                        states += state_bytes
+                        continue
+                    if lines is not None:
+                        yield ParsedFile(path, _coverage(lines, hits, states, trusted))
+                    path, trusted = resolver.resolve(name), True
+                    lines, hits, states = array(_U32, line_bytes), array(_U32, hit_bytes), bytearray(state_bytes)
+                continue
+        trusted = False
         # Colour codes may wrap the path, the count and parts of the source; none holds a "|".
         colour = "\x1b" in block
         for row in block.split("\n")[:-1]:
@@ -57,8 +80,9 @@ def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
                 continue  # blank, a separator, a warning, an instantiation's sub-view ("  | f:")
             if not bar:
                 if lines is not None:
-                    yield ParsedFile(path, _coverage(lines, hits, states))
-                path, lines, hits, states = resolver.resolve(number_text[:-1]), [], [], bytearray()
+                    yield ParsedFile(path, _coverage(lines, hits, states, trusted))
+                path, lines, hits, states = resolver.resolve(number_text[:-1]), array(_U32), array(_U32), bytearray()
+                trusted = False
                 continue
             if lines is None:
                 skips.add("rows before the first file's path, skipped")
@@ -87,10 +111,12 @@ def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
             hits.append(count if count <= MAX_HITS else MAX_HITS)
             states.append((PARTIAL if colour and RED in source else HIT) if count else MISS)
     if lines is not None:
-        yield ParsedFile(path, _coverage(lines, hits, states))
+        yield ParsedFile(path, _coverage(lines, hits, states, trusted))
 
 
-def _coverage(lines: list[int], hits: list[int], states: bytearray) -> LineCoverage:
+def _coverage(lines: array[int], hits: array[int], states: bytearray, trusted: bool) -> LineCoverage:
+    if trusted:  # sorted, unique and in range (the compiled reader checks each row)
+        return LineCoverage._trusted(lines, hits, states)
     builder = LineCoverageBuilder()
     builder.extend(lines, hits, states)
     return builder.build()
