@@ -100,15 +100,15 @@ def test_the_compiled_reader_leaves_odd_files_to_python(file):
     assert compiled == python
 
 
-def test_the_compiled_reader_stops_at_the_summary_at_a_cut_file_and_beyond_latin_1():
+def test_the_compiled_reader_stops_at_the_summary_and_at_a_cut_file_and_reads_any_character():
     text = f"a.lua\n{RULE}\n 1 x\n{RULE}\nb.lua\n{RULE}\n 1 y\n"
     assert _read(text)[1:] == (text.index("b.lua"), len(text))
     text = f"a.lua\n{RULE}\n 1 x\n{RULE}\nSummary\n{RULE}\n"
     assert _read(text)[1:] == (text.index("Summary"), len(text))
-    text = f"a.lua\n{RULE}\n 1 x -- \u00e9\n{RULE}\n"
-    assert len(_read(text)[0]) == 1
-    text = f"a.lua\n{RULE}\n 1 x -- \u2603\n{RULE}\n"
-    assert _read(text) == ([], 0, len(text))
+    for other in ("\u00e9", "\u2603", "\U0001f600"):  # one, two and four bytes a character
+        text = f"{other}.lua\n{RULE}\n 1 x -- {other}\n*0 {other}\n{RULE}\n\u3000\n{RULE}\n"
+        assert _read(text) == ([(f"{other}.lua", [1, 2], [1, 0], bytearray([0, 1]))], len(text) - 81, len(text))
+    text = f"a.lua\n{RULE}\n 1 x\n{RULE}\n"
     assert _read(text, -5) == ([], 0, len(text)) and _read(text, 10**6) == ([], 0, len(text))
 
 
@@ -122,7 +122,9 @@ def test_every_cut_of_the_real_report_reads_the_same_both_ways():
         assert compiled == python, size
 
 
-_NAMES = st.sampled_from(["a.lua", "src/b.lua", "Summary", "", "  ", "\u00a0", "=======", "\u00e9.lua", "\u2603.lua"])
+_NAMES = st.sampled_from(
+    ["a.lua", "src/b.lua", "Summary", "", "  ", "\u00a0", "=======", "\u00e9.lua", "\u2603.lua", "\u3000", "\U0001f600"]
+)
 _ROWS = st.one_of(
     st.builds(
         lambda width, hits, code: f"{hits:>{width}} {code}",
@@ -151,6 +153,9 @@ _ROWS = st.one_of(
             "======",
             "\u00a0 1 x",
             " 1 \u2603",
+            " 2 \U0001f600",
+            "\u3000 1 x",
+            " \u0661 x",  # a decimal digit outside ASCII: no count
             " 1\tx",
         ]
     ),

@@ -8,8 +8,8 @@
  * files read (lines and hits native uint32 bytes, states a bytearray: 0 HIT, 1 MISS), then the part
  * block[at:stop] the Python reader must read with its exact rules before this reader can go on at stop:
  * a file it does not take whole (a name that is blank or "Summary", a count of more than 10 significant
- * digits, a line past the limit) or the file the block ends in (stop is then the block's end). Blocks of
- * characters beyond Latin-1 are all left to the Python reader.
+ * digits, a line past the limit) or the file the block ends in (stop is then the block's end). The block is
+ * read as the str it is (one, two or four bytes a character), so every index is a character index.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -73,68 +73,110 @@ rows_reserve(Rows *rows)
     return 0;
 }
 
-/* Whitespace for str.strip() among Latin-1 characters. */
-static int
-is_space(unsigned char c)
+/* A block: the characters of a str, its length, and the size of a character (PyUnicode_KIND). */
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t size;
+} Text;
+
+#define CHAR(text, i) PyUnicode_READ((text)->kind, (text)->data, (i))
+
+/* The index of the next line end from at, or -1. */
+static Py_ssize_t
+line_end(const Text *text, Py_ssize_t at)
 {
-    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f) || c == 0x85 || c == 0xa0;
+    const char *found;
+    if (text->kind == PyUnicode_1BYTE_KIND) {
+        found = memchr((const char *)text->data + at, '\n', (size_t)(text->size - at));
+        return found == NULL ? -1 : found - (const char *)text->data;
+    }
+    for (; at < text->size; at++) {
+        if (CHAR(text, at) == '\n') {
+            return at;
+        }
+    }
+    return -1;
 }
 
 static int
-is_rule(const unsigned char *row, Py_ssize_t length)
+is_rule(const Text *text, Py_ssize_t start, Py_ssize_t end)
 {
     Py_ssize_t i;
-    if (length < 7) {
+    if (end - start < 7) {
         return 0;
     }
-    for (i = 0; i < length; i++) {
-        if (row[i] != '=') {
+    for (i = start; i < end; i++) {
+        if (CHAR(text, i) != '=') {
             return 0;
         }
     }
     return 1;
 }
 
-/* The count at the start of a row, as the Python reader's " *([0-9]{1,20}|\*+0) ": 1 with *end (where
- * the match ends) and *hits set, 0 for no count, -1 for a count of more than 10 significant digits. */
+/* Whether text[start:end] is the ASCII word. */
 static int
-count_of(const unsigned char *row, Py_ssize_t length, Py_ssize_t *end, unsigned long long *hits)
+is_word(const Text *text, Py_ssize_t start, Py_ssize_t end, const char *word)
 {
-    Py_ssize_t i = 0, j, first;
+    Py_ssize_t i;
+    if (end - start != (Py_ssize_t)strlen(word)) {
+        return 0;
+    }
+    for (i = 0; i < end - start; i++) {
+        if (CHAR(text, start + i) != (Py_UCS4)(unsigned char)word[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int
+is_digit(Py_UCS4 c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* The count at the start of the row text[start:end], as the Python reader's " *([0-9]{1,20}|\*+0) ": 1
+ * with *width (where the match ends, from the row's start) and *hits set, 0 for no count, -1 for a
+ * count of more than 10 significant digits. */
+static int
+count_of(const Text *text, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *width, unsigned long long *hits)
+{
+    Py_ssize_t i = start, j, first;
     unsigned long long value = 0;
-    while (i < length && row[i] == ' ') {
+    while (i < end && CHAR(text, i) == ' ') {
         i++;
     }
-    if (i < length && row[i] == '*') {
+    if (i < end && CHAR(text, i) == '*') {
         j = i;
-        while (j < length && row[j] == '*') {
+        while (j < end && CHAR(text, j) == '*') {
             j++;
         }
-        if (j + 1 < length && row[j] == '0' && row[j + 1] == ' ') {
-            *end = j + 2;
+        if (j + 1 < end && CHAR(text, j) == '0' && CHAR(text, j + 1) == ' ') {
+            *width = j + 2 - start;
             *hits = 0;
             return 1;
         }
         return 0;
     }
     j = i;
-    while (j < length && j - i <= MAX_DIGITS && row[j] >= '0' && row[j] <= '9') {
+    while (j < end && j - i <= MAX_DIGITS && is_digit(CHAR(text, j))) {
         j++;
     }
-    if (j == i || j - i > MAX_DIGITS || j >= length || row[j] != ' ') {
+    if (j == i || j - i > MAX_DIGITS || j >= end || CHAR(text, j) != ' ') {
         return 0;
     }
     first = i;
-    while (first < j - 1 && row[first] == '0') {
+    while (first < j - 1 && CHAR(text, first) == '0') {
         first++;
     }
     if (j - first > 10) {
         return -1;
     }
     for (; first < j; first++) {
-        value = value * 10 + (unsigned long long)(row[first] - '0');
+        value = value * 10 + (unsigned long long)(CHAR(text, first) - '0');
     }
-    *end = j + 1;
+    *width = j + 1 - start;
     *hits = value > MAX_HITS ? MAX_HITS : value;
     return 1;
 }
@@ -185,41 +227,37 @@ static PyObject *
 luacov_read(PyObject *module, PyObject *args)
 {
     PyObject *block, *files, *file;
-    Py_ssize_t at, size, file_start, name_end, pos, row_end, end, number;
-    const unsigned char *text, *newline, *row;
-    unsigned long long hits;
+    Py_ssize_t at, file_start, name_end, pos, row_end, width = 0, number, i;
+    unsigned long long hits = 0;
     int blank, odd, closed, found;
-    Py_ssize_t i;
+    Text text;
     Rows rows = {NULL, NULL, NULL, 0, 0};
     (void)module;
     if (!PyArg_ParseTuple(args, "Un:read", &block, &at)) {
         return NULL;
     }
-    size = PyUnicode_GET_LENGTH(block);
+    text.kind = PyUnicode_KIND(block);
+    text.data = PyUnicode_DATA(block);
+    text.size = PyUnicode_GET_LENGTH(block);
     files = PyList_New(0);
     if (files == NULL) {
         return NULL;
     }
-    if (at < 0 || at > size) {
-        at = 0;
+    if (at < 0 || at > text.size) {
+        return Py_BuildValue("(Nnn)", files, (Py_ssize_t)0, text.size);
     }
-    if (PyUnicode_KIND(block) != PyUnicode_1BYTE_KIND) {
-        return Py_BuildValue("(Nnn)", files, at, size);
-    }
-    text = PyUnicode_1BYTE_DATA(block);
-    while (at < size) {
+    while (at < text.size) {
         file_start = at;
-        newline = memchr(text + at, '\n', (size_t)(size - at));
-        if (newline == NULL) {
+        name_end = line_end(&text, at);
+        if (name_end < 0) {
             break;
         }
-        name_end = newline - text;
-        if (name_end - at == 7 && memcmp(text + at, "Summary", 7) == 0) {
+        if (is_word(&text, at, name_end, "Summary")) {
             break;
         }
         blank = 1;
         for (i = at; i < name_end; i++) {
-            if (!is_space(text[i])) {
+            if (!Py_UNICODE_ISSPACE(CHAR(&text, i))) {
                 blank = 0;
                 break;
             }
@@ -230,14 +268,12 @@ luacov_read(PyObject *module, PyObject *args)
         number = 0;
         rows.size = 0;
         pos = name_end + 1;
-        while (pos < size) {
-            row = text + pos;
-            newline = memchr(row, '\n', (size_t)(size - pos));
-            if (newline == NULL) {
+        while (pos < text.size) {
+            row_end = line_end(&text, pos);
+            if (row_end < 0) {
                 break;
             }
-            row_end = newline - text;
-            if (is_rule(row, row_end - pos)) {
+            if (is_rule(&text, pos, row_end)) {
                 pos = row_end + 1;
                 if (number == 0) {
                     number = blank; /* the rule under the name */
@@ -246,28 +282,22 @@ luacov_read(PyObject *module, PyObject *args)
                 closed = 1;
                 break;
             }
+            found = blank ? 0 : count_of(&text, pos, row_end, &width, &hits);
             pos = row_end + 1;
             if (blank) {
                 continue;
             }
             number++;
-            if (number > MAX_LINE_NUMBER) {
+            if (number > MAX_LINE_NUMBER || found < 0) {
                 odd = 1;
             }
-            if (odd) {
-                continue;
-            }
-            found = count_of(row, row_end - (row - text), &end, &hits);
-            if (found < 0) {
-                odd = 1;
-            }
-            else if (found) {
+            if (found > 0 && !odd) {
                 if (rows_reserve(&rows) < 0) {
                     goto error;
                 }
                 rows.lines[rows.size] = (uint32_t)number;
                 rows.hits[rows.size] = (uint32_t)hits;
-                rows.ends[rows.size] = end;
+                rows.ends[rows.size] = width;
                 rows.size++;
             }
         }
@@ -287,7 +317,7 @@ luacov_read(PyObject *module, PyObject *args)
         at = pos;
     }
     rows_free(&rows);
-    return Py_BuildValue("(Nnn)", files, at, size);
+    return Py_BuildValue("(Nnn)", files, at, text.size);
 error:
     rows_free(&rows);
     Py_DECREF(files);
