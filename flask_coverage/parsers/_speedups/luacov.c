@@ -187,8 +187,7 @@ file_of(PyObject *block, Py_ssize_t name_start, Py_ssize_t name_end, const Rows 
 {
     Py_ssize_t width = PY_SSIZE_T_MAX, k, code = 0;
     PyObject *name = NULL, *lines = NULL, *hits = NULL, *states = NULL, *file = NULL;
-    uint32_t *line_out, *hit_out;
-    char *state_out;
+    char *line_out, *hit_out, *state_out;
     for (k = 0; k < rows->size; k++) {
         if (rows->ends[k] < width) {
             width = rows->ends[k];
@@ -204,13 +203,16 @@ file_of(PyObject *block, Py_ssize_t name_start, Py_ssize_t name_end, const Rows 
     if (name == NULL || lines == NULL || hits == NULL || states == NULL) {
         goto done;
     }
-    line_out = (uint32_t *)PyBytes_AS_STRING(lines);
-    hit_out = (uint32_t *)PyBytes_AS_STRING(hits);
+    line_out = PyBytes_AS_STRING(lines);
+    hit_out = PyBytes_AS_STRING(hits);
     state_out = PyByteArray_AS_STRING(states);
     for (k = 0; k < rows->size; k++) {
         if (rows->ends[k] == width) {
-            *line_out++ = rows->lines[k];
-            *hit_out++ = rows->hits[k];
+            /* memcpy: a bytes object's buffer has no alignment the C standard promises */
+            memcpy(line_out, &rows->lines[k], sizeof(uint32_t));
+            memcpy(hit_out, &rows->hits[k], sizeof(uint32_t));
+            line_out += sizeof(uint32_t);
+            hit_out += sizeof(uint32_t);
             *state_out++ = rows->hits[k] ? HIT : MISS;
         }
     }
