@@ -181,3 +181,16 @@ def test_generated_reports_read_the_same_both_ways(head, files, tail, size, crlf
     data = text.replace("\n", "\r\n" if crlf else "\n").encode()
     compiled, python = _both(data, size)
     assert compiled == python
+
+
+def test_a_report_of_many_blocks_reads_the_same_both_ways():
+    # Files cut by every chunk's end, a nameless file and a table row here and there.
+    parts = []
+    for f in range(600):
+        parts.append(f"{RULE}\n{'' if f % 97 == 5 else f'src/m{f}.lua'}\n{RULE}\n")
+        parts.extend(f"{n % 7:>3} x = {n}\n" if n % 5 else f"**0 y = {n}\n" for n in range(1, 21))
+        parts.append("          10\n\n" if f % 13 == 0 else "\n")
+    data = "".join([*parts, f"{RULE}\nSummary\n{RULE}\n"]).encode()
+    for size in (1 << 20, 1 << 12, 1000):
+        compiled, python = _both(data, size)
+        assert compiled == python and len(compiled[0]) == 600 - 7 and compiled[1] and not compiled[2]
