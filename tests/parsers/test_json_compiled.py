@@ -28,13 +28,33 @@ needs_compiled = pytest.mark.skipif(
 # Counts as the tools write them, mostly, and now and then an odd one.
 PLAIN = st.none() | st.integers(0, 500)
 ODD = st.sampled_from(
-    [-1, -3, 2**32 - 1, 2**32, 2**64, -(2**64), 1.0, 0.5, -2.5, True, False, "ignored", "ignore", "3", "", [1], {}]
+    [
+        -1,
+        -3,
+        2**32 - 1,
+        2**32,
+        2**64,
+        -(2**64),
+        1.0,
+        0.5,
+        -2.5,
+        True,
+        False,
+        "ignored",
+        "ignore",
+        "3",
+        "",
+        "\ud800",
+        "é",
+        [1],
+        {},
+    ]
 )
 COUNTS = st.lists(st.one_of(PLAIN, PLAIN, PLAIN, PLAIN, ODD), max_size=30)
 NAMES = st.sampled_from(["a.rb", "lib/b.rb", "src/c.c", "a.rb", "d/e.R"])
 # Codecov JSON: mostly increasing decimal keys and plain values, now and then an odd key or value.
 CODECOV_KEYS = st.integers(1, 40).map(str) | st.sampled_from(
-    ["0", "01", "a", "+2", " 3", "٣", "99999999999", "10000001"]
+    ["0", "01", "a", "+2", " 3", "٣", "\ud800", "1\ud800", "99999999999", "10000001"]
 )
 CODECOV_VALUES = st.one_of(
     PLAIN,
@@ -120,7 +140,7 @@ def test_the_reader_takes_the_well_formed_case() -> None:
 @needs_compiled
 @pytest.mark.parametrize(
     "counts",
-    [[1, -1], [1, 1.0], [True], ["3"], [None, [1]], ["ignore"]],
+    [[1, -1], [1, 1.0], [True], ["3"], [None, [1]], ["ignore"], ["\ud800"], [2**70, -(2**70)]],
 )
 def test_the_reader_leaves_odd_lists_to_the_python_code(counts: list[Any]) -> None:
     assert compiled is not None and compiled.list_lines(counts, 1) is None
@@ -141,6 +161,10 @@ def test_the_reader_leaves_odd_lists_to_the_python_code(counts: list[Any]) -> No
         {"10000001": 1},
         {"1": "12345678901"},
         {"1": []},
+        {"\ud800": 1},
+        {"1": "\ud800"},
+        {"1": "1/\ud800"},
+        {"1": "é"},
     ],
 )
 def test_the_reader_leaves_odd_objects_to_the_python_code(lines: dict[str, Any]) -> None:
