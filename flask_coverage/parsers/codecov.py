@@ -20,7 +20,7 @@ import re
 from array import array
 from typing import Any, Iterable, Iterator
 
-from ..lines import _U32, HIT, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ..lines import _U32, HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
 from . import _speedups
 from ._common import LINE_NOT_A_NUMBER, MAX_LINE_NUMBER, ParsedFile, bad_line_number
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
@@ -64,9 +64,14 @@ def _file_lines(lines: Any, skips: Skips) -> LineCoverage | None:
     else:
         skips.add("files whose lines are not an object or a list, skipped")
         return None
-    builder = LineCoverageBuilder()
+    numbers: list[int] = []
+    hit_counts: list[int] = []
+    states = bytearray()
     for key, coverage in entries:
-        number = _line_number(key)
+        if type(key) is str:  # an object's key (what _line_number reads, without the call)
+            number = int(key) if key.isdecimal() and len(key) < 20 else -1
+        else:
+            number = _line_number(key)
         if coverage is None or coverage is False or coverage == -1 or number == 0:
             continue  # no code, Codecov's "skipped", or a list's unused element 0
         if number < 0:
@@ -74,9 +79,18 @@ def _file_lines(lines: Any, skips: Skips) -> LineCoverage | None:
             continue
         if number > MAX_LINE_NUMBER:
             bad_line_number(str(key), "a Codecov JSON file")
-        line = _line(coverage, skips)
-        if line is not None:
-            builder.add(number, *line)
+        if type(coverage) is int and coverage >= 0:  # what _line reads a count as, without the call
+            hits, state = coverage, HIT if coverage else MISS
+        else:
+            line = _line(coverage, skips)
+            if line is None:
+                continue
+            hits, state = line
+        numbers.append(number)
+        hit_counts.append(hits if hits <= MAX_HITS else MAX_HITS)
+        states.append(state)
+    builder = LineCoverageBuilder()  # sorts the lines of an object whose keys are out of order, merges repeats
+    builder.extend(numbers, hit_counts, states)
     return builder.build()
 
 

@@ -16,7 +16,7 @@ import json
 from array import array
 from typing import Any, Iterable, Iterator
 
-from ..lines import _U32, HIT, MISS, LineCoverage, LineCoverageBuilder
+from ..lines import _U32, HIT, MAX_HITS, MISS, LineCoverage
 from . import _speedups
 from ._common import HITS_DECIMAL, HITS_NEGATIVE, HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
@@ -63,12 +63,18 @@ def list_lines(counts: list[Any], first: int, skips: Skips) -> LineCoverage:
         for hits in counts[: 1 - first]:
             json_hit_count(hits, skips)
         counts, first = counts[1 - first :], 1
-    builder = LineCoverageBuilder()
-    for number, hits in enumerate(counts, first):
-        hits = json_hit_count(hits, skips)
+    numbers: list[int] = []
+    hit_counts: list[int] = []
+    states = bytearray()
+    for number, value in enumerate(counts, first):  # increasing from 1: the columns need no sort
+        if value is None:
+            continue
+        hits = value if type(value) is int and value >= 0 else json_hit_count(value, skips)
         if hits is not None:
-            builder.add(number, hits, HIT if hits else MISS)
-    return builder.build()
+            numbers.append(number)
+            hit_counts.append(hits if hits <= MAX_HITS else MAX_HITS)
+            states.append(HIT if hits else MISS)
+    return LineCoverage._trusted(array(_U32, numbers), array(_U32, hit_counts), states)
 
 
 def json_hit_count(value: Any, skips: Skips) -> int | None:
