@@ -17,11 +17,11 @@ Streamed one file entry at a time.
 from __future__ import annotations
 
 import re
-from itertools import compress, repeat
-from operator import is_not, itemgetter, lt
+from array import array
 from typing import Any, Iterable, Iterator
 
-from ..lines import HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ..lines import _U32, HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from . import _speedups
 from ._common import LINE_NOT_A_NUMBER, MAX_LINE_NUMBER, ParsedFile, bad_line_number
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._json import JsonStream
@@ -31,6 +31,7 @@ __all__ = ["FORMAT", "parse_codecov"]
 
 _FIRST_KEY = re.compile(rb'\{\s*"coverage"\s*:\s*\{')
 _BRANCHES = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
+_compiled = _speedups.load("json_lines")
 
 
 def parse_codecov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
@@ -54,18 +55,23 @@ def _file_lines(lines: Any, skips: Skips) -> LineCoverage | None:
     if isinstance(lines, dict) and isinstance(lines.get("lines"), list):
         entries: Iterable[tuple[Any, Any]] = enumerate(lines["lines"], 1)
     elif isinstance(lines, dict):
-        bulk = _bulk_lines(lines)
-        if bulk is not None:
-            return bulk
+        columns = _compiled.dict_lines(lines) if _compiled is not None else None
+        if columns is not None:  # increasing decimal keys, plain values: line numbers, hits, states
+            return LineCoverage._trusted(array(_U32, columns[0]), array(_U32, columns[1]), bytearray(columns[2]))
         entries = lines.items()
     elif isinstance(lines, list):
         entries = enumerate(lines)
     else:
         skips.add("files whose lines are not an object or a list, skipped")
         return None
-    builder = LineCoverageBuilder()
+    numbers: list[int] = []
+    hit_counts: list[int] = []
+    states = bytearray()
     for key, coverage in entries:
-        number = _line_number(key)
+        if type(key) is str:  # an object's key (what _line_number reads, without the call)
+            number = int(key) if key.isdecimal() and len(key) < 20 else -1
+        else:
+            number = _line_number(key)
         if coverage is None or coverage is False or coverage == -1 or number == 0:
             continue  # no code, Codecov's "skipped", or a list's unused element 0
         if number < 0:
@@ -73,9 +79,18 @@ def _file_lines(lines: Any, skips: Skips) -> LineCoverage | None:
             continue
         if number > MAX_LINE_NUMBER:
             bad_line_number(str(key), "a Codecov JSON file")
-        line = _line(coverage, skips)
-        if line is not None:
-            builder.add(number, *line)
+        if type(coverage) is int and coverage >= 0:  # what _line reads a count as, without the call
+            hits, state = coverage, HIT if coverage else MISS
+        else:
+            line = _line(coverage, skips)
+            if line is None:
+                continue
+            hits, state = line
+        numbers.append(number)
+        hit_counts.append(hits if hits <= MAX_HITS else MAX_HITS)
+        states.append(state)
+    builder = LineCoverageBuilder()  # sorts the lines of an object whose keys are out of order, merges repeats
+    builder.extend(numbers, hit_counts, states)
     return builder.build()
 
 
@@ -92,57 +107,6 @@ def _line(coverage: Any, skips: Skips) -> tuple[int, int] | None:
         return (covered if state != MISS else 0), state
     hits = json_hit_count(coverage, skips)
     return None if hits is None else (hits, HIT if hits else MISS)
-
-
-def _bulk_lines(lines: dict[str, Any]) -> LineCoverage | None:
-    """The lines of an object whose keys are line numbers in increasing order, built with C-level
-    builtins; None for any other (read one line at a time). A value (a count, ``"n/m"``) is read once
-    by :func:`_line` and its hits and state remembered (a few thousand at most): a file's values are
-    mapped by dict lookups, not a Python step per line."""
-    keys = list(lines)
-    if not (all(map(str.isdecimal, keys)) and max(map(len, keys), default=0) < 20):
-        return None
-    numbers = list(map(int, keys))
-    if numbers and (numbers[0] < 1 or numbers[-1] > MAX_LINE_NUMBER or not all(map(lt, numbers, numbers[1:]))):
-        return None
-    values = list(lines.values())
-    if not set(map(type, values)) <= _PLAIN_VALUES:  # no floats nor booleans: 1.0 and true are not 1 here
-        return None
-    read: list[Any] = list(map(_READ_VALUES.get, values, repeat(_UNREAD)))
-    if _UNREAD in read:
-        for value in {value for value, line in zip(values, read) if line is _UNREAD}:
-            if not _remember(value):
-                return None
-        read = list(map(_READ_VALUES.get, values, repeat(_UNREAD)))
-        if _UNREAD in read:
-            return None
-    if None in read:  # null, -1: no line
-        kept = bytes(map(is_not, read, repeat(None)))
-        numbers, read = list(compress(numbers, kept)), list(compress(read, kept))
-    return LineCoverage.from_columns(numbers, map(itemgetter(0), read), bytes(map(itemgetter(1), read)))
-
-
-def _remember(value: Any) -> bool:
-    # Whether the hits and state of ``value`` are now remembered: not for one that is skipped or clamped
-    # (each is counted where it is), nor past the bound.
-    if len(_READ_VALUES) >= _MAX_READ_VALUES:
-        return False
-    if value is None or value == -1:
-        _READ_VALUES[value] = None
-        return True
-    skips = Skips()
-    line = _line(value, skips)
-    if skips:
-        return False
-    _READ_VALUES[value] = None if line is None else (min(line[0], MAX_HITS), line[1])  # the builder saturates
-    return True
-
-
-_PLAIN_VALUES = {int, str, type(None)}
-_UNREAD: Any = object()
-#: Coverage values already read, and their (hits, state): counts and "n/m" repeat across a report.
-_READ_VALUES: dict[Any, tuple[int, int] | None] = {}
-_MAX_READ_VALUES = 4096
 
 
 def _line_number(key: Any) -> int:

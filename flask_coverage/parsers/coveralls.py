@@ -13,14 +13,16 @@ neither null nor a number; negative counts are clamped to 0, decimals rounded do
 from __future__ import annotations
 
 import json
-from itertools import compress, repeat
-from operator import is_not, not_
+from array import array
 from typing import Any, Iterable, Iterator
 
-from ..lines import HIT, MISS, LineCoverage, LineCoverageBuilder
+from ..lines import _U32, HIT, MAX_HITS, MISS, LineCoverage
+from . import _speedups
 from ._common import HITS_DECIMAL, HITS_NEGATIVE, HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._json import JsonStream
+
+_compiled = _speedups.load("json_lines")
 
 __all__ = ["FORMAT", "json_hit_count", "list_lines", "parse_coveralls"]
 
@@ -52,46 +54,27 @@ def parse_coveralls(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
 def list_lines(counts: list[Any], first: int, skips: Skips) -> LineCoverage:
     """The lines of a list of counts whose element 0 is line ``first``: null (and "ignored") no code,
     a count HIT or (0) MISS (:func:`json_hit_count`)."""
+    if _compiled is not None:
+        columns = _compiled.list_lines(counts, first)
+        if columns is not None:  # nulls, "ignored" and counts only: line numbers, hits, states
+            return LineCoverage._trusted(array(_U32, columns[0]), array(_U32, columns[1]), bytearray(columns[2]))
     counts = counts[: MAX_LINE_NUMBER + 1 - first] if len(counts) > MAX_LINE_NUMBER - first else counts
     if first < 1:  # elements before line 1 are no lines, their odd values counted all the same
         for hits in counts[: 1 - first]:
             json_hit_count(hits, skips)
         counts, first = counts[1 - first :], 1
-    bulk = _bulk_lines(counts, first)
-    if bulk is not None:
-        return bulk
-    builder = LineCoverageBuilder()
-    for number, hits in enumerate(counts, first):
-        hits = json_hit_count(hits, skips)
+    numbers: list[int] = []
+    hit_counts: list[int] = []
+    states = bytearray()
+    for number, value in enumerate(counts, first):  # increasing from 1: the columns need no sort
+        if value is None:
+            continue
+        hits = value if type(value) is int and value >= 0 else json_hit_count(value, skips)
         if hits is not None:
-            builder.add(number, hits, HIT if hits else MISS)
-    return builder.build()
-
-
-def _bulk_lines(counts: list[Any], first: int) -> LineCoverage | None:
-    # Counts and nulls only, each count in 0..MAX_HITS: the columns built with C-level builtins (a few
-    # passes over the list, not a Python step per line); anything else is None, read one at a time.
-    types = set(map(type, counts))
-    if not types <= _COUNT_TYPES:
-        return None
-    lines: Iterable[int] = range(first, first + len(counts))
-    if _NULL in types:
-        kept = bytes(map(is_not, counts, repeat(None)))
-        lines, counts = compress(lines, kept), list(compress(counts, kept))
-    try:
-        states = bytes(counts).translate(_STATE_OF_COUNT)
-    except ValueError:  # a count past 255, or below 0
-        states = bytes(map(not_, counts))
-    try:
-        return LineCoverage.from_columns(lines, counts, states)
-    except OverflowError:  # a negative count (clamped, counted) or one past MAX_HITS (saturated)
-        return None
-
-
-_NULL = type(None)
-_COUNT_TYPES = {int, _NULL}
-# The state of a count below 256 at its index: MISS at 0, else HIT.
-_STATE_OF_COUNT = bytes((MISS, *(HIT,) * 255))
+            numbers.append(number)
+            hit_counts.append(hits if hits <= MAX_HITS else MAX_HITS)
+            states.append(HIT if hits else MISS)
+    return LineCoverage._trusted(array(_U32, numbers), array(_U32, hit_counts), states)
 
 
 def json_hit_count(value: Any, skips: Skips) -> int | None:

@@ -35,7 +35,7 @@ def _outcome(read: Callable[[Skips], Any]) -> tuple[object, dict[str, int]]:
 def test_a_list_of_counts_reads_as_one_count_at_a_time(counts: list[Any], first: int) -> None:
     bulk = _outcome(lambda skips: coveralls.list_lines(counts, first, skips))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(coveralls, "_bulk_lines", lambda counts, first: None)
+        patch.setattr(coveralls, "_compiled", None)
         one_by_one = _outcome(lambda skips: coveralls.list_lines(counts, first, skips))
     assert bulk == one_by_one
 
@@ -58,6 +58,6 @@ def test_a_codecov_object_of_lines_reads_as_one_line_at_a_time(lines: dict[str, 
 
     bulk = _outcome(parse)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(codecov, "_bulk_lines", lambda lines: None)
+        patch.setattr(codecov, "_compiled", None)
         one_by_one = _outcome(parse)
     assert bulk == one_by_one
