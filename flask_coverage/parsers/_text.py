@@ -1,26 +1,22 @@
 """Reading a text report a chunk at a time: UTF-8 checked, line ends of any platform read as LF.
 
 The one place for "lines in" of every text format. :func:`text_blocks` hands out each chunk's whole
-lines as one string, so a parser can let C do the work per chunk (``str.count``, ``find``, one
-compiled expression, ``json.loads`` of numbers); :func:`text_lines` splits the same blocks into lines
-for a parser, or a part of one, that reads line by line.
+lines as one string, so a parser can hand a whole block to its compiled reader (``parsers/_speedups``)
+or split it into lines for its Python reader.
 """
 
 from __future__ import annotations
 
 import codecs
-import json
 from typing import Iterable, Iterator
 
 from ..errors import ReportError
 from ._input import not_utf8
 
-__all__ = ["MAX_TEXT_LINE", "numbers_of", "text_blocks", "text_lines"]
+__all__ = ["MAX_TEXT_LINE", "text_blocks"]
 
 #: Longer lines are refused: real ones (paths, C++ names, source lines) are far shorter.
 MAX_TEXT_LINE = 1 << 20
-
-_DIGITS = b"0123456789"
 
 
 def text_blocks(chunks: Iterable[bytes], title: str) -> Iterator[str]:
@@ -64,31 +60,3 @@ def text_blocks(chunks: Iterable[bytes], title: str) -> Iterator[str]:
         raise not_utf8(offset - len(decoder.getstate()[0]) + exc.start) from None
     if pending:
         yield pending.replace("\r\n", "\n").replace("\r", "\n") + ("" if pending.endswith(("\n", "\r")) else "\n")
-
-
-def text_lines(chunks: Iterable[bytes], title: str) -> Iterator[list[str]]:
-    """The lines of the report, without their line ends, a list per block of :func:`text_blocks`."""
-    for block in text_blocks(chunks, title):
-        lines = block.split("\n")
-        lines.pop()  # the empty string after the block's last line end
-        yield lines
-
-
-def numbers_of(lines: str, shape: bytes, separators: bytes, dropped: bytes = b"") -> list[int] | None:
-    """The whole numbers written in ``lines`` (whole lines, all of one shape), in order, or None.
-
-    ``shape`` is one line with its digits taken out (``b"DA:,\n"`` for ``DA:12,3``): every line must be
-    exactly that around its numbers. ``separators`` are the shape's characters between numbers (each
-    read as a comma) and ``dropped`` its other characters. A number written with a leading zero, or
-    an empty one, gives None too: the caller then reads those lines one by one, with its exact rules.
-    All the work is in C: one ``translate`` checks the shape, one ``json.loads`` reads the numbers.
-    """
-    data = lines.encode()
-    if data.translate(None, _DIGITS) != shape * data.count(b"\n"):
-        return None
-    data = data.translate(bytes.maketrans(separators, b"," * len(separators)), dropped)
-    try:
-        numbers: list[int] = json.loads(b"[" + data[:-1] + b"]")
-    except ValueError:  # "01", ",,", or more digits than int() reads
-        return None
-    return numbers

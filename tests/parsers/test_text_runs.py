@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flask_coverage.parsers import ParseContext, Skips, go, lcov, xcode
-from flask_coverage.parsers._text import numbers_of, text_blocks
+from flask_coverage.parsers._text import text_blocks
 
 
 def _parse(parse, data: bytes, size: int) -> tuple[list[tuple[str, list[tuple[int, int, int]]]], dict[str, int]]:
@@ -22,12 +22,6 @@ def test_blocks_are_whole_lines_with_any_line_end():
     blocks = list(text_blocks(chunks, "test"))
     assert "".join(blocks) == "a\nb\nc\u00e9\nd\n"
     assert all(block.endswith("\n") for block in blocks)
-
-
-def test_numbers_of_reads_only_lines_of_the_shape():
-    assert numbers_of("DA:1,5\nDA:20,0\n", b"DA:,\n", b",\n", b"DA:") == [1, 5, 20, 0]
-    for odd in ("DA:1,5,x\n", "DA:01,5\n", "DA:1,\n", "DA:-1,5\n", "DA:1\nDA:2,3,4\n", "DA: 1,5\n"):
-        assert numbers_of(odd, b"DA:,\n", b",\n", b"DA:") is None, odd
 
 
 _LCOV_LINES = st.sampled_from(
