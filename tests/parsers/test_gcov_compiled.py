@@ -4,45 +4,23 @@ lines and wherever the chunks cut them."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
+from compiled_readers import Outcome, both_ways, read
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flask_coverage.errors import ReportError
-from flask_coverage.parsers import ParseContext, Skips, gcov
+from flask_coverage.parsers import gcov
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 pytestmark = pytest.mark.skipif(gcov._compiled is None, reason="the compiled gcov reader was not built")
 
-Outcome = tuple[list[tuple[str, list[tuple[int, int, int]]]], dict[str, int], str]
-
-
-def _parse(data: bytes, size: int) -> Outcome:
-    """The files (path, entries), skip counts and error (or "") of ``data`` read in chunks of ``size``."""
-    skips = Skips()
-    files = []
-    error = ""
-    chunks = [data[k : k + size] for k in range(0, len(data), size)]
-    try:
-        for parsed in gcov.parse_gcov(chunks, ParseContext(skips=skips)):
-            files.append((parsed.path, list(parsed.lines)))
-    except ReportError as exc:
-        error = str(exc)
-    return files, dict(skips.counts), error
-
-
-def _both(data: bytes, size: int) -> tuple[Outcome, Outcome]:
-    """``data`` read with the compiled reader, and by the Python reader alone (as ``pure_python``)."""
-    compiled = _parse(data, size)
-    reader, gcov._compiled = gcov._compiled, None
-    try:
-        python = _parse(data, size)
-    finally:
-        gcov._compiled = reader
-    return compiled, python
+Outcome = Outcome
+_parse = partial(read, gcov)
+_both = partial(both_ways, gcov)
 
 
 def _real_reports() -> bytes:

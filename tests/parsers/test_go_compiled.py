@@ -6,41 +6,24 @@ from __future__ import annotations
 
 import struct
 from array import array
+from functools import partial
 from pathlib import Path
 from unittest import mock
 
 import pytest
+from compiled_readers import Outcome, both_ways, read
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flask_coverage.errors import ReportError
 from flask_coverage.lines import _U32
-from flask_coverage.parsers import ParseContext, Skips, go
+from flask_coverage.parsers import go
 
 GO_DATA = Path(__file__).resolve().parent.parent / "data" / "tools" / "go"
 needs_reader = pytest.mark.skipif(go._compiled is None, reason="the compiled Go reader was not built")
 
-Parsed = tuple[list[tuple[str, list[tuple[int, int, int]]]], dict[str, int], str]
-
-
-def _parse(data: bytes, size: int) -> Parsed:
-    """Files, skips and the error (or "") of ``data`` read in chunks of ``size`` bytes."""
-    skips = Skips()
-    files: list[tuple[str, list[tuple[int, int, int]]]] = []
-    error = ""
-    try:
-        chunks = [data[k : k + size] for k in range(0, len(data), size)]
-        for parsed in go.parse_go(chunks, ParseContext(skips=skips)):
-            files.append((parsed.path, list(parsed.lines)))
-    except ReportError as exc:
-        error = str(exc)
-    return files, dict(skips.counts), error
-
-
-def _both_ways(data: bytes, size: int) -> tuple[Parsed, Parsed]:
-    compiled = _parse(data, size)
-    with mock.patch.object(go, "_compiled", None):
-        return compiled, _parse(data, size)
+Parsed = Outcome
+_parse = partial(read, go)
+_both_ways = partial(both_ways, go)
 
 
 _NAMES = st.sampled_from(["example.com/m/a.go", "b.go", "c:d.go", "dir/\u00e9t\u00e9.go", "x y.go"])

@@ -5,49 +5,27 @@ from __future__ import annotations
 
 import os
 from array import array
+from functools import partial
 from pathlib import Path
 
 import pytest
+from compiled_readers import Outcome, both_ways, read
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flask_coverage.errors import ReportError
 from flask_coverage.lines import _U32
-from flask_coverage.parsers import ParseContext, Skips, xcode
+from flask_coverage.parsers import xcode
 
 TOOLS = Path(__file__).resolve().parent.parent / "data" / "tools"
 
-Parsed = tuple[list[tuple[str, list[tuple[int, int, int]]]], dict[str, int], str]
+Parsed = Outcome
+_read = partial(read, xcode)
+_both = partial(both_ways, xcode)
 
 needs_compiled = pytest.mark.skipif(
     xcode._compiled is None and os.environ.get("COVERAGE_SPEEDUPS") == "optional",
     reason="COVERAGE_SPEEDUPS=optional: the compiled reader was not built",
 )
-
-
-def _read(data: bytes, size: int) -> Parsed:
-    """Files, skips and the error (if any) of ``data`` read in chunks of ``size`` bytes."""
-    skips = Skips()
-    files = []
-    chunks = [data[k : k + size] for k in range(0, len(data), size)]
-    error = ""
-    try:
-        for parsed in xcode.parse_xcode(chunks, ParseContext(skips=skips)):
-            files.append((parsed.path, list(parsed.lines)))
-    except ReportError as exc:
-        error = str(exc)
-    return files, skips.counts, error
-
-
-def _both(data: bytes, size: int) -> tuple[Parsed, Parsed]:
-    compiled = xcode._compiled
-    with_c = _read(data, size)
-    xcode._compiled = None
-    try:
-        without = _read(data, size)
-    finally:
-        xcode._compiled = compiled
-    return with_c, without
 
 
 @needs_compiled
