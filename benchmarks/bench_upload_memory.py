@@ -66,18 +66,6 @@ def coveragepy(files: int, lines: int) -> bytes:
     return json.dumps({"meta": {"format": 3, "branch_coverage": True}, "files": report}).encode()
 
 
-def lcov(files: int, lines: int) -> bytes:
-    parts = []
-    for f in range(files):
-        parts.append(f"TN:\nSF:src/p{f // 100}/m{f}.c\n")
-        for n, hits, partial in _lines(lines):
-            if partial and hits:
-                parts.append(f"BRDA:{n},0,0,1\nBRDA:{n},0,1,0\n")
-            parts.append(f"DA:{n},{hits}\n")
-        parts.append("end_of_record\n")
-    return "".join(parts).encode()
-
-
 def opencover(files: int, lines: int) -> bytes:
     parts = ["<CoverageSession><Modules><Module><Files>"]
     parts += [f'<File uid="{f}" fullPath="C:\\w\\src\\p{f // 100}\\C{f}.cs"/>' for f in range(files)]
@@ -98,11 +86,10 @@ def covr(files: int, lines: int) -> bytes:
     return json.dumps({"files": entries, "uploader": "R"}).encode()
 
 
-#: Every format read: the three of bench_parse.py, those of bench_formats.py, OpenCover and covr.
+#: Every format read: Cobertura and coverage.py JSON, those of bench_formats.py (LCOV among them), OpenCover and covr.
 GENERATORS = {
     "cobertura": cobertura,
     "coveragepy": coveragepy,
-    "lcov": lcov,
     **{name: case[0] for name, case in CASES.items()},
     "opencover": opencover,
     "covr": covr,
