@@ -17,10 +17,9 @@ Streamed one file entry at a time.
 from __future__ import annotations
 
 import re
-from array import array
 from typing import Any, Iterable, Iterator
 
-from ..lines import _U32, HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from ..lines import HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
 from . import _speedups
 from ._common import LINE_NOT_A_NUMBER, MAX_LINE_NUMBER, ParsedFile, bad_line_number
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
@@ -57,7 +56,7 @@ def _file_lines(lines: Any, skips: Skips) -> LineCoverage | None:
     elif isinstance(lines, dict):
         columns = _compiled.dict_lines(lines) if _compiled is not None else None
         if columns is not None:  # increasing decimal keys, plain values: line numbers, hits, states
-            return LineCoverage._trusted(array(_U32, columns[0]), array(_U32, columns[1]), bytearray(columns[2]))
+            return LineCoverage.from_bytes(*columns)
         entries = lines.items()
     elif isinstance(lines, list):
         entries = enumerate(lines)

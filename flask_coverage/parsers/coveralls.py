@@ -57,7 +57,7 @@ def list_lines(counts: list[Any], first: int, skips: Skips) -> LineCoverage:
     if _compiled is not None:
         columns = _compiled.list_lines(counts, first)
         if columns is not None:  # nulls, "ignored" and counts only: line numbers, hits, states
-            return LineCoverage._trusted(array(_U32, columns[0]), array(_U32, columns[1]), bytearray(columns[2]))
+            return LineCoverage.from_bytes(*columns)
     counts = counts[: MAX_LINE_NUMBER + 1 - first] if len(counts) > MAX_LINE_NUMBER - first else counts
     if first < 1:  # elements before line 1 are no lines, their odd values counted all the same
         for hits in counts[: 1 - first]:

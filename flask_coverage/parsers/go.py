@@ -139,7 +139,7 @@ class _Reader:
             self.packed = []
             # Blocks are packed only by the compiled reader, so it is there.
             lines, hits, states = cast(ModuleType, _compiled).lines(b"".join(packed))
-            coverage = LineCoverage._trusted(array(_U32, lines), array(_U32, hits), bytearray(states))
+            coverage = LineCoverage.from_bytes(lines, hits, states)
             yield ParsedFile(self.resolver.resolve(self.name), coverage)
 
 

@@ -124,10 +124,7 @@ class _Reader:
         self.seen_file = True
         if name.strip():
             self.path = self.resolver.resolve(name)
-            line_array, hit_array = array(_U32), array(_U32)
-            line_array.frombytes(lines)
-            hit_array.frombytes(hits)
-            yield ParsedFile(self.path, LineCoverage._trusted(line_array, hit_array, bytearray(states)))
+            yield ParsedFile(self.path, LineCoverage.from_bytes(lines, hits, states))
         else:
             self.skips.add(EMPTY_NAME)
             self.path = ""
