@@ -33,7 +33,7 @@ and ``coverage_flag_file``, kept as the commit's own), in the same transaction, 
 explorer's folders are rebuilt (``coverage_tree``, :func:`~flask_coverage.queries.tree.refresh_tree`). Its file list
 (``network``) places report paths (:func:`~flask_coverage.parsers.place_by_network`), and its
 ``fixes`` take lines that are not code out of a file's coverage. The ``codecov.yml`` in force at the
-commit (:func:`~flask_coverage.feedback.settings.upload_settings`, read before the transaction and kept
+commit (:func:`~flask_coverage.codecov_yml.settings.upload_settings`, read before the transaction and kept
 with the commit) rewrites paths by its ``fixes`` before they are placed, and its ``ignore`` (and the
 ``ignore`` and ``paths`` of the upload's flags) leaves files out (docs/pull-requests.md).
 """
@@ -55,10 +55,10 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlalchemy.exc import OperationalError
 
+from .codecov_yml.paths import PathRules
+from .codecov_yml.settings import store_commit_yaml, upload_settings
 from .errors import AlreadyExists, NotFound, ReportError
 from .feedback import outbox, sender
-from .feedback.codecov_yml import PathRules
-from .feedback.settings import store_commit_yaml, upload_settings
 from .identifiers import check_flags, check_name, check_sha, normalize_branch, normalize_pullid
 from .lines import LineCoverage
 from .models import (
@@ -369,7 +369,7 @@ def _placed(files: dict[str, _Packed], known: Iterable[str]) -> dict[str, _Packe
 
 def _path_rules(repository: Repository, sha: str, flags: tuple[str, ...]) -> tuple[PathRules, Optional[dict[str, Any]]]:
     """The ``ignore`` and ``fixes`` of the codecov.yml in force at the commit, for an upload with these
-    ``flags``, and the commit's YAML to store with the upload (:func:`~.feedback.settings.upload_settings`).
+    ``flags``, and the commit's YAML to store with the upload (:func:`~.codecov_yml.settings.upload_settings`).
     No rules when it cannot be read: an upload never fails because of its YAML."""
     try:
         settings, row = upload_settings(repository, sha)

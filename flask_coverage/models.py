@@ -116,7 +116,7 @@ class Owner(Base):
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
     # The owner's codecov.yml as ``flask coverage set-yaml SERVICE/OWNER`` stored it, under its
-    # repositories' (flask_coverage.feedback.settings).
+    # repositories' (flask_coverage.codecov_yml.settings).
     yaml: Mapped[Optional[str]] = mapped_column(sa.Text, deferred=True)
 
     def __repr__(self) -> str:
@@ -218,7 +218,7 @@ class Repository(Base):
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updatestamp: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
     # The repository's codecov.yml as ``flask coverage set-yaml`` stored it (valid when stored), for
-    # commits without one of their own (flask_coverage.feedback.settings).
+    # commits without one of their own (flask_coverage.codecov_yml.settings).
     yaml: Mapped[Optional[str]] = mapped_column(sa.Text, deferred=True)
 
     owner: Mapped[Owner] = relationship()
@@ -281,7 +281,7 @@ class Commit(_ReportTotals, Base):
 class CommitYaml(Base):
     """The ``codecov.yml`` found at a commit, read once (a sha's files never change): where it was
     (``path``, ``None`` if the commit has none), its validated form as JSON (``settings``), or why it
-    is ignored (``error``). See flask_coverage.feedback.settings."""
+    is ignored (``error``). See flask_coverage.codecov_yml.settings."""
 
     __tablename__ = "coverage_commit_yaml"
 

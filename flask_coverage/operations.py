@@ -341,7 +341,8 @@ def delete_org(service: Union[str, ServiceEnum], username: str) -> None:
 
 def _validated_yaml(text: Optional[str]) -> Any:
     """The validated YAML of ``text`` (``None`` for none), or :class:`InvalidInput` with the validator's error."""
-    from .feedback.codecov_yml import YamlError, parse
+    from .codecov_yml.loader import YamlError
+    from .codecov_yml.schema import parse
 
     try:
         return parse(text or "")

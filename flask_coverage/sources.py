@@ -22,6 +22,7 @@ import logging
 import os
 import subprocess
 import time
+from collections.abc import Iterable
 from typing import Any, NamedTuple, Optional, Union
 
 from flask import Flask, current_app
@@ -292,6 +293,39 @@ def mirror_files(repository: Repository, sha: str) -> Optional[list[str]]:
         return None
     names = listed.stdout.split(b"\0", MAX_TREE_FILES)[:MAX_TREE_FILES]
     return [name.decode("utf-8", "replace") for name in names if name]
+
+
+def mirror_first_file(
+    repository: Repository, sha: str, paths: Iterable[str], max_bytes: int
+) -> Optional[tuple[Optional[str], Optional[bytes]]]:
+    """The first of ``paths`` that is a regular file at the commit ``sha`` in the repository's git
+    mirror: its path and bytes (at most ``max_bytes + 1`` read, so that a caller can tell a longer
+    file), ``(None, None)`` if none is; ``None`` if there is no mirror or it does not have the commit
+    (or cannot tell within ``COVERAGE_SOURCE_TIMEOUT``). Two git commands at most: an upload reads its
+    commit's codecov.yml this way."""
+    git_dir = mirror(repository)
+    if git_dir is None:
+        return None
+    timeout = current_app.config["COVERAGE_SOURCE_TIMEOUT"]
+    wanted = list(paths)
+    try:
+        listed = _git(git_dir, "ls-tree", "-z", "--full-tree", f"{sha}^{{commit}}", "--", *wanted, timeout=timeout)
+        if listed.returncode != 0:
+            return None
+        found = {}
+        for entry in listed.stdout.split(b"\0"):
+            if b"\t" in entry:
+                meta, name = entry.split(b"\t", 1)
+                mode, kind, obj = meta.split()
+                if kind == b"blob" and mode in (b"100644", b"100755"):
+                    found[name.decode("utf-8", "replace")] = obj.decode()
+        for path in wanted:
+            if path in found:
+                blob = _git(git_dir, "cat-file", "blob", found[path], timeout=timeout)
+                return None if blob.returncode != 0 else (path, blob.stdout[: max_bytes + 1])
+    except subprocess.TimeoutExpired:
+        return None
+    return None, None
 
 
 def read_git_mirror(git_dir: str, sha: str, path: str) -> Optional[bytes]:

@@ -23,6 +23,7 @@ SERVICE = (
     "upload_urls",
     "sources",
     "providers",
+    "codecov_yml",
     "feedback",
     "pagination",
     "lines",
@@ -92,6 +93,13 @@ def test_no_blueprint_imports_another_blueprint(module: str) -> None:
 def test_the_service_layer_imports_no_http_or_schema_module(module: str) -> None:
     above = {target for target in IMPORTS[module] if _top(target) in HTTP + SCHEMAS}
     assert not above, f"{module} imports {sorted(above)}"
+
+
+@pytest.mark.parametrize("module", sorted(name for name in IMPORTS if _top(name) == "codecov_yml"))
+def test_the_codecov_yml_imports_nothing_of_what_reads_it(module: str) -> None:
+    # Uploads, feedback, pages, the API and the CLI read the codecov.yml: it sits below all of them.
+    readers = {target for target in IMPORTS[module] if _top(target) in ("ingest", "feedback", "cli", *HTTP, *SCHEMAS)}
+    assert not readers, f"{module} imports {sorted(readers)}"
 
 
 def test_every_module_has_a_layer() -> None:

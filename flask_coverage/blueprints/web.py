@@ -30,12 +30,12 @@ from flask import Blueprint, Response, make_response, redirect, render_template,
 from markupsafe import Markup
 
 from ..auth import can_read_private, is_admin
+from ..codecov_yml.settings import Settings, commit_settings
 from ..csrf import CSRF_FAILED, CSRF_FIELD, csrf_token, csrf_valid
 from ..errors import CoverageError, Forbidden, InvalidInput, NotFound
 from ..feedback.base import find_pull_with_base
 from ..feedback.outbox import report_of
 from ..feedback.patch import find_diff, patch_coverage
-from ..feedback.settings import Settings, commit_settings
 from ..feedback.statuses import ratio
 from ..http_errors import handle_errors
 from ..identifiers import normalize_sha, pull_number

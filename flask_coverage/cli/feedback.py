@@ -8,8 +8,8 @@ import click
 from flask import current_app
 
 from .. import operations
+from ..codecov_yml.loader import MAX_YAML_BYTES
 from ..errors import InvalidInput
-from ..feedback.codecov_yml import MAX_YAML_BYTES
 from ..feedback.sender import POLL_SECONDS, Bell, loop, run_once
 from .base import SERVICES_HELP, coverage_cli, reports_errors, split_names
 

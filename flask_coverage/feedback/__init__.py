@@ -1,11 +1,7 @@
-"""Pull-request feedback: what a repository's ``codecov.yml`` says, a pull's real base, and the
-coverage of the lines a pull adds (docs/pull-requests.md).
+"""Pull-request feedback: a pull's real base, the coverage of the lines a pull adds, and what the
+``codecov.yml`` (:mod:`flask_coverage.codecov_yml`) asks to be sent (docs/pull-requests.md).
 
-- :mod:`.codecov_yml`: reading a ``codecov.yml`` safely and validating it with Codecov's coercions
-  (pure: no Flask, no database);
-- :mod:`.settings`: which YAML applies to a commit (the file at the commit, else the repository's
-  stored YAML, merged over the defaults), read once per commit and kept;
 - :mod:`.diff`: the added lines of a unified diff (pure);
-- :mod:`.git`: what the git mirror answers (a file, a merge base, a diff);
+- :mod:`.git`: what the git mirror answers (a commit, a merge base, a branch tip, a diff);
 - :mod:`.patch`: a pull's base and its patch coverage.
 """

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Optional
 
+from ..codecov_yml.numbers import Numbers
 from ..lines import Totals
-from .statuses import Numbers, ratio
+from .statuses import ratio
 
 #: Rows of a list section without ``:N``.
 DEFAULT_ROWS = 10

@@ -1,7 +1,7 @@
-"""What the git mirror (``COVERAGE_SOURCE_GIT_ROOT``, docs/web.md) answers for feedback: a file at a
-commit, the merge base of two commits, the added lines of a diff. Every function answers ``None``
-when the mirror cannot (no mirror, an unknown commit, out of time), so callers fall back to the
-provider; none raises for a git failure.
+"""What the git mirror (``COVERAGE_SOURCE_GIT_ROOT``, docs/web.md) answers for feedback: whether it
+has a commit, the merge base of two commits, a branch's tip, the added lines of a diff. Every
+function answers ``None`` when the mirror cannot (no mirror, an unknown commit, out of time), so
+callers fall back to the provider; none raises for a git failure.
 """
 
 from __future__ import annotations
@@ -9,13 +9,12 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-from collections.abc import Iterable
 from typing import Optional
 
 from ..sources import _git
 from .diff import Diff, parse_diff
 
-#: A merge base or a file answers within this many seconds; a diff of a big pull within ``DIFF_SECONDS``.
+#: A merge base answers within this many seconds; a diff of a big pull within ``DIFF_SECONDS``.
 GIT_SECONDS = 10
 DIFF_SECONDS = 60
 _ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_NO_REPLACE_OBJECTS": "1"}
@@ -27,30 +26,6 @@ def _answer(git_dir: str, *args: str, timeout: float = GIT_SECONDS) -> Optional[
     except subprocess.TimeoutExpired:
         return None
     return done.stdout if done.returncode == 0 else None
-
-
-def first_file(
-    git_dir: str, sha: str, paths: Iterable[str], max_bytes: int
-) -> Optional[tuple[Optional[str], Optional[bytes]]]:
-    """The first of ``paths`` that is a regular file at the commit ``sha``: its path and bytes (at most
-    ``max_bytes`` read), ``(None, None)`` if none is; ``None`` if the mirror does not have the commit
-    (or cannot tell). Two git commands at most (an upload reads its commit's codecov.yml this way)."""
-    wanted = list(paths)
-    listed = _answer(git_dir, "ls-tree", "-z", "--full-tree", f"{sha}^{{commit}}", "--", *wanted)
-    if listed is None:
-        return None
-    found = {}
-    for entry in listed.split(b"\0"):
-        if b"\t" in entry:
-            meta, name = entry.split(b"\t", 1)
-            mode, kind, obj = meta.split()
-            if kind == b"blob" and mode in (b"100644", b"100755"):
-                found[name.decode("utf-8", "replace")] = obj.decode()
-    for path in wanted:
-        if path in found:
-            blob = _answer(git_dir, "cat-file", "blob", found[path])
-            return None if blob is None else (path, blob[: max_bytes + 1])
-    return None, None
 
 
 def has_commit(git_dir: str, sha: str) -> bool:

@@ -19,6 +19,7 @@ from urllib.parse import quote
 import sqlalchemy as sa
 from flask import current_app, url_for
 
+from ..codecov_yml.settings import commit_settings
 from ..lines import LineCoverage, Totals
 from ..models import Commit, CommitFlag, FeedbackSent, FileCoverage, FlagFileCoverage, Pull, Repository, utcnow
 from ..providers import CommentGone, Provider, ProviderError, provider_for
@@ -30,7 +31,6 @@ from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
 from .diff import Diff
 from .patch import find_diff, patch_of
-from .settings import commit_settings
 from .statuses import Facts, Side, compute, indirect_changes
 
 log = logging.getLogger(__name__)

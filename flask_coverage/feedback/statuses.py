@@ -11,19 +11,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal, localcontext
 from typing import Any, Callable, Optional
 
+from ..codecov_yml.numbers import PRECISION, Numbers
+from ..codecov_yml.patterns import matches
+from ..codecov_yml.schema import components, flag_settings
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
-from .codecov_yml import components, flag_settings, matches
 from .diff import Diff
 
 #: A commit's coverage as a status sees it: path → its lines.
 Side = dict[str, LineCoverage]
 KINDS = ("project", "patch", "changes")
-#: Significant digits of the ratios: enough for ``coverage.precision``'s 99 decimals.
-PRECISION = 128
-_ROUNDING = {"down": ROUND_FLOOR, "up": ROUND_CEILING, "nearest": ROUND_HALF_UP}
 
 
 @dataclass(frozen=True)
@@ -33,23 +32,6 @@ class Status:
     context: str
     state: str
     description: str
-
-
-@dataclass(frozen=True)
-class Numbers:
-    """How the YAML shows a percentage (``coverage.precision``, ``coverage.round``)."""
-
-    precision: int = 2
-    rounding: str = "down"
-
-    def show(self, value: Decimal) -> str:
-        with localcontext() as context:
-            context.prec = PRECISION
-            return str(value.quantize(Decimal(1).scaleb(-self.precision), rounding=_ROUNDING[self.rounding]))
-
-    def signed(self, value: Decimal) -> str:
-        text = self.show(value)
-        return text if text.startswith("-") else "+" + text
 
 
 def ratio(totals: Totals) -> Optional[Decimal]:

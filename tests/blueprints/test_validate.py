@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import webtest
 
-from flask_coverage.feedback.codecov_yml import MAX_YAML_BYTES
+from flask_coverage.codecov_yml.loader import MAX_YAML_BYTES
 
 
 def post(testapp: webtest.TestApp, body: bytes, status: int = 200) -> str:

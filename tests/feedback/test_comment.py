@@ -9,8 +9,8 @@ from urllib.parse import quote
 
 import pytest
 
+from flask_coverage.codecov_yml.numbers import Numbers
 from flask_coverage.feedback.comment import CommentFacts, FileRow, FlagRow, escape, render, wanted
-from flask_coverage.feedback.statuses import Numbers
 from flask_coverage.lines import Totals
 
 GOLDEN = Path(__file__).parent / "golden"

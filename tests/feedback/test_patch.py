@@ -15,8 +15,9 @@ import webtest
 from flask import Flask
 
 from flask_coverage import operations
+from flask_coverage.codecov_yml.numbers import Numbers
 from flask_coverage.feedback.diff import added_lines, parse_diff
-from flask_coverage.feedback.statuses import Numbers, ratio
+from flask_coverage.feedback.statuses import ratio
 from flask_coverage.ingest import upload_report
 from flask_coverage.lines import Totals
 from tests.fake_provider import RecordingProvider

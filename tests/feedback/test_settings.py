@@ -10,8 +10,8 @@ import webtest
 from flask import Flask
 
 from flask_coverage import operations
+from flask_coverage.codecov_yml.settings import commit_settings
 from flask_coverage.errors import InvalidInput
-from flask_coverage.feedback.settings import commit_settings
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import CommitYaml
 from flask_coverage.providers import ProviderError

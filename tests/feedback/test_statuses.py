@@ -8,9 +8,10 @@ from typing import Any, Optional
 
 import pytest
 
-from flask_coverage.feedback.codecov_yml import DEFAULTS, merged, parse
+from flask_coverage.codecov_yml.numbers import Numbers
+from flask_coverage.codecov_yml.schema import DEFAULTS, merged, parse
 from flask_coverage.feedback.diff import Diff
-from flask_coverage.feedback.statuses import Facts, Numbers, Side, Status, compute
+from flask_coverage.feedback.statuses import Facts, Side, Status, compute
 from flask_coverage.lines import HIT, MISS, PARTIAL, LineCoverage
 
 BASE_SHA, HEAD_SHA = "b" * 40, "h" * 40

@@ -1,26 +1,24 @@
 """The codecov.yml's ``ignore`` and ``fixes`` applied at upload, over HTTP (docs/pull-requests.md,
 "ignore and fixes"): the commit's file in the git mirror, else the repository's stored YAML over the
 owner's; a flag's ``paths`` and ``ignore`` for the uploads carrying it; an unreadable or invalid YAML
-never fails an upload; what is stored already stays as it was stored."""
+never fails an upload; what is stored already stays as it was stored; an upload never calls the
+provider, whose copy of the commit's file the sender reads for the uploads after it."""
 
 from __future__ import annotations
 
 import html
 import os
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 import webtest
 from flask import Flask
 
 from flask_coverage import operations
+from flask_coverage.feedback.notify import send_due
 from flask_coverage.models import CommitYaml, Upload
-from flask_coverage.providers import ProviderError
 from flask_coverage.queries.files import file_totals
 from flask_coverage.queries.repositories import find_repository
 from flask_coverage.queries.targets import resolve_commit
@@ -134,20 +132,52 @@ def test_an_upload_whose_files_are_all_ignored_is_kept_empty(testapp: webtest.Te
     assert stored(sha) == []
 
 
-def test_a_provider_that_cannot_answer_never_fails_the_upload(
-    testapp: webtest.TestApp, widgets: Any, app: Flask, db: Any
+class Untouchable(RecordingProvider):
+    """A provider configured for the repository that an upload must never call: any call fails the
+    test (``pytest.fail`` is not an ``Exception``, so no ``except Exception`` on the way hides it)."""
+
+    def _call(self, name: str, *args: Any) -> None:
+        self.calls.append((name, args))
+        pytest.fail(f"an upload called the provider: {name}{args}")
+
+
+@pytest.mark.parametrize("endpoint", ["/upload/v2", "/upload/v4"])
+def test_an_upload_never_calls_the_provider(
+    testapp: webtest.TestApp, widgets: Any, app: Flask, db: Any, endpoint: str
 ) -> None:
-    provider = RecordingProvider(failure=ProviderError("GitHub answered 502", status=502, retry_after=1))
+    provider = Untouchable()
     app.config["COVERAGE_PROVIDERS"] = {"github": provider}
     operations.set_repository_yaml("github", "acme", "widgets", "fixes: ['build/::']\n")
     sha = "a" * 40
-    upload(testapp, sha)
+    query = urlencode({"token": widgets.upload_token, "commit": sha})
+    if endpoint == "/upload/v2":
+        testapp.post(f"/upload/v2?{query}", REPORT, headers={"Content-Type": "text/plain"}, status=200)
+    else:
+        url = urlsplit(testapp.post(f"/upload/v4?{query}", b"", status=200).text.split()[1])
+        testapp.put(f"{url.path}?{url.query}", REPORT, status=200)
+    # Not local (no mirror, nothing stored): the repository's YAML applies, nothing is kept for the commit.
     assert stored(sha) == ["docs/conf.py", "lib/util.py", "src/app.py", "src/app_test.py"]
-    assert db.session.execute(db.select(CommitYaml)).scalars().all() == []  # asked again next time
-    provider.failure = None
-    provider.files[(sha, "codecov.yml")] = b"ignore: [docs/]\nfixes: ['build/::']\n"
-    upload(testapp, sha, report=lcov({"/build/docs/more.py": {1: 1}}))
-    assert stored(sha) == ["docs/conf.py", "lib/util.py", "src/app.py", "src/app_test.py"]  # docs/more.py ignored
+    assert db.session.execute(db.select(CommitYaml)).scalars().all() == []
+    assert provider.calls == []
+
+
+def test_the_sender_reads_the_commits_yaml_for_the_uploads_after_it(
+    testapp: webtest.TestApp, widgets: Any, app: Flask, db: Any
+) -> None:
+    app.config.update(COVERAGE_PROVIDERS={"github": Untouchable()}, COVERAGE_FEEDBACK_DELAY=0)
+    operations.set_repository_yaml("github", "acme", "widgets", "fixes: ['build/::']\n")
+    sha = "a" * 40
+    upload(testapp, sha)
+    provider = RecordingProvider(files={(sha, "codecov.yml"): b"ignore: [docs/]\nfixes: ['build/::']\n"})
+    app.config["COVERAGE_PROVIDERS"] = {"github": provider}
+    send_due()
+    assert [path for _, path in provider.called("read_file")] == ["codecov.yml"]
+    rows = db.session.execute(db.select(CommitYaml)).scalars().all()
+    assert [(row.path, row.error) for row in rows] == [("codecov.yml", None)]
+    # The next upload reads what the sender kept: its docs/ file is ignored, with no call to the provider.
+    app.config["COVERAGE_PROVIDERS"] = {"github": Untouchable()}
+    upload(testapp, sha, report=lcov({"/build/docs/more.py": {1: 1}, "/build/src/more.py": {1: 1}}))
+    assert stored(sha) == ["docs/conf.py", "lib/util.py", "src/app.py", "src/app_test.py", "src/more.py"]
 
 
 def test_a_yaml_that_cannot_be_read_at_all_never_fails_the_upload(
@@ -156,7 +186,7 @@ def test_a_yaml_that_cannot_be_read_at_all_never_fails_the_upload(
     def broken(*args: Any) -> Any:
         raise RuntimeError("the provider's settings cannot make a client")
 
-    monkeypatch.setattr("flask_coverage.feedback.settings.read_commit_yaml", broken)
+    monkeypatch.setattr("flask_coverage.codecov_yml.settings.read_commit_yaml", broken)
     sha = "c" * 40
     upload(testapp, sha)
     assert stored(sha) == ["build/docs/conf.py", "build/lib/util.py", "build/src/app.py", "build/src/app_test.py"]
@@ -168,38 +198,3 @@ def test_a_changed_yaml_does_not_rewrite_what_is_stored(testapp: webtest.TestApp
     upload(testapp, sha)
     operations.set_repository_yaml("github", "acme", "widgets", "ignore: [docs/]\n")
     assert stored(sha) == ["build/docs/conf.py", "build/lib/util.py", "build/src/app.py", "build/src/app_test.py"]
-
-
-def test_a_slow_provider_delays_the_upload_by_one_source_timeout_at_most(
-    testapp: webtest.TestApp, widgets: Any, app: Flask, db: Any
-) -> None:
-    # GitHub answers every file 404, each after 0.4 s: the twelve places a codecov.yml may be would take
-    # 4.8 s; the upload's read stops at COVERAGE_SOURCE_TIMEOUT (1 s) and keeps nothing, so the
-    # sending asks again later.
-    asked: list[str] = []
-
-    class Slow(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            asked.append(self.path)
-            time.sleep(0.4)
-            self.send_response(404)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(b'{"message": "Not Found"}')
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        app.config["COVERAGE_PROVIDERS"] = {"github": {"url": f"http://127.0.0.1:{server.server_port}", "token": "t"}}
-        app.config["COVERAGE_SOURCE_TIMEOUT"] = 1
-        sha = "d" * 40
-        upload(testapp, sha)
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert stored(sha) == ["build/docs/conf.py", "build/lib/util.py", "build/src/app.py", "build/src/app_test.py"]
-    assert 1 <= len(asked) <= 3, asked
-    assert db.session.execute(db.select(CommitYaml)).scalars().all() == []

@@ -12,8 +12,8 @@ from typing import Any, Optional, Union
 from flask import Response, current_app, jsonify
 from sqlalchemy import Row
 
+from ...codecov_yml.settings import commit_settings
 from ...feedback.outbox import report_of
-from ...feedback.settings import commit_settings
 from ...lines import Totals
 from ...models import Branch, Commit, OwnerRow, Repository
 from ...queries.lists import (

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from flask import Response, request
 
-from ...feedback.codecov_yml import MAX_YAML_BYTES, YamlError, parse
+from ...codecov_yml.loader import MAX_YAML_BYTES, YamlError
+from ...codecov_yml.schema import parse
 from . import _text, bp
 
 USAGE = "Usage:\n\n    curl -X POST --data-binary @codecov.yml {url}\n"

@@ -3,12 +3,17 @@
 The file at the commit, looked for as Codecov does: ``codecov.yml``, ``.codecov.yml``,
 ``codecov.yaml``, ``.codecov.yaml`` at the root, then in ``dev/`` and ``.github/``; read from the git
 mirror, else through the provider's ``read_file``. A commit without one takes the repository's
-stored YAML (``flask coverage set-yaml``). Either is merged over :data:`~.codecov_yml.DEFAULTS`. An
+stored YAML (``flask coverage set-yaml``). Either is merged over :data:`~.schema.DEFAULTS`. An
 invalid file at a commit is ignored whole (the repository's YAML applies) and its error is kept
 with the commit, for its page and the API to show. What a commit's file said is read once and
 stored (:class:`~flask_coverage.models.CommitYaml`): a sha's files never change. Under either lies
 the owner's stored YAML (``set-yaml SERVICE/OWNER``), as Codecov puts an organization's YAML under a
-repository's. An upload reads the same (:func:`upload_settings`) for its ``ignore`` and ``fixes``.
+repository's.
+
+An upload reads only what is here (:func:`upload_settings`): the stored row, else the git mirror.
+It never asks the provider: a commit whose file neither holds gets the repository's (or owner's)
+YAML, and the feedback sender reads the commit's file from the provider later
+(:func:`commit_settings`), for the statuses and the comment and for the uploads after it.
 """
 
 from __future__ import annotations
@@ -19,16 +24,14 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import sqlalchemy as sa
-from flask import current_app
 
 from ..models import Commit, CommitYaml, Repository
 from ..providers import ProviderError, provider_for
-from ..providers.http import budget
-from ..sources import mirror
+from ..sources import mirror_first_file
 from ..state import dialect_insert, execute, get_session
-from . import git
-from .codecov_yml import DEFAULTS, MAX_YAML_BYTES, YamlError, merged, parse
-from .statuses import Numbers
+from .loader import MAX_YAML_BYTES, YamlError
+from .numbers import Numbers
+from .schema import DEFAULTS, merged, parse
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +87,14 @@ def owner_yaml(repository: Repository) -> Optional[dict[str, Any]]:
     return stored_yaml(repository.owner.yaml, f"owner {repository.owner_id}")
 
 
-def read_commit_file(repository: Repository, sha: str) -> tuple[Optional[str], Optional[bytes]]:
-    """``(path, bytes)`` of the commit's ``codecov.yml`` (``(None, None)`` if it has none). Raises
+def read_commit_file(
+    repository: Repository, sha: str, *, local: bool = False
+) -> Optional[tuple[Optional[str], Optional[bytes]]]:
+    """``(path, bytes)`` of the commit's ``codecov.yml`` (``(None, None)`` if it has none): from the
+    git mirror, else from the provider, or ``None`` when ``local`` and the mirror cannot tell. Raises
     :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
-    git_dir = mirror(repository)
-    found = git.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES) if git_dir is not None else None
-    if found is not None:
+    found = mirror_first_file(repository, sha, PLACES, MAX_YAML_BYTES)
+    if found is not None or local:
         return found
     provider = provider_for(repository)
     if provider is None:
@@ -101,11 +106,15 @@ def read_commit_file(repository: Repository, sha: str) -> tuple[Optional[str], O
     return None, None
 
 
-def read_commit_yaml(repository: Repository, sha: str) -> dict[str, Any]:
+def read_commit_yaml(repository: Repository, sha: str, *, local: bool = False) -> Optional[dict[str, Any]]:
     """What the commit's own ``codecov.yml`` says, as the columns of its
-    :class:`~flask_coverage.models.CommitYaml` row (``path``, ``settings``, ``error``). Raises
+    :class:`~flask_coverage.models.CommitYaml` row (``path``, ``settings``, ``error``); ``None`` when
+    ``local`` and the git mirror cannot tell (:func:`read_commit_file`). Raises
     :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
-    path, data = read_commit_file(repository, sha)
+    found = read_commit_file(repository, sha, local=local)
+    if found is None:
+        return None
+    path, data = found
     settings = error = None
     if data is not None:
         try:
@@ -133,7 +142,7 @@ def commit_yaml(repository: Repository, commit: Commit) -> CommitYaml:
     if stored is not None:
         return stored
     try:
-        values = read_commit_yaml(repository, commit.sha)
+        values = read_commit_yaml(repository, commit.sha) or {}
     except ProviderError as failed:
         return CommitYaml(commit_id=commit.id, error=f"The codecov.yml could not be read from the provider: {failed}")
     store_commit_yaml(commit.id, values)
@@ -162,9 +171,9 @@ def commit_settings(repository: Repository, commit: Commit) -> Settings:
 def upload_settings(repository: Repository, sha: str) -> tuple[Settings, Optional[dict[str, Any]]]:
     """The YAML that applies to an upload to the commit ``sha`` (which may not be stored yet), and the
     :class:`~flask_coverage.models.CommitYaml` columns to store with the upload (``None`` when they are
-    stored already, or the provider could not answer: then the repository's YAML applies and the next
-    upload or sending asks again). Read before the upload's transaction; never raises for the provider,
-    whose requests all end within ``COVERAGE_SOURCE_TIMEOUT`` seconds."""
+    stored already, or the git mirror cannot tell). Read before the upload's transaction, from what is
+    here alone: the stored row, else the git mirror, else the repository's or owner's YAML (the
+    provider is never asked: the feedback sender reads the commit's file later, :func:`commit_yaml`)."""
     query = (
         sa.select(CommitYaml)
         .join(Commit, Commit.id == CommitYaml.commit_id)
@@ -173,12 +182,6 @@ def upload_settings(repository: Repository, sha: str) -> tuple[Settings, Optiona
     stored = execute(query).scalar()
     if stored is not None:
         return _applying(repository, stored.settings, stored.path, stored.error), None
-    try:
-        # The upload waits for this read: all of the provider's requests share one deadline.
-        with budget(current_app.config["COVERAGE_SOURCE_TIMEOUT"]):
-            values: Optional[dict[str, Any]] = read_commit_yaml(repository, sha)
-    except ProviderError as failed:
-        log.warning("the codecov.yml of %s could not be read for its upload: %s", sha[:12], failed)
-        values = None
+    values = read_commit_yaml(repository, sha, local=True)
     own = values or {}
     return _applying(repository, own.get("settings"), own.get("path"), own.get("error")), values

@@ -10,20 +10,10 @@ from typing import Any
 
 import pytest
 
-from flask_coverage.feedback.codecov_yml import (
-    DEFAULTS,
-    MAX_YAML_BYTES,
-    PathRules,
-    YamlError,
-    components,
-    flag_settings,
-    load_yaml,
-    matches,
-    merged,
-    parse,
-    path_regex,
-    validate,
-)
+from flask_coverage.codecov_yml.loader import MAX_YAML_BYTES, YamlError, load_yaml
+from flask_coverage.codecov_yml.paths import PathRules
+from flask_coverage.codecov_yml.patterns import matches
+from flask_coverage.codecov_yml.schema import DEFAULTS, components, flag_settings, merged, parse, path_regex, validate
 
 
 def value_at(text: str, *path: Any) -> Any:

@@ -1,13 +1,13 @@
-"""Reading and validating a ``codecov.yml`` as Codecov does (docs/pull-requests.md, the keys table).
+"""Validating a ``codecov.yml`` as Codecov does (docs/pull-requests.md, the keys table).
 
-:func:`load_yaml` parses with PyYAML's safe loader and refuses what a configuration file has no use
-for and an attacker has: more than :data:`MAX_YAML_BYTES`, anchors and aliases (the "billion laughs"),
-explicit tags, nesting deeper than :data:`MAX_DEPTH`, duplicate keys. :func:`validate` checks the
-result against Codecov's schema and applies its coercions (``range: 60..80``, ``"80%"``,
-``target: auto``, path patterns to regular expressions, branch names to anchored ones, the comment's
-``layout`` and ``require_changes``). An unknown key is an error naming its path, as Codecov's
+:func:`parse` reads the file (:func:`~.loader.load_yaml`), then :func:`validate` checks it against
+Codecov's schema and applies its coercions (``range: 60..80``, ``"80%"``, ``target: auto``, path
+patterns to regular expressions, branch names to anchored ones, the comment's ``layout`` and
+``require_changes``). Every regular expression is checked by the engine that will run it
+(:func:`~.patterns.compile_pattern`). An unknown key is an error naming its path, as Codecov's
 validator says it; a key Codecov knows that this service does not act on yet validates and is listed
-in the answer's ``notes``. Pure: no Flask, no database.
+in the answer's ``notes``. :data:`DEFAULTS`, :func:`merged`, :func:`flag_settings` and
+:func:`components` read what a validated YAML says. Pure: no Flask, no database.
 """
 
 from __future__ import annotations
@@ -15,35 +15,13 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Optional
 
-import yaml
-
 from ..identifiers import refusal, refused_character
-
-#: A ``codecov.yml`` is a few hundred bytes; this bounds the work of parsing a hostile one.
-MAX_YAML_BYTES = 64 * 1024
-#: Codecov's deepest key is six levels down (``coverage.status.project.<title>.paths[]``).
-MAX_DEPTH = 16
-#: A regular expression of a path or branch pattern is at most this long.
-MAX_PATTERN = 1000
-
-Path = tuple[Any, ...]
-
-
-class YamlError(ValueError):
-    """A ``codecov.yml`` that cannot be used: ``path`` is where (``()`` for the whole file)."""
-
-    def __init__(self, message: str, path: Path = ()):
-        super().__init__(message)
-        self.path = path
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"Error at {list(self.path)}: {self.message}" if self.path else self.message
+from .loader import Path, YamlError, load_yaml
+from .patterns import PatternError, compile_pattern
 
 
 @dataclass
@@ -55,67 +33,6 @@ class Validated:
 
     def to_json(self) -> str:
         return json.dumps(self.value, indent=2, sort_keys=True)
-
-
-class _Loader(yaml.SafeLoader):
-    """The safe loader without anchors, aliases, tags, deep nesting or duplicate keys."""
-
-    depth = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.peek_event()
-        mark = event.start_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}"
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise YamlError(f"anchors and aliases (& and *) are not accepted ({where})")
-        if getattr(event, "tag", None) is not None:
-            raise YamlError(f"tags (!...) are not accepted ({where})")
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise YamlError(f"nested deeper than {MAX_DEPTH} levels ({where})")
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, (str, int, float, bool)) and key is not None:
-                raise YamlError(f"a key must be a plain value (line {key_node.start_mark.line + 1})")
-            if key in seen:
-                raise YamlError(f"the key {key!r} appears twice (line {key_node.start_mark.line + 1})")
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-def load_yaml(data: bytes | str) -> Optional[dict[str, Any]]:
-    """The mapping a ``codecov.yml`` holds, or ``None`` if it is empty; :class:`YamlError` if it is
-    too big, not YAML, hostile (see the module) or not a mapping."""
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    if len(raw) > MAX_YAML_BYTES:
-        raise YamlError(f"The file is larger than {MAX_YAML_BYTES:,} bytes.")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise YamlError("The file is not UTF-8 text.") from None
-    try:
-        value = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is the safe loader, narrowed
-    except YamlError as error:
-        raise YamlError(f"Can't parse YAML: {error.message}") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(error, "problem", None) or "not YAML"
-        raise YamlError(f"Can't parse YAML: {problem}{where}") from None
-    except RecursionError:
-        raise YamlError(f"Can't parse YAML: nested deeper than {MAX_DEPTH} levels") from None
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise YamlError("The file must be a mapping of keys to values.")
-    return value
 
 
 # -- Codecov's coercions: each takes the value and its path, and returns the coerced value ------------
@@ -214,12 +131,10 @@ def _list_of(item: Check) -> Check:
 
 
 def _regex(pattern: str, path: Path) -> str:
-    if len(pattern) > MAX_PATTERN:
-        _fail(path, f"is longer than {MAX_PATTERN} characters")
     try:
-        re.compile(pattern)
-    except re.error as error:
-        _fail(path, f"is not a valid regular expression: {error}")
+        compile_pattern(pattern)
+    except PatternError as error:
+        _fail(path, str(error))
     return pattern
 
 
@@ -270,27 +185,6 @@ def branch_pattern(value: Any, path: Path, notes: list[str]) -> str:
     body = name[1:] if negated else name
     regex = ".*" if body in ("", "*") else "^" + ".*".join(re.escape(part) for part in body.split("*")) + "$"
     return ("!" if negated else "") + _regex(regex, path)
-
-
-def matches(patterns: Optional[list[str]], value: str) -> bool:
-    """Whether ``value`` passes coerced patterns (path or branch): no list passes everything; a
-    ``!`` pattern that matches excludes; otherwise some plain pattern must match (if there is one)."""
-    if not patterns:
-        return True
-    return _passes(*_split(patterns), value)
-
-
-def _split(patterns: Iterable[str]) -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
-    """Coerced patterns compiled: the plain ones, and the ``!`` ones without their ``!``."""
-    positive = [re.compile(pattern) for pattern in patterns if not pattern.startswith("!")]
-    negative = [re.compile(pattern[1:]) for pattern in patterns if pattern.startswith("!")]
-    return positive, negative
-
-
-def _passes(positive: list[re.Pattern[str]], negative: list[re.Pattern[str]], value: str) -> bool:
-    if any(pattern.match(value) for pattern in negative):
-        return False
-    return not positive or any(pattern.match(value) for pattern in positive)
 
 
 def fix(value: Any, path: Path, notes: list[str]) -> dict[str, str]:
@@ -794,58 +688,3 @@ def components(settings: dict[str, Any]) -> list[dict[str, Any]]:
         component = {**defaults, **entry}
         found.append({**component, "title": component.get("name") or component["component_id"]})
     return found
-
-
-@dataclass(frozen=True)
-class PathRules:
-    """What a ``codecov.yml`` does to the paths of an upload (docs/pull-requests.md, "ignore and
-    fixes"): ``fixes`` rewrite a path (the first whose ``before`` matches; ``::prefix/`` ones add a
-    prefix first), then a path must pass ``keep`` (:func:`matches`): the top-level ``ignore`` patterns
-    negated, and for an upload with flags each flag's ``ignore`` negated and ``paths``."""
-
-    fixes: tuple[tuple[str, str], ...] = ()
-    keep: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, settings: dict[str, Any], flags: tuple[str, ...] = ()) -> PathRules:
-        patterns = [_negated(pattern) for pattern in settings.get("ignore") or []]
-        for flag in flags:
-            found = flag_settings(settings, flag) or {}
-            patterns += [_negated(pattern) for pattern in found.get("ignore") or []]
-            patterns += found.get("paths") or []
-        fixes = tuple((rule["before"], rule["after"]) for rule in settings.get("fixes") or [])
-        return cls(fixes, tuple(patterns))
-
-    def __bool__(self) -> bool:
-        return bool(self.fixes or self.keep)
-
-    @cached_property
-    def _compiled(self) -> tuple[str, list[tuple[re.Pattern[str], str]], list[re.Pattern[str]], list[re.Pattern[str]]]:
-        """What :meth:`fix` and :meth:`kept` use, compiled once (an upload may have 100,000 paths)."""
-        prefix = "/".join(after.rstrip("/") for before, after in self.fixes if before == "^" and after)
-        rewrites = [(re.compile(before), after) for before, after in self.fixes if before != "^"]
-        return (prefix, rewrites, *_split(self.keep))
-
-    def fix(self, path: str) -> str:
-        """``path`` rewritten by the fixes (the prefixes first, then the first rewrite that matches)."""
-        prefix, rewrites, _, _ = self._compiled
-        if prefix:
-            path = f"{prefix}/{path}"
-        for before, after in rewrites:
-            match = before.match(path)
-            if match:
-                path = after + path[match.end() :]
-                break
-        return _SLASHES.sub("/", path).lstrip("/")
-
-    def kept(self, path: str) -> bool:
-        """Whether the file at ``path`` (after the fixes) is stored: as :func:`matches` says of ``keep``."""
-        _, _, positive, negative = self._compiled
-        return _passes(positive, negative, path)
-
-
-_SLASHES = re.compile("/{2,}")
-
-
-def _negated(pattern: str) -> str:
-    return pattern[1:] if pattern.startswith("!") else "!" + pattern
