@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .patterns import Compiled, compile_pattern, passes, split
+from .patterns import Compiled, PatternFilter, compile_pattern, pattern_filter
 from .schema import flag_settings
 
 
@@ -38,15 +38,15 @@ class PathRules:
         return bool(self.fixes or self.keep)
 
     @cached_property
-    def _compiled(self) -> tuple[str, list[tuple[Compiled, str]], list[Compiled], list[Compiled]]:
+    def _compiled(self) -> tuple[str, list[tuple[Compiled, str]], PatternFilter]:
         """What :meth:`fix` and :meth:`kept` use, compiled once (an upload may have 100,000 paths)."""
         prefix = "/".join(after.rstrip("/") for before, after in self.fixes if before == "^" and after)
         rewrites = [(compile_pattern(before), after) for before, after in self.fixes if before != "^"]
-        return (prefix, rewrites, *split(self.keep))
+        return prefix, rewrites, pattern_filter(self.keep)
 
     def fix(self, path: str) -> str:
         """``path`` rewritten by the fixes (the prefixes first, then the first rewrite that matches)."""
-        prefix, rewrites, _, _ = self._compiled
+        prefix, rewrites, _ = self._compiled
         if prefix:
             path = f"{prefix}/{path}"
         for before, after in rewrites:
@@ -59,8 +59,7 @@ class PathRules:
     def kept(self, path: str) -> bool:
         """Whether the file at ``path`` (after the fixes) is stored: as :func:`~.patterns.matches`
         says of ``keep``."""
-        _, _, positive, negative = self._compiled
-        return passes(positive, negative, path)
+        return self._compiled[2].passes(path)
 
 
 _SLASHES = re.compile("/{2,}")

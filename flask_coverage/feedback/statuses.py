@@ -8,14 +8,13 @@ the YAML's ``coverage.precision`` and ``coverage.round``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
 from typing import Any, Callable, Optional
 
 from ..codecov_yml.numbers import PRECISION, Numbers
-from ..codecov_yml.patterns import matches
+from ..codecov_yml.patterns import compile_pattern, matches
 from ..codecov_yml.schema import components, flag_settings
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
 from .diff import Diff
@@ -83,7 +82,8 @@ def configured(settings: dict[str, Any], flags: tuple[str, ...] = ()) -> Iterato
             if options.get("enabled", True):
                 yield options["type"], options.get("name_prefix", "") + flag, {"flags": [flag], **options}
     for component in components(settings):
-        chosen = [flag for flag in flags if any(re.match(regex, flag) for regex in component.get("flag_regexes") or [])]
+        regexes = [compile_pattern(regex) for regex in component.get("flag_regexes") or []]
+        chosen = [flag for flag in flags if any(regex.match(flag) for regex in regexes)]
         for options in component.get("statuses") or []:
             if options.get("enabled", True):
                 title = options.get("name_prefix", "") + component["title"]
