@@ -142,7 +142,7 @@ def commit_yaml(repository: Repository, commit: Commit) -> CommitYaml:
     if stored is not None:
         return stored
     try:
-        values = read_commit_yaml(repository, commit.sha) or {}
+        values = read_commit_yaml(repository, commit.sha) or {}  # None only for a local read
     except ProviderError as failed:
         return CommitYaml(commit_id=commit.id, error=f"The codecov.yml could not be read from the provider: {failed}")
     store_commit_yaml(commit.id, values)
