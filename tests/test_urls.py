@@ -59,6 +59,9 @@ def test_every_page_family_is_built_as_url_for_builds_it(make_app, make_database
             assert external_url(endpoint, root, **values) == expected
             if public:
                 assert external_url(endpoint, "http://other.example/", **values) == expected
+    with app.app_context():
+        file_view = external_url("coverage_web.file_view", root, **NAMES, pullid=7, path="src/%41.py")
+    assert file_view == f"{root.rstrip('/')}/coverage/gh/acme/we%3Fird%20%23n%C3%A4me/pull/7/blob/src/%2541.py"
 
 
 def test_outside_a_request_an_absolute_url_needs_a_root(app) -> None:
