@@ -14,7 +14,6 @@ from flask_coverage.models import FileCoverage
 from flask_coverage.queries.files import file_lines, file_totals, iter_file_coverage
 from flask_coverage.queries.repositories import find_repository, repository_by_slug
 from flask_coverage.queries.targets import resolve_commit
-from flask_coverage.urls import commit_web_path
 
 # Two shas that share their first 8 hex digits, and a third one.
 SHA_A = "abcdef01" + "1" * 32
@@ -159,14 +158,3 @@ def test_normalize_sha() -> None:
     assert normalize_sha("a" * 6, prefix=True) is None
     assert normalize_sha("a" * 65, prefix=True) is None
     assert normalize_sha("٣" * 40) is None  # Unicode digits are not hex
-
-
-def test_commit_web_path_escapes_names(app, widgets) -> None:
-    sha = "c" * 40
-    assert commit_web_path(widgets, sha) == f"/gh/acme/widgets/commit/{sha}"  # the commit's page
-    app.config["COVERAGE_WEB_URL_PREFIX"] = "/coverage/"
-    odd = operations.add_repo("github", "acme", "we?ird#name")
-    assert commit_web_path(odd, sha) == f"/coverage/gh/acme/we%3Fird%23name/commit/{sha}"
-    # Without the web pages: the commit's tree graph, whose blocks open the file views.
-    app.config.update(COVERAGE_WEB_URL_PREFIX=None, COVERAGE_GRAPH_URL_PREFIX="/graphs")
-    assert commit_web_path(odd, sha) == f"/graphs/gh/acme/we%3Fird%23name/commit/{sha}/graphs/tree.svg"

@@ -57,7 +57,7 @@ from ..svg import GRAPH_DEFAULTS, GRAPH_KINDS
 from ..svg.color import NO_DATA_COLOR, coverage_color, coverage_steps
 from ..svg.trend import TREND_PERIODS
 from ..svg.writer import format_percent
-from ..urls import absolute_url
+from ..urls import external_url, repository_names
 
 bp = Blueprint("coverage_web", __name__, template_folder="../templates")
 
@@ -127,12 +127,12 @@ class View(NamedTuple):
         ref = target.branch or target.sha or self.repository.branch
         return self.url("coverage_web.tree_page", target=Target(), rest=f"{ref}/{folder}".rstrip("/"), **args)
 
-    def graph_url(self, kind: str, **args: Any) -> str:
-        """The graph of this page's target; a private repository's carries its graph token."""
+    def graph_url(self, kind: str, external: bool = False, **args: Any) -> str:
+        """The graph of this page's target (an absolute URL if ``external``); a private repository's
+        carries its graph token."""
         token = self.repository.image_token if self.repository.private else None
-        owner = self.repository.owner
-        names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
-        return url_for("coverage_graphs.graph", kind=kind, **names, **self.target.args, token=token, **args)
+        values = {"kind": kind, **repository_names(self.repository), **self.target.args, "token": token, **args}
+        return (external_url if external else url_for)("coverage_graphs.graph", **values)
 
 
 @bp.after_request
@@ -511,7 +511,6 @@ def settings_page(prov: str, owner: str, repo: str) -> Any:
         else:
             set_repo(*names, branch=request.form.get("branch", ""))
             done = f"The default branch is now {repository.branch}."
-    page = url_for("coverage_web.repository_page", prov=prov, owner=repository.owner.username, repo=repository.name)
     response = make_response(
         render_template(
             "coverage/settings.html",
@@ -520,9 +519,9 @@ def settings_page(prov: str, owner: str, repo: str) -> Any:
             admin=admin,
             shown=shown,
             done=done,
-            page_url=absolute_url(page),
-            badge_url=absolute_url(view.graph_url("badge")),
-            graphs=[(kind, absolute_url(view.graph_url(kind))) for kind in GRAPH_KINDS],
+            page_url=external_url("coverage_web.repository_page", **repository_names(repository)),
+            badge_url=view.graph_url("badge", external=True),
+            graphs=[(kind, view.graph_url(kind, external=True)) for kind in GRAPH_KINDS],
             csrf_token=csrf_token() if admin else None,
             csrf_field=CSRF_FIELD,
             Target=Target,

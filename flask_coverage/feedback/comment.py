@@ -193,7 +193,8 @@ def _files(facts: CommentFacts, limit: int, condensed: bool) -> list[str]:
         missed, partial = file.patch.misses, file.patch.partials
         parts = [f"{missed} Missing"] if missed else []
         parts += [f"{partial} partial{'s' if partial != 1 else ''}"] if partial else []
-        link = facts.file_url(file.path)
+        # A Markdown link's destination ends at an unbalanced parenthesis, which a URL's path may hold.
+        link = facts.file_url(file.path).replace("(", "%28").replace(")", "%29")
         rows.append(
             f"| [{escape(file.path)}]({link}) | {_percent(facts.numbers, file.patch)} | "
             f"[{' and '.join(parts)} :warning:]({link}) |"

@@ -14,10 +14,8 @@ import logging
 from collections.abc import Callable
 from functools import cache
 from typing import Any, Optional
-from urllib.parse import quote
 
 import sqlalchemy as sa
-from flask import current_app, url_for
 
 from ..codecov_yml.settings import commit_settings
 from ..lines import LineCoverage, Totals
@@ -26,6 +24,7 @@ from ..providers import CommentGone, Provider, ProviderError, provider_for
 from ..queries.files import upload_count
 from ..queries.targets import resolve_commit
 from ..state import dialect_insert, execute, get_session
+from ..urls import pull_file_url, pull_page_url
 from . import checks, outbox
 from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
@@ -103,26 +102,6 @@ def _digest(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 
-def _page_url(claim: outbox.Claim, repository: Repository, pullid: Optional[int], sha: str) -> Optional[str]:
-    """The absolute URL of the pull's page (or the commit's), below ``COVERAGE_PUBLIC_URL`` or else
-    the address the upload came to; ``None`` without web pages or without an address."""
-    base_url = current_app.config.get("COVERAGE_PUBLIC_URL") or claim.base_url
-    if current_app.config["COVERAGE_WEB_URL_PREFIX"] is None or not base_url:
-        return None
-    owner = repository.owner
-    target = {"pullid": pullid} if pullid is not None else {"sha": sha}
-    # A request context of that address only to build the URL with the app's own routes and prefixes.
-    with current_app.test_request_context(base_url=base_url):
-        return url_for(
-            "coverage_web.repository_page",
-            prov=owner.service.short,
-            owner=owner.username,
-            repo=repository.name,
-            _external=True,
-            **target,
-        )
-
-
 def deliver(claim: outbox.Claim) -> None:
     """Send what the claimed commit owes, then finish its row; a provider's error that a retry can
     help leaves it to be retried, any other is recorded and the row finished."""
@@ -176,7 +155,7 @@ def _send(
         return _side(commit, flags), _side(base, flags) if base is not None else None
 
     numbers = settings.numbers()
-    target_url = _page_url(claim, repository, pull.pullid if pull is not None else None, commit.sha)
+    target_url = pull_page_url(repository, pull.pullid if pull is not None else None, commit.sha, claim.base_url)
     flags = _flag_names(commit, base)
     facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers, flags)
     sent = _sent_digests(commit.id)
@@ -208,7 +187,7 @@ def _send(
         done.append((commit.id, status.context, {**values, "check_run_id": run_id, "sent_at": utcnow(), "error": None}))
     comment = settings.get("comment")
     if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
-        _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", sent, done)
+        _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", claim, sent, done)
 
 
 def _comment(
@@ -221,6 +200,7 @@ def _comment(
     sides: Any,
     settings: Any,
     pull_url: str,
+    claim: outbox.Claim,
     sent: dict[str, Optional[str]],
     done: Sent,
 ) -> None:
@@ -235,7 +215,7 @@ def _comment(
     )
     facts = CommentFacts(
         pull_url=pull_url,
-        file_url=lambda path: f"{pull_url}/blob/{quote(path)}",
+        file_url=lambda path: pull_file_url(repository, pull.pullid, path, claim.base_url) or "",
         pullid=pull.pullid,
         head_sha=commit.sha,
         base_sha=pull.base_sha,

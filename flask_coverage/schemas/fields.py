@@ -106,9 +106,9 @@ class QueryDateTime(fields.DateTime):
 class PlainNested(fields.Nested):
     """A nested object its view gives as plain JSON values already: written as is, documented as nested.
 
-    For totals, which :func:`~flask_coverage.schemas.report.totals_body` alone makes, and a repository's author
-    (``repository_body``): numbers, strings, booleans and the service (a ``str`` enum). Dumping them
-    again field by field was most of the time of dumping a list.
+    For totals, which :func:`~flask_coverage.schemas.report.totals_body` alone makes, and a repository and
+    its author (:func:`~flask_coverage.schemas.repos.repository_body`): numbers, strings, booleans and the
+    service (a ``str`` enum). Dumping them again field by field was most of the time of dumping a list.
     """
 
     # Field and Nested name the first argument differently (value, nested_obj): no signature fits both.

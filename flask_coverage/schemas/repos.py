@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
+from typing import Any
+
 from marshmallow import Schema, fields, validate
+from sqlalchemy import Row
 
 from ..identifiers import (
     MAX_PULLID,
 )
+from ..lines import Totals
+from ..queries.lists import REPOSITORY_FIELDS, TOTALS_FIELDS
 from .common import PaginatedSchema, PaginationQuerySchema, RepositoryPathSchema, name_rule
-from .fields import MAX_SEARCH_LENGTH, PlainNested, QueryBoolean, QueryInteger, ServiceField, UtcDateTime
-from .report import CoverageTotalsSchema, FileReportSchema
+from .fields import MAX_SEARCH_LENGTH, PlainNested, QueryBoolean, QueryInteger, ServiceField, UtcDateTime, utc_iso
+from .report import CoverageTotalsSchema, FileReportSchema, totals_body
 
 
 class OwnerSchema(Schema):
@@ -47,6 +53,17 @@ class RepositorySchema(Schema):
     active = fields.Boolean(required=True)
     activated = fields.Boolean(required=True)
     totals = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
+
+
+def repository_body(row: Row) -> dict[str, Any]:
+    """The :class:`RepositorySchema` body of a row of :func:`~flask_coverage.queries.lists.repository_rows`, as
+    JSON values. Written by hand, not dumped: a list's items are written as they are (``PlainNested``), and
+    dumping them field by field made the bodies 1.8x slower."""
+    body = {name: getattr(row, name) for name in REPOSITORY_FIELDS}
+    body["updatestamp"] = utc_iso(row.updatestamp)
+    body["author"] = {"service": row.service, "username": row.username, "name": row.owner_name}
+    body["totals"] = None if row.files is None else totals_body(Totals.of(row), row.files)
+    return body
 
 
 class PaginatedRepositoryListSchema(PaginatedSchema):
@@ -97,6 +114,20 @@ class CommitSchema(Schema):
         allow_none=True,
         metadata={"description": "Who wrote the commit, from the git mirror (else null)."},
     )
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        """A stored commit (or a row of :func:`~flask_coverage.queries.lists.commit_rows`) by the body's names."""
+        if attr == "commitid":
+            return obj.sha
+        if attr == "totals":
+            return totals_body(Totals.of(obj), obj.files)
+        if attr == "state":
+            return "complete" if obj.version else "pending"
+        if attr == "parent":
+            return obj.parent_sha
+        if attr == "author":
+            return None if obj.author_name is None else {"username": None, "name": obj.author_name}
+        return getattr(obj, attr)
 
 
 class CommitReportBodySchema(Schema):
@@ -216,6 +247,20 @@ class PullSchema(Schema):
     title = fields.String(
         required=True, allow_none=True, metadata={"description": "The provider's title; null until a webhook said."}
     )
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        """A row of :func:`~flask_coverage.queries.lists.pull_rows` by the body's names."""
+        columns = _PULL_TOTALS.get(attr)
+        if columns is None:
+            return getattr(obj, attr)
+        files, *counts = columns(obj._mapping)
+        return None if files is None else totals_body(Totals(*counts), files)
+
+
+#: The columns of a row of ``pull_rows`` that ``base_totals`` and ``head_totals`` are made of.
+_PULL_TOTALS = {
+    f"{side}_totals": itemgetter(*(f"{side}_{name}" for name in TOTALS_FIELDS)) for side in ("base", "head")
+}
 
 
 class PaginatedPullListSchema(PaginatedSchema):

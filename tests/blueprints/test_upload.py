@@ -7,6 +7,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 from werkzeug.test import EnvironBuilder
@@ -54,15 +55,18 @@ def test_the_answer_follows_the_configured_url_prefixes(make_app, make_database_
 
     from flask_coverage import operations
 
-    app = make_app(make_database_url(), COVERAGE_UPLOAD_URL_PREFIX="/cov", COVERAGE_WEB_URL_PREFIX="/web")
-    with app.app_context():
-        operations.add_org("gitlab", "acme")
-        token = operations.add_repo("gitlab", "acme", "widgets").upload_token
-    testapp = webtest.TestApp(app, extra_environ={"HTTP_HOST": "cov.example.org", "SCRIPT_NAME": "/app"})
+    def mounted(**prefixes: Any) -> tuple[Any, str]:
+        app = make_app(make_database_url(), COVERAGE_UPLOAD_URL_PREFIX="/cov", **prefixes)
+        with app.app_context():
+            operations.add_org("gitlab", "acme")
+            token = operations.add_repo("gitlab", "acme", "widgets").upload_token
+        return webtest.TestApp(app, extra_environ={"HTTP_HOST": "cov.example.org", "SCRIPT_NAME": "/app"}), token
+
+    testapp, token = mounted(COVERAGE_WEB_URL_PREFIX="/web")
     response = post(testapp, "/app/cov" + upload_url(token=token), make_lcov({"a.py": {1: 1}}))
     assert response.text.split("\n")[1] == f"http://cov.example.org/app/web/gl/acme/widgets/commit/{SHA}"
     # Without the web pages: the commit's tree graph.
-    app.config.update(COVERAGE_WEB_URL_PREFIX=None, COVERAGE_GRAPH_URL_PREFIX="/graphs")
+    testapp, token = mounted(COVERAGE_WEB_URL_PREFIX=None, COVERAGE_GRAPH_URL_PREFIX="/graphs")
     response = post(testapp, "/app/cov" + upload_url(token=token), make_lcov({"a.py": {1: 1}}))
     assert (
         response.text.split("\n")[1]

@@ -108,3 +108,14 @@ def test_when_to_comment(
     require: Any, changes: Any, has_comment: bool, uploads: int, after: Any, expected: bool
 ) -> None:
     assert wanted(require, facts(**changes), has_comment, uploads, after) is expected
+
+
+def test_a_file_link_with_an_unbalanced_parenthesis_stays_one_link() -> None:
+    # The file view's route leaves parentheses as they are; Markdown would end the link at ")".
+    text = render(
+        facts(file_url=lambda path: f"{PULL}/blob/{path}", files=[FileRow("src/a).py", Totals.from_counts(2, 1, 0))]),
+        ["files"],
+        False,
+    )
+    link = f"{PULL}/blob/src/a%29.py"
+    assert f"| [src/a\\)\\.py]({link}) | 66.66% | [1 Missing :warning:]({link}) |" in text

@@ -7,18 +7,15 @@ anything unknown or not visible gets the same 404.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any
 
 from flask import Response, current_app, jsonify
 from sqlalchemy import Row
 
 from ...codecov_yml.settings import commit_settings
 from ...feedback.outbox import report_of
-from ...lines import Totals
 from ...models import Branch, Commit, OwnerRow, Repository
 from ...queries.lists import (
-    REPOSITORY_FIELDS,
-    TOTALS_FIELDS,
     branches_query,
     commit_rows,
     commits_query,
@@ -31,8 +28,7 @@ from ...queries.lists import (
 )
 from ...queries.lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull
 from ...schemas.common import CommitPathSchema, OwnerPathSchema, PaginationQuerySchema
-from ...schemas.fields import utc_iso
-from ...schemas.report import report_json, totals_body
+from ...schemas.report import report_json
 from ...schemas.repos import (
     BranchDetailSchema,
     BranchPathSchema,
@@ -51,6 +47,7 @@ from ...schemas.repos import (
     PullSchema,
     RepositoryListQuerySchema,
     RepositorySchema,
+    repository_body,
 )
 from . import api_get, document, repo_get
 
@@ -65,27 +62,9 @@ document.tags.update(
 )
 
 
-def owner_body(owner: OwnerRow) -> dict[str, Any]:
-    return {"service": owner.service, "username": owner.username, "name": owner.name}
-
-
-def commit_body(commit: Union[Commit, Row]) -> dict[str, Any]:
-    """The ``CommitSchema`` fields of ``commit`` (or of a row of :func:`~flask_coverage.queries.lists.commit_rows`)."""
-    return {
-        "commitid": commit.sha,
-        "timestamp": commit.timestamp,
-        "branch": commit.branch,
-        "totals": totals_body(Totals.of(commit), commit.files),
-        "state": "complete" if commit.version else "pending",
-        "parent": commit.parent_sha,
-        "message": commit.message,
-        "author": None if commit.author_name is None else {"username": None, "name": commit.author_name},
-    }
-
-
 def commit_detail_json(commit: Commit) -> list[str]:
     """A commit with its report (``CommitDetailSchema``) as JSON text, the report written file by file."""
-    head = current_app.json.dumps(CommitSchema().dump(commit_body(commit)))
+    head = current_app.json.dumps(_COMMIT_SCHEMA.dump(commit))
     return [head[:-1], ', "report": {', *report_json(commit), "}}"]
 
 
@@ -98,19 +77,9 @@ def commit_detail_json(commit: Commit) -> list[str]:
     lookup=any_owner,
     response=OwnerSchema,
 )
-def owners_retrieve(owner: OwnerRow, args: dict[str, Any]) -> dict[str, Any]:
+def owners_retrieve(owner: OwnerRow, args: dict[str, Any]) -> OwnerRow:
     """One owner."""
-    return owner_body(owner)
-
-
-def repository_body(row: Row) -> dict[str, Any]:
-    """The ``RepositorySchema`` body of a row of :func:`~flask_coverage.queries.lists.repository_rows`, as JSON
-    values."""
-    body = {name: getattr(row, name) for name in REPOSITORY_FIELDS}
-    body["updatestamp"] = utc_iso(row.updatestamp)
-    body["author"] = {"service": row.service, "username": row.username, "name": row.owner_name}
-    body["totals"] = None if row.files is None else totals_body(Totals.of(row), row.files)
-    return body
+    return owner
 
 
 @api_get(
@@ -152,7 +121,6 @@ def repos_retrieve(repository: Repository, args: dict[str, Any]) -> Response:
     query=CommitListQuerySchema,
     response=PaginatedCommitListSchema,
     rows=commit_rows,
-    item=commit_body,
 )
 def commits_list(repository: Repository, args: dict[str, Any]) -> Any:
     """The commits of a repository."""
@@ -234,24 +202,7 @@ def branches_retrieve(branch: Branch, args: dict[str, Any]) -> Response:
 
 
 _BRANCH_SCHEMA = BranchSchema()
-
-
-def pull_body(row: Row) -> dict[str, Any]:
-    """The ``PullSchema`` fields of a row of :func:`~flask_coverage.queries.lists.pull_rows`."""
-    values = row._mapping
-
-    def totals(commit: str) -> Optional[dict[str, Any]]:
-        files, *counts = (values[f"{commit}_{name}"] for name in TOTALS_FIELDS)
-        return None if files is None else totals_body(Totals(*counts), files)
-
-    return {
-        "pullid": row.pullid,
-        "base_totals": totals("base"),
-        "head_totals": totals("head"),
-        "updatestamp": row.updatestamp,
-        "state": row.state,
-        "title": row.title,
-    }
+_COMMIT_SCHEMA = CommitSchema()
 
 
 @repo_get(
@@ -262,7 +213,6 @@ def pull_body(row: Row) -> dict[str, Any]:
     query=PaginationQuerySchema,
     response=PaginatedPullListSchema,
     rows=pull_rows,
-    item=pull_body,
 )
 def pulls_list(repository: Repository, args: dict[str, Any]) -> Any:
     """The pull requests of a repository."""
@@ -277,6 +227,6 @@ def pulls_list(repository: Repository, args: dict[str, Any]) -> Any:
     lookup=readable_pull,
     response=PullSchema,
 )
-def pulls_retrieve(row: Any, args: dict[str, Any]) -> dict[str, Any]:
+def pulls_retrieve(row: Any, args: dict[str, Any]) -> Row:
     """One pull request."""
-    return pull_body(pull_row(row[0]))
+    return pull_row(row[0])

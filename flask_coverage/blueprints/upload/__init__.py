@@ -24,7 +24,7 @@ import uuid
 from typing import Any, NoReturn, Optional
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, current_app, request, url_for
+from flask import Blueprint, Response, current_app, request
 from werkzeug.exceptions import MethodNotAllowed
 
 from ...auth import is_plausible_token
@@ -39,7 +39,7 @@ from ...parsers import Skips
 from ...parsers.upload import read_envelope
 from ...queries.repositories import find_repository_by_upload_token
 from ...upload_urls import sign_upload
-from ...urls import absolute_url, commit_url
+from ...urls import commit_url, external_url
 
 bp = Blueprint("coverage_upload", __name__)
 
@@ -133,8 +133,7 @@ def put_url(repository: Repository, claims: dict[str, Any]) -> str:
     and, for v2, ``run``.
     """
     signature = sign_upload(repository, claims)
-    # url_for's path starts with the app's mount point, which absolute_url adds itself.
-    return absolute_url(url_for("coverage_upload.upload_put", signature=signature)[len(request.script_root) :])
+    return external_url("coverage_upload.upload_put", signature=signature)
 
 
 def target_claims(target: CommitTarget) -> dict[str, Any]:
