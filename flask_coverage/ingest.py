@@ -59,6 +59,7 @@ from .errors import AlreadyExists, NotFound, ReportError
 from .feedback import outbox, sender
 from .feedback.codecov_yml import PathRules
 from .feedback.settings import store_commit_yaml, upload_settings
+from .git_mirror import CommitAbout, commit_about, mirror_files
 from .identifiers import check_flags, check_name, check_sha, normalize_branch, normalize_pullid
 from .lines import LineCoverage
 from .models import (
@@ -81,7 +82,6 @@ from .queries.files import known_paths
 from .queries.repositories import repository_by_slug
 from .queries.tree import refresh_tree
 from .queries.trend import refresh_days
-from .sources import CommitAbout, commit_about, mirror_files
 from .state import dialect_insert, execute, get_session
 
 __all__ = [

@@ -22,6 +22,8 @@ SERVICE = (
     "ingest",
     "upload_urls",
     "sources",
+    "git_mirror",
+    "git_mirror",
     "providers",
     "feedback",
     "pagination",

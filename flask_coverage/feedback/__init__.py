@@ -6,6 +6,5 @@ coverage of the lines a pull adds (docs/pull-requests.md).
 - :mod:`.settings`: which YAML applies to a commit (the file at the commit, else the repository's
   stored YAML, merged over the defaults), read once per commit and kept;
 - :mod:`.diff`: the added lines of a unified diff (pure);
-- :mod:`.git`: what the git mirror answers (a file, a merge base, a diff);
 - :mod:`.patch`: a pull's base and its patch coverage.
 """

@@ -21,12 +21,11 @@ from typing import Any, Optional
 import sqlalchemy as sa
 from flask import current_app
 
+from .. import git_mirror
 from ..models import Commit, CommitYaml, Repository
 from ..providers import ProviderError, provider_for
 from ..providers.http import budget
-from ..sources import mirror
 from ..state import dialect_insert, execute, get_session
-from . import git
 from .codecov_yml import DEFAULTS, MAX_YAML_BYTES, YamlError, merged, parse
 from .statuses import Numbers
 
@@ -87,8 +86,8 @@ def owner_yaml(repository: Repository) -> Optional[dict[str, Any]]:
 def read_commit_file(repository: Repository, sha: str) -> tuple[Optional[str], Optional[bytes]]:
     """``(path, bytes)`` of the commit's ``codecov.yml`` (``(None, None)`` if it has none). Raises
     :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
-    git_dir = mirror(repository)
-    found = git.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES) if git_dir is not None else None
+    git_dir = git_mirror.mirror(repository)
+    found = git_mirror.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES) if git_dir is not None else None
     if found is not None:
         return found
     provider = provider_for(repository)
