@@ -14,7 +14,8 @@ from concurrently import run_together
 from flask_coverage import operations
 from flask_coverage.errors import InvalidInput, NotFound, ReportError, ReportTooLarge
 from flask_coverage.identifiers import check_sha, normalize_branch, normalize_pullid
-from flask_coverage.ingest import MAX_ATTEMPTS, upload_report, upload_reports
+from flask_coverage.ingest import upload_report, upload_reports
+from flask_coverage.ingest.store import MAX_ATTEMPTS
 from flask_coverage.lines import HIT, MISS, PARTIAL, LineCoverage
 from flask_coverage.models import Branch, Commit, FileCoverage, Pull
 from flask_coverage.queries.files import file_lines, file_totals
@@ -348,7 +349,7 @@ def test_lock_errors_are_retried_a_bounded_number_of_times(make_app, make_databa
     """A writer that never lets go: the upload gives up after MAX_ATTEMPTS, and stores nothing."""
     if os.environ.get("COVERAGE_TEST_DATABASE_URL"):
         pytest.skip("SQLite's database lock")
-    monkeypatch.setattr("flask_coverage.ingest.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("flask_coverage.ingest.store.time.sleep", lambda seconds: None)
     app = make_app(make_database_url(), SQLALCHEMY_ENGINE_OPTIONS={"connect_args": {"timeout": 0.001}})
     with app.app_context():
         repository = operations.add_repo("github", operations.add_org("github", "acme").username, "widgets")

@@ -30,9 +30,9 @@ from ...feedback.outbox import trigger
 from ...feedback.sender import wake
 from ...identifiers import check_name, check_sha, normalize_pullid, parse_service
 from ...ingest import CommitTarget, UploadMeta, record_commit, upload_reports
+from ...ingest.envelope import read_cli_payload
 from ...models import Commit, Repository, utcnow
 from ...parsers import Skips
-from ...parsers.upload import read_cli_payload
 from ...queries.files import upload_count
 from ...queries.targets import resolve_commit
 from ...upload_urls import InvalidUploadUrl, load_upload
