@@ -17,12 +17,13 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional, TypeVar
 
 from flask import current_app
 
-from .feedback.diff import Diff, parse_diff
 from .models import Repository
+
+T = TypeVar("T")
 
 #: A merge base or a file for feedback answers within this many seconds; a diff of a big pull within
 #: ``DIFF_SECONDS``.
@@ -199,28 +200,18 @@ def branch_tip(git_dir: str, branch: str) -> Optional[str]:
     return found.decode().strip() if found else None
 
 
-def diff(git_dir: str, base: str, head: str) -> Optional[Diff]:
-    """The lines ``head`` adds over ``base...head`` (by their numbers in ``head``) and those it
-    removes, or ``None`` if the mirror cannot tell. Read as git writes it, with no context lines and
-    renames found, so a moved file adds only its changed lines."""
-    args = (
-        "diff",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "-M",
-        "-U0",
-        "--end-of-options",
-        f"{base}...{head}",
-        "--",
-    )
-    command, env = _command(git_dir, args)
+def diff(git_dir: str, base: str, head: str, read: Callable[[Iterable[bytes]], T]) -> Optional[T]:
+    """What ``read`` makes of the diff ``base...head`` as git writes it (its lines, as they come), or
+    ``None`` if the mirror cannot tell: no context lines, renames found, so a moved file shows only its
+    changed lines (feedback reads it with :func:`~flask_coverage.feedback.diff.parse_diff`)."""
+    options = ("--no-color", "--no-ext-diff", "--no-textconv", "-M", "-U0")
+    command, env = _command(git_dir, ("diff", *options, "--end-of-options", f"{base}...{head}", "--"))
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env) as process:  # noqa: S603
         # A git that hangs mid-diff is killed: its output ends and the answer is None.
         timer = threading.Timer(DIFF_SECONDS, process.kill)
         timer.start()
         try:
-            found = parse_diff(process.stdout or ())
+            found = read(process.stdout or ())
             process.wait()
         finally:
             timer.cancel()

@@ -12,6 +12,7 @@ import pytest
 from flask import Flask
 
 from flask_coverage import git_mirror, operations
+from flask_coverage.feedback.diff import parse_diff
 from tests.git_history import commit, git
 
 
@@ -35,7 +36,7 @@ def test_the_mirror_answers_real_revisions(mirror: tuple[str, str, str]) -> None
     assert git_mirror.has_commit(git_dir, second)
     assert git_mirror.branch_tip(git_dir, "main") == second
     assert git_mirror.first_file(git_dir, second, ["app.py"], 100) == ("app.py", b"a = 1\nb = 2\n")
-    found = git_mirror.diff(git_dir, first, second)
+    found = git_mirror.diff(git_dir, first, second, parse_diff)
     assert found is not None and found.added == {"app.py": [2]}
 
 
@@ -58,8 +59,8 @@ def test_a_revision_spelled_as_an_option_is_an_unknown_revision(
     assert not git_mirror.has_commit(git_dir, revision)
     assert git_mirror.branch_tip(git_dir, revision) is None
     assert git_mirror.first_file(git_dir, revision, ["app.py"], 100) is None
-    assert git_mirror.diff(git_dir, revision, second) is None
-    assert git_mirror.diff(git_dir, first, revision) is None
+    assert git_mirror.diff(git_dir, revision, second, parse_diff) is None
+    assert git_mirror.diff(git_dir, first, revision, parse_diff) is None
     with app.app_context(), pytest.raises(git_mirror.Unreadable, match="does not have commit"):
         git_mirror.read_file(git_dir, revision, "app.py")
     assert os.listdir(out) == []

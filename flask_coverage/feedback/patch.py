@@ -55,7 +55,7 @@ def find_diff(repository: Repository, base_sha: str, head_sha: str) -> Optional[
     commits, else the provider; ``None`` when neither can tell."""
     git_dir = git_mirror.mirror(repository)
     if git_dir is not None and git_mirror.has_commit(git_dir, base_sha) and git_mirror.has_commit(git_dir, head_sha):
-        found = git_mirror.diff(git_dir, base_sha, head_sha)
+        found = git_mirror.diff(git_dir, base_sha, head_sha, parse_diff)
         if found is not None:
             return found
     provider = provider_for(repository)
