@@ -285,4 +285,4 @@ def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:
 
 
 # The codecov-cli protocol's views, the providers' webhooks and the YAML validator join bp.
-from . import cli, validate, webhooks  # noqa: E402, F401
+from . import codecov_cli, validate, webhooks  # noqa: E402, F401

@@ -1,7 +1,7 @@
-"""The codecov-cli upload protocol, and the ``PUT`` to a signed upload URL (DESIGN section 10).
+"""codecov-cli's HTTP protocol, and the ``PUT`` to a signed upload URL (docs/upload.md).
 
 Views on the upload blueprint (:mod:`.upload`), under ``{COVERAGE_UPLOAD_URL_PREFIX}/upload/``, as
-codecov-cli 11 (what the Codecov GitHub Action runs) calls them; see docs/upload.md:
+codecov-cli 11 (what the Codecov GitHub Action runs) calls them:
 
 - ``POST {service}/{slug}/commits``: the commit, with its branch, pull request and parent (201);
 - ``POST {service}/{slug}/commits/{sha}/reports``: a report (Codecov's unit of uploads) (201);
