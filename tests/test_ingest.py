@@ -229,6 +229,19 @@ def test_a_report_over_the_size_limit_changes_nothing(app, widgets, stored, snap
     assert snapshot() == before
 
 
+def test_more_files_than_the_bound_change_nothing(app, widgets, stored, snapshot, make_lcov) -> None:
+    app.config["COVERAGE_MAX_REPORT_FILES"] = 3
+    # Three paths, one of them in both reports and twice in the first: they count once each.
+    first = make_lcov({"a.py": {1: 1}, "b.py": {1: 0}}) + make_lcov({"a.py": {2: 1}})
+    commit = upload_reports(REPO, [("one", first), ("two", make_lcov({"a.py": {3: 1}, "c.py": {1: 1}}))], commit=SHA2)
+    assert commit.files == 3
+    before = snapshot()
+    reports = [("one", first), ("two", make_lcov({"c.py": {1: 1}, "d.py": {1: 1}}))]
+    with pytest.raises(ReportTooLarge, match=r"more than 3 files \(COVERAGE_MAX_REPORT_FILES\)"):
+        upload_reports(REPO, reports, commit=SHA)
+    assert snapshot() == before
+
+
 def test_one_bad_report_among_several_changes_nothing(widgets, stored, snapshot, make_lcov) -> None:
     before = snapshot()
     reports = [("good.lcov", make_lcov({"new.py": {1: 1}})), ("bad.xml", b"<coverage><packages>")]

@@ -162,11 +162,19 @@ def upload_reports(
     target = commit if isinstance(commit, CommitTarget) else CommitTarget.check(commit, branch, pullid, parent)
     sha, branch, pull, parent_sha = target
     repository_id = repository.id
-    max_bytes = current_app.config["COVERAGE_MAX_UPLOAD_BYTES"]
+    config = current_app.config
+    max_bytes, max_files = config["COVERAGE_MAX_UPLOAD_BYTES"], config["COVERAGE_MAX_REPORT_FILES"]
     digests: list[str] = []
     skips = Skips() if skips is None else skips
     packed = read_reports(
-        reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests, skips=skips
+        reports,
+        root=root,
+        format=format,
+        max_bytes=max_bytes,
+        max_files=max_files,
+        progress=progress,
+        digests=digests,
+        skips=skips,
     )
     meta = meta or UploadMeta()
     rules, yaml_row = path_rules(repository, sha, meta.flags)

@@ -1,5 +1,5 @@
 """An upload's reports read: parsed, hashed for the upload's key, and packed per path as they will be
-stored, before anything is written."""
+stored, before anything is written; at most ``COVERAGE_MAX_REPORT_FILES`` files (docs/upload.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import Any, Callable, NamedTuple, Optional
 
-from ..errors import ReportError
+from ..errors import ReportError, ReportTooLarge
 from ..lines import LineCoverage
 from ..models import FileCoverage
 from ..parsers import ParsedFile, ReportSource, Skips, parse_report
@@ -51,13 +51,16 @@ def read_reports(
     root: Optional[str],
     format: str,
     max_bytes: Optional[int],
+    max_files: int,
     progress: Optional[ProgressCallback],
     digests: list[str],
     skips: Skips,
 ) -> dict[str, Packed]:
     """Every report parsed (:func:`~flask_coverage.parsers.parse_report`) and its files packed, merged
     per path (as :func:`~flask_coverage.parsers.merge_by_path`); each report's SHA-256 appended to
-    ``digests`` once it was read."""
+    ``digests`` once it was read. More than ``max_files`` paths, all reports together, is a
+    :class:`~flask_coverage.errors.ReportTooLarge`, raised as the first path past the bound comes: an
+    upload holds about 250 bytes per file until its transaction."""
     packed: dict[str, Packed] = {}
     # A path repeated right after itself (Java's inner classes, one ``<class>`` each) is merged unpacked.
     path, lines = "", None
@@ -69,6 +72,10 @@ def read_reports(
             continue
         if lines is not None:
             packed[path] = Packed.of(lines) if path not in packed else packed[path].merge(lines)
+            if len(packed) >= max_files and parsed.path not in packed:
+                raise ReportTooLarge(
+                    f"the upload's reports hold more than {max_files:,} files (COVERAGE_MAX_REPORT_FILES)"
+                )
         path, lines = parsed
     if lines is not None:
         packed[path] = Packed.of(lines) if path not in packed else packed[path].merge(lines)
