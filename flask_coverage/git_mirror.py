@@ -1,12 +1,12 @@
 """The git mirror (``COVERAGE_SOURCE_GIT_ROOT``, docs/web.md): every ``git`` the service runs.
 
 A repository's bare mirror is ``{root}/{service}/{owner}/{repo}.git`` (:func:`mirror`). What it answers:
-a file at a commit for the file view (:func:`read_file`), a commit's message and author
+a file at a commit for the file view (:func:`file_at`), a commit's message and author
 (:func:`commit_about`) and its tree (:func:`mirror_files`) for uploads, and for feedback a
 codecov.yml (:func:`first_file`), a merge base, first parents, a branch's tip and a diff. Every git
 runs with no system or global config, within a deadline; a revision that came from outside follows
 ``--end-of-options``, so a sha or branch spelled like an option (a webhook's ``base_sha``) is never
-read as one. Apart from :func:`read_file` (which says why it could not read), each function answers
+read as one. Apart from :func:`file_at` (which says why it could not read), each function answers
 ``None`` (or nothing) when the mirror cannot: callers fall back to the provider.
 """
 
@@ -36,7 +36,7 @@ MAX_TREE_FILES = 500_000
 
 
 class Unreadable(Exception):
-    """Why :func:`read_file` could not read a file from the mirror (the file view shows it)."""
+    """Why :func:`file_at` could not read a file from the mirror (the file view shows it)."""
 
 
 class CommitAbout(NamedTuple):
@@ -122,7 +122,7 @@ def mirror_files(repository: Repository, sha: str) -> Optional[list[str]]:
     return [name.decode("utf-8", "replace") for name in names if name]
 
 
-def read_file(git_dir: str, sha: str, path: str) -> Optional[bytes]:
+def file_at(git_dir: str, sha: str, path: str) -> Optional[bytes]:
     """The bytes of the regular file ``path`` at ``sha`` in the bare repository ``git_dir``, or
     ``None`` if the commit has no such file. An unknown commit, a symbolic link, a submodule, a file
     over ``COVERAGE_SOURCE_MAX_BYTES`` and no answer within ``COVERAGE_SOURCE_TIMEOUT`` raise

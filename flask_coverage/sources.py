@@ -194,7 +194,7 @@ def default_source_loader(repository: Repository, sha: str, path: str) -> Option
     git_dir = git_mirror.mirror(repository)
     if git_dir is not None:
         try:
-            return git_mirror.read_file(git_dir, sha, path)
+            return git_mirror.file_at(git_dir, sha, path)
         except git_mirror.Unreadable as reason:
             raise SourceUnavailable(str(reason)) from None
     provider = provider_for(repository)

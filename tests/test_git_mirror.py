@@ -62,7 +62,7 @@ def test_a_revision_spelled_as_an_option_is_an_unknown_revision(
     assert git_mirror.diff(git_dir, revision, second, parse_diff) is None
     assert git_mirror.diff(git_dir, first, revision, parse_diff) is None
     with app.app_context(), pytest.raises(git_mirror.Unreadable, match="does not have commit"):
-        git_mirror.read_file(git_dir, revision, "app.py")
+        git_mirror.file_at(git_dir, revision, "app.py")
     assert os.listdir(out) == []
 
 
