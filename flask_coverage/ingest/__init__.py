@@ -183,8 +183,8 @@ def upload_reports(
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]
     key = hashlib.sha256(json.dumps([*about, meta.build_url, meta.provider, shaped]).encode()).hexdigest()
-    described = unknown_about(repository, sha)
     feedback = outbox.wanted(repository)
+    described = unknown_about(repository, sha)
     commit_id = with_retries(
         lambda: store_upload(
             repository_id,
