@@ -124,7 +124,8 @@ def upload_reports(
 
     ``repository`` is a :class:`Repository` or its ``"SERVICE/OWNER/REPO"`` name. ``reports`` are
     ``(name, report)`` pairs; the name (may be empty) only prefixes error messages. Every report is
-    read to the end (at most ``COVERAGE_MAX_UPLOAD_BYTES`` each) before the database is touched.
+    read to the end (at most ``COVERAGE_MAX_UPLOAD_BYTES`` each, ``COVERAGE_MAX_REPORT_FILES`` files
+    in all) before the database is touched.
     The files are merged with what the commit already has, the commit's totals are recomputed, its
     ``version`` goes up by one, and with ``branch`` / ``pullid`` that branch's / pull request's tip
     moves to the commit. ``progress`` is called with the number of bytes read as reports are read.
