@@ -37,6 +37,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_COLOR_RANGE": DEFAULT_COLOR_RANGE,
     "COVERAGE_BADGE_LABEL": "coverage",
     "COVERAGE_MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
+    "COVERAGE_MAX_REPORT_FILES": 500_000,
     "COVERAGE_UPLOAD_URL_MAX_AGE": 3600,
     "COVERAGE_BIND_KEY": None,
     "COVERAGE_SOURCE_GIT_ROOT": None,
@@ -95,7 +96,8 @@ class CoverageService:
         start with it instead of the request's host; ``None``: the request's host), ``COVERAGE_PAGE_SIZE`` and
         ``COVERAGE_MAX_PAGE_SIZE`` (paginated lists),
         ``COVERAGE_COLOR_RANGE`` (graph colors), ``COVERAGE_BADGE_LABEL`` (the left part of the badges),
-        ``COVERAGE_MAX_UPLOAD_BYTES`` (largest report), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
+        ``COVERAGE_MAX_UPLOAD_BYTES`` (largest report), ``COVERAGE_MAX_REPORT_FILES`` (the most files an
+        upload's reports may hold), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
         signed upload URL of ``/upload/v4`` stays valid), ``COVERAGE_BIND_KEY`` (a key of
         ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``,
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads

@@ -271,7 +271,7 @@ class Commit(_ReportTotals, Base):
     # The parent commit's sha, as codecov-cli's create-commit sends it.
     parent_sha: Mapped[Optional[str]] = mapped_column(sa.String(64))
     timestamp: Mapped[dt.datetime] = mapped_column(default=utcnow)
-    # The commit's message and author's name, read once from the git mirror (flask_coverage.sources.commit_about).
+    # The commit's message and author's name, read once from the git mirror (flask_coverage.git_mirror.commit_about).
     message: Mapped[Optional[str]] = mapped_column(sa.Text)
     author_name: Mapped[Optional[str]] = mapped_column(sa.String(255))
 

@@ -9,7 +9,8 @@ files never change. A loader says why it has no source by raising :class:`Source
 page shows the reason. Anything else it raises is logged and shown as "the loader failed".
 
 The default hook, :func:`default_source_loader`, reads a bare git mirror under
-``COVERAGE_SOURCE_GIT_ROOT`` (``{root}/{service}/{owner}/{repo}.git``), else asks the provider
+``COVERAGE_SOURCE_GIT_ROOT`` (``{root}/{service}/{owner}/{repo}.git``, through
+:mod:`flask_coverage.git_mirror`), else asks the provider
 configured in ``COVERAGE_PROVIDERS`` (``providers.provider_for(repository).read_file``: GitHub's,
 GitLab's and Bitbucket's contents APIs). See docs/web.md.
 """
@@ -19,15 +20,13 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import logging
-import os
-import subprocess
 import time
-from collections.abc import Iterable
 from typing import Any, NamedTuple, Optional, Union
 
 from flask import Flask, current_app
 from markupsafe import Markup, escape
 
+from . import git_mirror
 from .models import Repository
 from .providers import ProviderError, provider_for
 from .providers.http import budget
@@ -192,9 +191,12 @@ def default_source_loader(repository: Repository, sha: str, path: str) -> Option
     the whole answer within ``COVERAGE_SOURCE_TIMEOUT`` seconds (however slowly it comes) and at most
     ``COVERAGE_SOURCE_MAX_BYTES``."""
     config = current_app.config
-    git_dir = mirror(repository)
+    git_dir = git_mirror.mirror(repository)
     if git_dir is not None:
-        return read_git_mirror(git_dir, sha, path)
+        try:
+            return git_mirror.file_at(git_dir, sha, path)
+        except git_mirror.Unreadable as reason:
+            raise SourceUnavailable(str(reason)) from None
     provider = provider_for(repository)
     if provider is not None:
         max_bytes = config["COVERAGE_SOURCE_MAX_BYTES"]
@@ -209,148 +211,3 @@ def default_source_loader(repository: Repository, sha: str, path: str) -> Option
         where = f"COVERAGE_SOURCE_GIT_ROOT/{owner.service.value}/{owner.username}/{repository.name}.git"
         raise SourceUnavailable(f"There is no git mirror of this repository: it would be a bare clone at {where}.")
     raise SourceUnavailable("No source loader is configured.")
-
-
-def mirror_path(root: str, repository: Repository) -> Optional[str]:
-    """``{root}/{service}/{owner}/{repo}.git``, or ``None`` if a name would leave its folder or the
-    path leads (through a symbolic link) outside ``root``."""
-    owner = repository.owner
-    names = (owner.service.value, owner.username, repository.name)
-    if any(not name or name.startswith(".") or "/" in name or "\\" in name or "\0" in name for name in names):
-        return None
-    path = os.path.join(root, *names[:2], names[2] + ".git")
-    real_root = os.path.realpath(root)
-    return path if os.path.realpath(path).startswith(real_root + os.sep) else None
-
-
-def mirror(repository: Repository) -> Optional[str]:
-    """The repository's bare mirror under ``COVERAGE_SOURCE_GIT_ROOT``, or ``None``."""
-    root = current_app.config["COVERAGE_SOURCE_GIT_ROOT"]
-    path = mirror_path(root, repository) if root else None
-    return path if path is not None and os.path.isdir(path) else None
-
-
-def _git(git_dir: str, *args: str, timeout: float) -> subprocess.CompletedProcess[bytes]:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_LITERAL_PATHSPECS": "1",
-        "GIT_NO_REPLACE_OBJECTS": "1",
-    }
-    command = ["git", "-c", f"safe.directory={git_dir}", f"--git-dir={git_dir}", *args]
-    return subprocess.run(command, capture_output=True, timeout=timeout, env=env, check=False)  # noqa: S603
-
-
-#: The longest commit message stored (characters); longer ones are cut.
-MAX_MESSAGE_LENGTH = 4000
-
-
-class CommitAbout(NamedTuple):
-    """What the git mirror says of a commit: its author's name and its message."""
-
-    author_name: str
-    message: str
-
-
-def commit_about(repository: Repository, sha: str) -> Optional[CommitAbout]:
-    """The author's name and the message of ``sha`` in the repository's git mirror under
-    ``COVERAGE_SOURCE_GIT_ROOT``, or ``None`` (no mirror, no such commit, no answer within
-    ``COVERAGE_SOURCE_TIMEOUT``). Uploads ask it once per commit, so pages never run git for it."""
-    config = current_app.config
-    git_dir = mirror(repository)
-    if git_dir is None:
-        return None
-    try:
-        shown = _git(git_dir, "show", "-s", "--format=%an%x00%B", sha, "--", timeout=config["COVERAGE_SOURCE_TIMEOUT"])
-    except subprocess.TimeoutExpired:
-        return None
-    if shown.returncode != 0 or b"\0" not in shown.stdout:
-        return None
-    name, _, message = shown.stdout.decode("utf-8", "replace").partition("\0")
-    return CommitAbout(name.strip()[:255], message.strip()[:MAX_MESSAGE_LENGTH])
-
-
-#: The most paths read from a commit's tree in the git mirror (the uploaders' own file list's bound).
-MAX_TREE_FILES = 500_000
-
-
-def mirror_files(repository: Repository, sha: str) -> Optional[list[str]]:
-    """The paths of the files of ``sha`` in the repository's git mirror under ``COVERAGE_SOURCE_GIT_ROOT``
-    (``git ls-tree -r``), or ``None`` (no mirror, no such commit, no answer within
-    ``COVERAGE_SOURCE_TIMEOUT``). An upload without the uploader's file list places its paths on them."""
-    config = current_app.config
-    git_dir = mirror(repository)
-    if git_dir is None:
-        return None
-    try:
-        listed = _git(
-            git_dir, "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha, timeout=config["COVERAGE_SOURCE_TIMEOUT"]
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    if listed.returncode != 0:
-        return None
-    names = listed.stdout.split(b"\0", MAX_TREE_FILES)[:MAX_TREE_FILES]
-    return [name.decode("utf-8", "replace") for name in names if name]
-
-
-def mirror_first_file(
-    repository: Repository, sha: str, paths: Iterable[str], max_bytes: int
-) -> Optional[tuple[Optional[str], Optional[bytes]]]:
-    """The first of ``paths`` that is a regular file at the commit ``sha`` in the repository's git
-    mirror: its path and bytes (at most ``max_bytes + 1`` read, so that a caller can tell a longer
-    file), ``(None, None)`` if none is; ``None`` if there is no mirror or it does not have the commit
-    (or cannot tell within ``COVERAGE_SOURCE_TIMEOUT``). Two git commands at most: an upload reads its
-    commit's codecov.yml this way."""
-    git_dir = mirror(repository)
-    if git_dir is None:
-        return None
-    timeout = current_app.config["COVERAGE_SOURCE_TIMEOUT"]
-    wanted = list(paths)
-    try:
-        listed = _git(git_dir, "ls-tree", "-z", "--full-tree", f"{sha}^{{commit}}", "--", *wanted, timeout=timeout)
-        if listed.returncode != 0:
-            return None
-        found = {}
-        for entry in listed.stdout.split(b"\0"):
-            if b"\t" in entry:
-                meta, name = entry.split(b"\t", 1)
-                mode, kind, obj = meta.split()
-                if kind == b"blob" and mode in (b"100644", b"100755"):
-                    found[name.decode("utf-8", "replace")] = obj.decode()
-        for path in wanted:
-            if path in found:
-                blob = _git(git_dir, "cat-file", "blob", found[path], timeout=timeout)
-                return None if blob.returncode != 0 else (path, blob.stdout[: max_bytes + 1])
-    except subprocess.TimeoutExpired:
-        return None
-    return None, None
-
-
-def read_git_mirror(git_dir: str, sha: str, path: str) -> Optional[bytes]:
-    """The bytes of the regular file ``path`` at ``sha`` in the bare repository ``git_dir``, or
-    ``None`` if the commit has no such file. Symbolic links, submodules and files over
-    ``COVERAGE_SOURCE_MAX_BYTES`` are refused with a :class:`SourceUnavailable`."""
-    config = current_app.config
-    deadline = time.monotonic() + config["COVERAGE_SOURCE_TIMEOUT"]
-    try:
-        listed = _git(
-            git_dir, "ls-tree", "-l", "-z", "--full-tree", sha, "--", path, timeout=config["COVERAGE_SOURCE_TIMEOUT"]
-        )
-        if listed.returncode != 0:
-            raise SourceUnavailable(f"The git mirror does not have commit {sha[:12]}.")
-        entry = next((item for item in listed.stdout.split(b"\0") if item.endswith(b"\t" + path.encode())), None)
-        if entry is None:
-            return None
-        mode, kind, obj, size = entry.split(b"\t", 1)[0].split()
-        if kind != b"blob" or mode not in (b"100644", b"100755"):
-            raise SourceUnavailable("The file is not a regular file at this commit (a link or a submodule).")
-        if int(size) > config["COVERAGE_SOURCE_MAX_BYTES"]:
-            raise SourceUnavailable(f"The file is larger than {config['COVERAGE_SOURCE_MAX_BYTES']:,} bytes.")
-        blob = _git(git_dir, "cat-file", "blob", obj.decode(), timeout=max(0.1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        raise SourceUnavailable("The git mirror did not answer in time.") from None
-    if blob.returncode != 0:
-        raise SourceUnavailable("The git mirror could not read the file.")
-    return blob.stdout

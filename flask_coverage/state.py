@@ -6,7 +6,7 @@ import contextlib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol
 
 from flask import Flask, current_app
 
@@ -19,14 +19,26 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import scoped_session
     from sqlalchemy.sql.expression import Executable
 
-    from .extension import CoverageService
+
+class Hooks(Protocol):
+    """The extension object (a :class:`~flask_coverage.CoverageService`) as the package below it sees it:
+    its hooks, each stored by one of its decorators and called through :func:`call_hook`."""
+
+    verify_token_callback: Callable[[str], Any]
+    verify_access_token_callback: Callable[[str], Any]
+    verify_graph_token_callback: Callable[[Any, Optional[str]], Any]
+    current_user_callback: Callable[[], Any]
+    auth_error_callback: Callable[[int], Any]
+    file_url_callback: Optional[Callable[[Any, Any], Optional[str]]]
+    source_loader_callback: Callable[[Any, str, str], Any]
 
 
 @dataclass
 class CoverageState:
     """What one app knows about its coverage service, kept in ``app.extensions["coverage"]``."""
 
-    service: CoverageService
+    #: The extension object, whose hooks the package calls (:func:`call_hook`).
+    service: Hooks
     db: SQLAlchemy
     #: Rendered graphs, set up from ``COVERAGE_CACHE_CONFIG``.
     cache: Cache

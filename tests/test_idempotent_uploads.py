@@ -16,8 +16,8 @@ import pytest
 import sqlalchemy as sa
 from concurrently import run_together
 
-from flask_coverage import ingest
 from flask_coverage.errors import ReportError
+from flask_coverage.ingest import store as ingest
 from flask_coverage.ingest import upload_report, upload_reports
 from flask_coverage.lines import HIT
 from flask_coverage.models import Commit, FileCoverage, Upload

@@ -14,7 +14,8 @@ from concurrently import run_together
 from flask_coverage import operations
 from flask_coverage.errors import InvalidInput, NotFound, ReportError, ReportTooLarge
 from flask_coverage.identifiers import check_sha, normalize_branch, normalize_pullid
-from flask_coverage.ingest import MAX_ATTEMPTS, upload_report, upload_reports
+from flask_coverage.ingest import upload_report, upload_reports
+from flask_coverage.ingest.store import MAX_ATTEMPTS
 from flask_coverage.lines import HIT, MISS, PARTIAL, LineCoverage
 from flask_coverage.models import Branch, Commit, FileCoverage, Pull
 from flask_coverage.queries.files import file_lines, file_totals
@@ -228,6 +229,19 @@ def test_a_report_over_the_size_limit_changes_nothing(app, widgets, stored, snap
     assert snapshot() == before
 
 
+def test_more_files_than_the_bound_change_nothing(app, widgets, stored, snapshot, make_lcov) -> None:
+    app.config["COVERAGE_MAX_REPORT_FILES"] = 3
+    # Three paths, one of them in both reports and twice in the first: they count once each.
+    first = make_lcov({"a.py": {1: 1}, "b.py": {1: 0}}) + make_lcov({"a.py": {2: 1}})
+    commit = upload_reports(REPO, [("one", first), ("two", make_lcov({"a.py": {3: 1}, "c.py": {1: 1}}))], commit=SHA2)
+    assert commit.files == 3
+    before = snapshot()
+    reports = [("one", first), ("two", make_lcov({"c.py": {1: 1}, "d.py": {1: 1}}))]
+    with pytest.raises(ReportTooLarge, match=r"more than 3 files \(COVERAGE_MAX_REPORT_FILES\)"):
+        upload_reports(REPO, reports, commit=SHA)
+    assert snapshot() == before
+
+
 def test_one_bad_report_among_several_changes_nothing(widgets, stored, snapshot, make_lcov) -> None:
     before = snapshot()
     reports = [("good.lcov", make_lcov({"new.py": {1: 1}})), ("bad.xml", b"<coverage><packages>")]
@@ -348,7 +362,7 @@ def test_lock_errors_are_retried_a_bounded_number_of_times(make_app, make_databa
     """A writer that never lets go: the upload gives up after MAX_ATTEMPTS, and stores nothing."""
     if os.environ.get("COVERAGE_TEST_DATABASE_URL"):
         pytest.skip("SQLite's database lock")
-    monkeypatch.setattr("flask_coverage.ingest.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("flask_coverage.ingest.store.time.sleep", lambda seconds: None)
     app = make_app(make_database_url(), SQLALCHEMY_ENGINE_OPTIONS={"connect_args": {"timeout": 0.001}})
     with app.app_context():
         repository = operations.add_repo("github", operations.add_org("github", "acme").username, "widgets")

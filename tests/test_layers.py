@@ -23,6 +23,8 @@ SERVICE = (
     "upload_urls",
     "urls",
     "sources",
+    "git_mirror",
+    "git_mirror",
     "providers",
     "codecov_yml",
     "feedback",
@@ -80,7 +82,7 @@ IMPORTS = _imports()
 def test_the_import_graph_is_read() -> None:
     # The rules below are only as good as the graph: it must see the imports it is about.
     assert "flask_coverage.queries.repositories" in IMPORTS["flask_coverage.queries.lookups"]
-    assert "flask_coverage.blueprints.upload.cli" in IMPORTS["flask_coverage.blueprints.upload"]
+    assert "flask_coverage.blueprints.upload.codecov_cli" in IMPORTS["flask_coverage.blueprints.upload"]
     assert _blueprint("flask_coverage.blueprints.api.repos") == "api"
 
 

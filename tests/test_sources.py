@@ -436,16 +436,16 @@ def test_a_commit_s_message_and_author_come_once_from_the_mirror(
     web = webtest.TestApp(app)
     # Read at upload; from now on git is never asked again, neither by the pages nor by later uploads
     # (which list the commit's tree only, to place paths without the uploader's file list).
-    from flask_coverage import sources
+    from flask_coverage import git_mirror
 
-    listing = sources._git
+    listing = git_mirror._git
 
     def no_git(*args: Any, **kwargs: Any) -> Any:
         if args[1] == "ls-tree" and "-r" in args:
             return listing(*args, **kwargs)
         raise AssertionError("git ran")
 
-    monkeypatch.setattr(sources, "_git", no_git)
+    monkeypatch.setattr(git_mirror, "_git", no_git)
     with app.app_context():
         upload_report(
             find_repository("github", "acme", "widgets"), b"SF:pkg/mod.py\nDA:1,1\nend_of_record\n", commit=sha

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from test_upload_memory import LIMIT_MB, PEAK_MB, limit, run_child
 
 from flask_coverage.errors import InvalidInput
-from flask_coverage.parsers import upload
-from flask_coverage.parsers.upload import MAX_FIX_LINES, MAX_NETWORK_FILES, read_cli_payload, read_envelope
+from flask_coverage.ingest import envelope as upload
+from flask_coverage.ingest.envelope import MAX_FIX_LINES, MAX_NETWORK_FILES, read_cli_payload, read_envelope
 
 SHA = "a" * 40
 LCOV = b"SF:src/a.py\nDA:1,1\nDA:2,0\nend_of_record\n"

@@ -12,9 +12,11 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -217,3 +219,47 @@ def test_the_report_of_a_large_commit_is_complete_in_the_memory_of_a_small_one(t
         assert (measured[name]["status"], measured[name]["files"]) == (200, files), measured
     assert large["bytes"] > 30_000_000, measured  # an answer held whole would raise the peak by as much
     assert large["peak"] - small["peak"] < 5, measured  # 20 times the files, no more memory
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
+def test_more_files_than_the_bound_are_refused_in_the_memory_of_an_upload_at_the_limit(tmp_path: Path) -> None:
+    # The review's LCOV of 1.3 million one-line files (50 MB): 902 MB and killed, then 711 MB in 64 s here.
+    plain = one_line_files(1_300_000)
+    assert len(plain) <= limit
+    (tmp_path / "body.gz").write_bytes(gzip.compress(plain, 1))
+    del plain
+    database = tmp_path / "memory.sqlite"
+    measured = run_child(CHILD, str(tmp_path / "body.gz"), f"sqlite:///{database}")
+    assert measured["status"] == 413, measured
+    assert "more than 500,000 files (COVERAGE_MAX_REPORT_FILES)" in measured["text"], measured
+    assert measured["peak"] < LIMIT_MB, measured
+    with sqlite3.connect(database) as stored:
+        assert stored.execute("SELECT count(*) FROM coverage_commit").fetchone() == (0,)
+
+
+def test_the_explorers_rows_are_rebuilt_in_the_memory_of_one_batch(tmp_path: Path) -> None:
+    """refresh_tree holds the folders' sums and one batch of files, whatever the number of files."""
+    from flask import Flask
+
+    from flask_coverage import CoverageService
+    from flask_coverage.ingest import upload_report
+    from flask_coverage.operations import add_org, add_repo, init_db
+    from flask_coverage.queries.tree import refresh_tree
+    from flask_coverage.state import get_session
+
+    app = Flask("memory")
+    app.config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{tmp_path}/tree.sqlite"
+    CoverageService(app)
+    peaks = {}
+    with app.app_context():
+        init_db()
+        add_org("github", "acme")
+        for files in (10_000, 100_000):
+            commit = upload_report(add_repo("github", "acme", f"r{files}"), one_line_files(files), commit="5eed" * 10)
+            tracemalloc.start()
+            refresh_tree(commit.id)
+            peaks[files] = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            get_session().rollback()
+    # Read whole, 100,000 files cost 7.7 times 10,000 (22.3 MB against 2.9 MB); in batches 1.2 times.
+    assert peaks[100_000] < 2 * peaks[10_000], peaks

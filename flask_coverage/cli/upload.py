@@ -1,4 +1,5 @@
-"""``flask coverage upload``: a report file merged into a commit."""
+"""The operator's ``flask coverage upload`` command: a report file on disk merged into a commit, through
+:func:`flask_coverage.ingest.upload_report` (the uploaders' HTTP protocols are ``blueprints/upload/``)."""
 
 from __future__ import annotations
 

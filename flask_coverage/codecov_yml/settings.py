@@ -25,9 +25,9 @@ from typing import Any, Optional
 
 import sqlalchemy as sa
 
+from .. import git_mirror
 from ..models import Commit, CommitYaml, Repository
 from ..providers import ProviderError, provider_for
-from ..sources import mirror_first_file
 from ..state import dialect_insert, execute, get_session
 from .loader import MAX_YAML_BYTES, YamlError
 from .numbers import Numbers
@@ -93,7 +93,8 @@ def read_commit_file(
     """``(path, bytes)`` of the commit's ``codecov.yml`` (``(None, None)`` if it has none): from the
     git mirror, else from the provider, or ``None`` when ``local`` and the mirror cannot tell. Raises
     :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
-    found = mirror_first_file(repository, sha, PLACES, MAX_YAML_BYTES)
+    git_dir = git_mirror.mirror(repository)
+    found = git_mirror.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES) if git_dir is not None else None
     if found is not None or local:
         return found
     provider = provider_for(repository)

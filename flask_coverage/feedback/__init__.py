@@ -2,6 +2,5 @@
 ``codecov.yml`` (:mod:`flask_coverage.codecov_yml`) asks to be sent (docs/pull-requests.md).
 
 - :mod:`.diff`: the added lines of a unified diff (pure);
-- :mod:`.git`: what the git mirror answers (a commit, a merge base, a branch tip, a diff);
 - :mod:`.patch`: a pull's base and its patch coverage.
 """

@@ -23,12 +23,11 @@ from typing import Optional
 
 import sqlalchemy as sa
 
+from .. import git_mirror
 from ..models import Commit, Pull, Repository
 from ..providers import ProviderError, provider_for
 from ..queries.targets import find_pull
-from ..sources import mirror
 from ..state import cache_errors, execute, get_cache, get_session
-from . import git
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +44,7 @@ def _pull_shas(repository: Repository, pullid: int) -> set[str]:
 def find_base(repository: Repository, pull: Pull, head_sha: str) -> Optional[str]:
     """The pull's real base (see the module), not stored."""
     own = _pull_shas(repository, pull.pullid) | {head_sha}
-    git_dir = mirror(repository)
+    git_dir = git_mirror.mirror(repository)
     if pull.user_base_sha:
         return _outside(git_dir, pull.user_base_sha, own)
     info = None
@@ -55,9 +54,11 @@ def find_base(repository: Repository, pull: Pull, head_sha: str) -> Optional[str
             info = provider.pull(repository, pull.pullid)
         except ProviderError as error:
             log.warning("the provider did not answer for pull %s: %s", pull.pullid, error)
-    if git_dir is not None and git.has_commit(git_dir, head_sha):
-        tip = info.base_sha if info is not None else git.branch_tip(git_dir, pull.base_branch or repository.branch)
-        found = git.merge_base(git_dir, tip, head_sha) if tip else None
+    if git_dir is not None and git_mirror.has_commit(git_dir, head_sha):
+        tip = (
+            info.base_sha if info is not None else git_mirror.branch_tip(git_dir, pull.base_branch or repository.branch)
+        )
+        found = git_mirror.merge_base(git_dir, tip, head_sha) if tip else None
         if found:
             return _outside(git_dir, found, own)
     if info is not None and info.base_sha:
@@ -72,7 +73,7 @@ def _outside(git_dir: Optional[str], sha: str, own: set[str]) -> Optional[str]:
         return sha
     if git_dir is None:
         return None
-    for ancestor in git.first_parents(git_dir, sha):
+    for ancestor in git_mirror.first_parents(git_dir, sha):
         if ancestor not in own:
             return ancestor
     return None

@@ -15,12 +15,11 @@ from typing import Optional
 
 import sqlalchemy as sa
 
+from .. import git_mirror
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
 from ..models import Commit, FileCoverage, Repository
 from ..providers import ProviderError, provider_for
-from ..sources import mirror
 from ..state import cache_errors, execute, get_cache
-from . import git
 from .diff import AddedLines, Diff, parse_diff
 
 log = logging.getLogger(__name__)
@@ -54,9 +53,9 @@ class Patch:
 def find_diff(repository: Repository, base_sha: str, head_sha: str) -> Optional[Diff]:
     """What ``head`` changes over ``base`` (``base...head``): from the git mirror when it has both
     commits, else the provider; ``None`` when neither can tell."""
-    git_dir = mirror(repository)
-    if git_dir is not None and git.has_commit(git_dir, base_sha) and git.has_commit(git_dir, head_sha):
-        found = git.diff(git_dir, base_sha, head_sha)
+    git_dir = git_mirror.mirror(repository)
+    if git_dir is not None and git_mirror.has_commit(git_dir, base_sha) and git_mirror.has_commit(git_dir, head_sha):
+        found = git_mirror.diff(git_dir, base_sha, head_sha, parse_diff)
         if found is not None:
             return found
     provider = provider_for(repository)

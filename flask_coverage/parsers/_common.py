@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple, NoReturn
+from typing import NamedTuple, NoReturn, Protocol
 
 from ..errors import ReportError
 from ..lines import LineCoverage
 
-if TYPE_CHECKING:
-    from ._format import Skips
+
+class SkipCounter(Protocol):
+    """What the line readers below need of :class:`~flask_coverage.parsers._format.Skips`: to count a
+    line skipped or clamped."""
+
+    def add(self, reason: str, count: int = 1) -> None: ...
+
 
 #: Line numbers above this are refused: no real source file is ten million lines long, and a bound
 #: keeps every consumer (file views, graphs) safe from a hostile report.
@@ -80,7 +85,7 @@ def check_hit_count(text: str, line: object, path: str) -> int:
     return number
 
 
-def line_number(text: str, path: str, skips: Skips) -> int | None:
+def line_number(text: str, path: str, skips: SkipCounter) -> int | None:
     """``text`` as a line number, or None for a line Codecov's processors skip (counted in ``skips``).
 
     Line 0 and below, ``undefined`` and anything else that is not an integer are skipped; a number
@@ -99,7 +104,7 @@ def line_number(text: str, path: str, skips: Skips) -> int | None:
     return number
 
 
-def hit_count(text: str, line: object, path: str, skips: Skips) -> int | None:
+def hit_count(text: str, line: object, path: str, skips: SkipCounter) -> int | None:
     """``text`` as a hit count, read as Codecov's processors read it, or None to skip the line.
 
     A negative count is clamped to 0, a decimal or exponent form (``1.0``, ``1e+0``) is rounded down,

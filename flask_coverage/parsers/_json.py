@@ -1,6 +1,6 @@
 """A streaming JSON reader: objects and arrays walked a member at a time, values decoded one by one.
 
-Used by the coverage.py JSON parser and by codecov-cli's upload payload (``parsers/upload.py``), so
+Used by the coverage.py JSON parser and by codecov-cli's upload payload (``ingest/envelope.py``), so
 that memory follows the value being read, never the document.
 """
 

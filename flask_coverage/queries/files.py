@@ -167,7 +167,7 @@ def upload_count(commit: Commit) -> int:
 
 def known_paths(repository: Repository, sha: str) -> list[str]:
     """The paths a repository already knows for the commit ``sha``: its own files and those of the
-    default branch's tip (what an upload without a file list is placed on, see ingest.py)."""
+    default branch's tip (what an upload without a file list is placed on, see ingest/paths.py)."""
     own = sa.select(Commit.id).where(Commit.repository_id == repository.id, Commit.sha == sha)
     tip = sa.select(Branch.head_commit_id).where(
         Branch.repository_id == repository.id, Branch.name == repository.branch

@@ -90,14 +90,28 @@ def tree_rows(commit_id: int, files: Iterable[tuple[str, int, int, int, int]]) -
 
 
 def refresh_tree(commit_id: int) -> None:
-    """Rebuild the explorer's rows of a commit from its files (in the caller's transaction)."""
+    """Rebuild the explorer's rows of a commit from its files (in the caller's transaction).
+
+    The files are read and their rows written :data:`_BATCH` at a time, so only the folders' sums are
+    held: 1.3 million files cost what their folders do (docs/deployment.md, "Limits and abuse")."""
     execute(sa.delete(_TREE).where(_TREE.c.commit_id == commit_id))
-    columns = (_FILES.c.path, _FILES.c.lines, _FILES.c.hits, _FILES.c.misses, _FILES.c.partials)
-    # Read whole first (plain tuples): the inserts below go through the same connection.
-    files = execute(sa.select(*columns).where(_FILES.c.commit_id == commit_id)).all()
-    rows = tree_rows(commit_id, files)
+    rows = tree_rows(commit_id, _files_in_batches(commit_id))
     while batch := list(itertools.islice(rows, _BATCH)):
         execute(sa.insert(_TREE), batch)
+
+
+def _files_in_batches(commit_id: int) -> Iterator[tuple[str, int, int, int, int]]:
+    """``(path, lines, hits, misses, partials)`` of each file of the commit, by path, read a batch at a
+    time after the last path read (the ``(commit_id, path)`` index; each batch read whole, so the
+    inserts between them may use the same connection)."""
+    columns = (_FILES.c.path, _FILES.c.lines, _FILES.c.hits, _FILES.c.misses, _FILES.c.partials)
+    query = sa.select(*columns).where(_FILES.c.commit_id == commit_id).order_by(_FILES.c.path).limit(_BATCH)
+    batch = execute(query).all()
+    while batch:
+        yield from batch
+        if len(batch) < _BATCH:
+            return
+        batch = execute(query.where(_FILES.c.path > batch[-1][0])).all()
 
 
 def fill_trees() -> None:

@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 
 from werkzeug.test import EnvironBuilder
 
+from flask_coverage.ingest.envelope import read_envelope
 from flask_coverage.lines import HIT
-from flask_coverage.parsers.upload import read_envelope
 from flask_coverage.queries.files import file_lines, file_totals
 from flask_coverage.queries.targets import resolve_commit
 

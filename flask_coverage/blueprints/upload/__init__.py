@@ -7,7 +7,7 @@ with the report as the body, as the Codecov uploaders send it (see docs/upload.m
   and its decompressed form are bounded by ``COVERAGE_MAX_UPLOAD_BYTES`` (413 above it);
 - the body may be the uploaders' envelope: an env block ended by ``<<<<<< ENV``, a file list ended
   by ``<<<<<< network``, then reports, each starting with ``# path=<name>``, separated by
-  ``<<<<<< EOF`` lines, read by :func:`flask_coverage.parsers.upload.read_envelope`. Every report
+  ``<<<<<< EOF`` lines, read by :func:`flask_coverage.ingest.envelope.read_envelope`. Every report
   in it is merged, all in one transaction.
 
 ``POST /upload/v4`` takes v2's query and answers with the commit's URL and a signed URL to ``PUT``
@@ -33,10 +33,10 @@ from ...http_errors import detail_json, handle_errors
 from ...identifiers import refused_character
 from ...inflate import GZIP_MAGIC, check_size, gunzip
 from ...ingest import META_FIELDS, CommitTarget, UploadMeta, upload_reports
+from ...ingest.envelope import read_envelope
 from ...lines import Totals
 from ...models import Commit, Repository
 from ...parsers import Skips
-from ...parsers.upload import read_envelope
 from ...queries.repositories import find_repository_by_upload_token
 from ...upload_urls import sign_upload
 from ...urls import commit_url, external_url
@@ -284,4 +284,4 @@ def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:
 
 
 # The codecov-cli protocol's views, the providers' webhooks and the YAML validator join bp.
-from . import cli, validate, webhooks  # noqa: E402, F401
+from . import codecov_cli, validate, webhooks  # noqa: E402, F401

@@ -1,7 +1,7 @@
-"""The codecov-cli upload protocol, and the ``PUT`` to a signed upload URL (DESIGN section 10).
+"""codecov-cli's HTTP protocol, and the ``PUT`` to a signed upload URL (docs/upload.md).
 
 Views on the upload blueprint (:mod:`.upload`), under ``{COVERAGE_UPLOAD_URL_PREFIX}/upload/``, as
-codecov-cli 11 (what the Codecov GitHub Action runs) calls them; see docs/upload.md:
+codecov-cli 11 (what the Codecov GitHub Action runs) calls them:
 
 - ``POST {service}/{slug}/commits``: the commit, with its branch, pull request and parent (201);
 - ``POST {service}/{slug}/commits/{sha}/reports``: a report (Codecov's unit of uploads) (201);
@@ -30,9 +30,9 @@ from ...feedback.outbox import trigger
 from ...feedback.sender import wake
 from ...identifiers import check_name, check_sha, normalize_pullid, parse_service
 from ...ingest import CommitTarget, UploadMeta, record_commit, upload_reports
+from ...ingest.envelope import read_cli_payload
 from ...models import Commit, Repository, utcnow
 from ...parsers import Skips
-from ...parsers.upload import read_cli_payload
 from ...queries.files import upload_count
 from ...queries.targets import resolve_commit
 from ...upload_urls import InvalidUploadUrl, load_upload

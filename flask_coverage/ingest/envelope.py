@@ -1,4 +1,4 @@
-"""An upload's bytes to its parts: the reports, the uploader's file list and its fixes.
+"""The upload's envelope: its bytes to its parts, the reports, the uploader's file list and its fixes.
 
 Two containers are read here, never in the blueprints:
 
@@ -25,8 +25,8 @@ from typing import Iterator, Optional
 
 from ..errors import InvalidInput, ReportTooLarge
 from ..inflate import inflate
-from ._input import ReportSource
-from ._json import JsonStream
+from ..parsers import ReportSource
+from ..parsers._json import JsonStream
 
 __all__ = [
     "MAX_FIX_LINES",
