@@ -257,3 +257,21 @@ def test_a_connection_left_mid_answer_is_not_reused(host: FakeHost) -> None:
     with budget(10, max_bytes=100_000), pytest.raises(ProviderError, match="larger than"):
         transport.request("GET", "/big")
     assert transport.request("GET", "/thing").json() == {"ok": True}  # not the rest of /big's body
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        (ProviderError("github answered 403 (rate limit)", status=403, retry_after=60), "retryable"),
+        (ProviderError("github answered 502", status=502), "retryable"),
+        (ProviderError("github could not be reached"), "retryable"),
+        (ProviderError("github answered a pull request with something unexpected"), "retryable"),
+        (ProviderError("github answered 401", status=401), "broken"),
+        (ProviderError("github answered 403: the token may not do this", status=403), "broken"),
+        (ProviderError("github answered 404", status=404), "terminal"),
+        (ProviderError("github answered 422", status=422), "terminal"),
+    ],
+)
+def test_one_classification_decides_what_a_caller_does(error: ProviderError, kind: str) -> None:
+    """The error carries the decision (the outbox retries exactly the ``retryable`` ones)."""
+    assert (error.kind, error.retryable) == (kind, kind == "retryable")
