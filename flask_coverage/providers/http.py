@@ -232,6 +232,11 @@ class Transport:
             data = json.dumps(body).encode()
             all_headers["Content-Type"] = "application/json"
         label = f"{method} {urlsplit(url).path}"
+        if outer is not None and outer.deadline <= time.monotonic():
+            # The work this request is a step of (a commit's sending, say) has used up its time.
+            raise ProviderError(
+                f"{self.name} was not asked {label}: the time budget ran out", retry_after=DEFAULT_RETRY_AFTER
+            )
         redirects = attempt = 0
         while True:
             try:

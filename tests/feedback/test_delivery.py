@@ -20,10 +20,12 @@ from flask_coverage.feedback.notify import send_due
 from flask_coverage.ingest import UploadMeta, upload_report
 from flask_coverage.models import Outbox, Pull, utcnow
 from flask_coverage.providers import ProviderError, PullInfo
+from flask_coverage.providers.github import GitHub
 from flask_coverage.queries.repositories import find_repository
 from flask_coverage.state import execute, get_engine, get_session
 from tests.fake_provider import RecordingProvider
 from tests.git_history import History, lcov
+from tests.providers.fakes import fake_host
 
 BASE_REPORT = lcov({"app.py": {n: 1 for n in range(1, 11)}, "other.py": {1: 1}})
 FIRST_REPORT = lcov({"app.py": {1: 1, 3: 1, 4: 0, 5: 1, 11: 1, 12: 1}, "other.py": {1: 1}})
@@ -424,3 +426,58 @@ def test_a_sending_longer_than_its_lease_is_not_taken_over_while_it_lives(
     assert sorted(context for _, context in provider.statuses) == ["codecov/patch", "codecov/project"]
     assert len(provider.called("set_status")) == 2
     assert execute(sa.select(Outbox)).first() is None  # finished
+
+
+def test_a_row_whose_sending_never_ends_is_given_up_with_its_error(
+    mirrored: History, provider: RecordingProvider, testapp: webtest.TestApp
+) -> None:
+    """A poison row (its sending kills the worker, or hangs it past the budget) does not take every
+    worker in turn: a claim counts as an attempt when it is taken, and after MAX_ABANDONED claims that
+    never ended the row is parked, its error shown, until the commit's next upload."""
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    for attempt in range(1, outbox.MAX_ABANDONED + 1):
+        (claim,) = outbox.claim()  # a worker takes the row, starts sending, and is killed
+        assert claim.attempts == execute(sa.select(Outbox.attempts)).scalar() == attempt  # counted when taken
+        execute(sa.update(Outbox).values(lease_until=utcnow() - dt.timedelta(seconds=1)))  # its lease runs out
+        get_session().commit()
+    assert send_all() == 0  # not taken again
+    assert not provider.called("set_status")
+    row = execute(sa.select(Outbox)).scalar_one()
+    assert (row.due_at, row.lease_until, row.attempts) == (None, None, outbox.MAX_ABANDONED)
+    assert row.last_error.startswith(f"Given up: {outbox.MAX_ABANDONED} sendings of this commit's feedback never ended")
+    assert outbox.next_due() is None  # no sender wakes for it
+    page = testapp.get(f"/gh/acme/widgets/commit/{mirrored.base}")
+    shown = " ".join(page.html.find(id="coverage-feedback-pending").get_text(" ").split())
+    assert (
+        shown
+        == f"Given up until the next upload · {outbox.MAX_ABANDONED} failed attempts · last error: {row.last_error}"
+    )
+    # The next upload of the commit owes it again, from no attempt.
+    upload(mirrored.base, BASE_REPORT, branch="main", run_id="again")
+    assert send_all() == 1
+    assert provider.statuses[(mirrored.base, "codecov/project")]["state"] == "success"
+
+
+def test_a_sending_past_its_budget_is_retried_and_its_lease_no_longer_renewed(
+    app: Flask, mirrored: History, provider: RecordingProvider
+) -> None:
+    """``COVERAGE_FEEDBACK_BUDGET`` bounds a sending between its steps (each provider request), in the
+    sender thread and in ``flask coverage notify`` alike, and a sending past it keeps no lease."""
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    with fake_host() as host:
+        app.config.update(COVERAGE_PROVIDERS={"github": GitHub({"url": host.url, "token": "ghp_" + "a" * 36})})
+        app.config.update(COVERAGE_FEEDBACK_BUDGET=0, COVERAGE_FEEDBACK_LEASE=0.3)
+        (claim,) = outbox.claim()
+        held = execute(sa.select(Outbox.lease_until)).scalar()
+        with outbox.leased(claim):
+            time.sleep(0.3)  # two renewals' worth: none is made past the budget
+            assert execute(sa.select(Outbox.lease_until)).scalar() == held
+        get_session().commit()
+        outbox.retry(claim, "released")
+        execute(sa.update(Outbox).values(due_at=utcnow()))
+        get_session().commit()
+        assert send_due() == 1
+    assert host.requests == []  # no request started past the budget
+    row = execute(sa.select(Outbox)).scalar_one()
+    assert row.attempts == 2 and row.last_error.startswith("github was not asked")
+    assert row.last_error.endswith("the time budget ran out") and row.due_at > utcnow()
