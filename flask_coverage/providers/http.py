@@ -13,6 +13,9 @@ What every request gets (docs/pull-requests.md#providers):
   GitHub's ``X-RateLimit-Remaining: 0`` with ``X-RateLimit-Reset``; a wait that would pass the deadline
   or :data:`MAX_WAIT_SECONDS` is not slept: the :class:`ProviderError` carries it (``retry_after``)
   for the caller to try later;
+- **rate limits per credential**: a rate limit not slept is remembered for the credential that met it
+  (a token, a GitHub App's installation token: each has its own limit, and each client its host), until
+  its reset: requests with that credential fail at once, without asking the host, while the others go;
 - **redirects** followed only to the same scheme and host (a few), never elsewhere: the credentials
   would go with them;
 - **no secret in a message or a log line**: they travel in headers only, and every message is passed
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import hashlib
 import heapq
 import itertools
 import json
@@ -53,6 +57,8 @@ MAX_REDIRECTS = 3
 BACKOFF_SECONDS = 0.5
 #: What a caller is told to wait after a failure with nothing better to go by.
 DEFAULT_RETRY_AFTER = 60.0
+#: The wait after GitHub's secondary rate limit when it says no time ("at least one minute").
+SECONDARY_LIMIT_SECONDS = 60.0
 
 _local = threading.local()
 
@@ -197,6 +203,8 @@ class Transport:
         self.origin = (parts.scheme, parts.netloc.lower())
         self.timeout, self.retries = timeout, retries
         self.secrets: list[str] = []
+        self._limited: dict[str, float] = {}  # a credential's digest -> time.time() its rate limit resets
+        self._limited_lock = threading.Lock()
         self._pool = urllib3.PoolManager(num_pools=4, maxsize=8, retries=False)
         self._pool.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
 
@@ -232,6 +240,8 @@ class Transport:
             data = json.dumps(body).encode()
             all_headers["Content-Type"] = "application/json"
         label = f"{method} {urlsplit(url).path}"
+        credential = _credential(all_headers)
+        self._check_limit(credential, label)
         if outer is not None and outer.deadline <= time.monotonic():
             # The work this request is a step of (a commit's sending, say) has used up its time.
             raise ProviderError(
@@ -276,7 +286,21 @@ class Transport:
                 time.sleep(wait)
                 attempt += 1
                 continue
+            if wait is not None and _rate_limited(answer):
+                with self._limited_lock:
+                    self._limited[credential] = time.time() + wait
             raise ProviderError(message, status=status, retry_after=wait)
+
+    def _check_limit(self, credential: str, label: str) -> None:
+        """A :class:`ProviderError` (retryable, with the wait left) if the credential is rate limited."""
+        with self._limited_lock:
+            reset = self._limited.get(credential)
+            left = None if reset is None else reset - time.time()
+            if left is not None and left <= 0:
+                del self._limited[credential]  # the reset passed: asked again
+        if left is not None and left > 0:
+            message = f"{self.name} rate limits this credential for {left:.0f} s more: {label} not sent"
+            raise ProviderError(message, status=429, retry_after=left)
 
     def _check_origin(self, url: str, method: str, path: str, *, redirect: bool = False) -> None:
         parts = urlsplit(url)
@@ -293,13 +317,14 @@ class Transport:
     def _wait(self, answer: Response, attempt: int) -> Optional[float]:
         """Seconds to wait before asking again, or ``None`` if asking again cannot help."""
         headers, status = answer.headers, answer.status
-        limited = headers.get("X-RateLimit-Remaining") == "0" and status in (403, 429)
-        if status != 429 and status < 500 and not limited and not (status == 403 and "Retry-After" in headers):
+        if status < 500 and not _rate_limited(answer):
             return None
         after = _retry_after(headers.get("Retry-After"))
-        if after is None and limited:
+        if after is None and headers.get("X-RateLimit-Remaining") == "0":
             with contextlib.suppress(TypeError, ValueError):
                 after = max(0.0, float(headers.get("X-RateLimit-Reset", "")) - time.time()) + 1
+        if after is None and status == 403:  # GitHub's secondary limit: "wait at least one minute"
+            after = SECONDARY_LIMIT_SECONDS
         return after if after is not None else BACKOFF_SECONDS * 2**attempt
 
     def _refusal(self, answer: Response, label: str) -> str:
@@ -312,6 +337,8 @@ class Transport:
             detail = found if isinstance(found, str) else found.get("message", "")  # Bitbucket nests it
         detail = " ".join(str(detail).split())[:200]
         hint = {401: ": check the token in COVERAGE_PROVIDERS", 403: ": the token may not do this"}.get(status, "")
+        if _rate_limited(answer):
+            hint = ": rate limited"
         text = f"{self.name} answered {status} to {label}{hint}" + (f" ({detail})" if detail else "")
         return self.redact(text)
 
@@ -366,6 +393,23 @@ class Transport:
 
 class _TimedOut(Exception):
     pass
+
+
+def _rate_limited(answer: Response) -> bool:
+    """Whether the answer is a rate limit: a 429, or a 403 saying so (GitHub's ``X-RateLimit-Remaining:
+    0``, a ``Retry-After``, or its secondary limit's message, which may come without either)."""
+    if answer.status == 429:
+        return True
+    if answer.status != 403:
+        return False
+    headers = answer.headers
+    return headers.get("X-RateLimit-Remaining") == "0" or "Retry-After" in headers or b"rate limit" in answer.body
+
+
+def _credential(headers: Mapping[str, str]) -> str:
+    """What a request's rate limit is counted against, as a digest (the token is not kept)."""
+    secret = headers.get("Authorization") or headers.get("PRIVATE-TOKEN") or ""  # GitLab's header
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def _retry_after(value: Optional[str]) -> Optional[float]:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fakes import FakeHost, Request, fake_host
+from fakes import FakeHost, Request, fake_host, later_wall_clock
 
 from flask_coverage.models import Owner, Repository, ServiceEnum
 from flask_coverage.providers import ProviderError
@@ -275,3 +275,42 @@ def test_a_connection_left_mid_answer_is_not_reused(host: FakeHost) -> None:
 def test_one_classification_decides_what_a_caller_does(error: ProviderError, kind: str) -> None:
     """The error carries the decision (the outbox retries exactly the ``retryable`` ones)."""
     assert (error.kind, error.retryable) == (kind, kind == "retryable")
+
+
+def test_a_rate_limit_is_kept_per_credential_until_its_reset(host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A credential's rate limit stops its requests without asking the host; another credential's go;
+    when the reset passes, the limited one is asked again."""
+    host.state["limited"] = True
+
+    @host.route("GET", "/thing")
+    def thing(request: Request, match: re.Match[str]) -> Any:
+        if host.state["limited"] and request.headers["Authorization"] == "Bearer limited":
+            reset = str(int(time.time()) + 3600)
+            return (
+                403,
+                {"message": "API rate limit exceeded"},
+                {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+            )
+        return 200, {"ok": True}, {}
+
+    transport = Transport("github", host.url)
+    limited, other = {"Authorization": "Bearer limited"}, {"Authorization": "Bearer other"}
+    for _ in range(3):
+        with pytest.raises(ProviderError) as raised:
+            transport.request("GET", "/thing", headers=limited)
+        assert raised.value.retryable and raised.value.retry_after is not None and raised.value.retry_after > 3500
+    assert str(raised.value).startswith("github rate limits this credential for 3")
+    assert transport.request("GET", "/thing", headers=other).json() == {"ok": True}
+    assert [request.headers["Authorization"] for request in host.requests] == ["Bearer limited", "Bearer other"]
+    host.state["limited"] = False  # the host answers normally again, and the reset passed
+    later_wall_clock(monkeypatch, 3660)
+    assert transport.request("GET", "/thing", headers=limited).json() == {"ok": True}
+
+
+def test_githubs_secondary_rate_limit_is_a_rate_limit_not_a_refusal(host: FakeHost) -> None:
+    """A 403 saying "secondary rate limit" without any header: waited for a minute, not taken as a refusal."""
+    flaky(host, *[(403, {"message": "You have exceeded a secondary rate limit."}, {})] * 3)
+    with pytest.raises(ProviderError) as raised:
+        Transport("github", host.url).request("GET", "/thing")
+    assert (raised.value.kind, raised.value.retry_after) == ("retryable", 60.0)
+    assert len(host.requests) == 1
