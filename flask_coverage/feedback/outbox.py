@@ -32,7 +32,7 @@ from flask import current_app, has_request_context, request
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..models import FeedbackSent, Outbox, Repository, utcnow
-from ..providers.http import budget
+from ..providers.http import budget, redact
 from ..state import dialect_insert, execute, get_engine, get_session
 
 #: After this many attempts a row is given up (parked, its error shown).
@@ -209,10 +209,10 @@ def retry(claim: Claim, error: str, after: Optional[float] = None) -> None:
         "due_at": utcnow() + dt.timedelta(seconds=wait),
         "lease_until": None,
         "abandoned": 0,
-        "last_error": error[:2000],
+        "last_error": redact(error)[:2000],  # any exception's text: redacted, then cut
     }
     if claim.attempts >= MAX_ATTEMPTS:
-        values.update(due_at=None, last_error=f"Given up after {claim.attempts} attempts: {error}"[:2000])
+        values.update(due_at=None, last_error=redact(f"Given up after {claim.attempts} attempts: {error}")[:2000])
     execute(sa.update(Outbox).where(_same(claim)).values(**values))
     execute(sa.update(Outbox).where(Outbox.commit_id == claim.commit_id).values(lease_until=None))
     get_session().commit()

@@ -19,7 +19,8 @@ What every request gets (docs/pull-requests.md#providers):
 - **redirects** followed only to the same scheme and host (a few), never elsewhere: the credentials
   would go with them;
 - **no secret in a message or a log line**: they travel in headers only, and every message is passed
-  through :meth:`Transport.redact`.
+  through :func:`redact` (the client's own secrets, and anything shaped like a credential, before
+  any cut: a cut token leaves no prefix).
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ import heapq
 import itertools
 import json
 import logging
+import re
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -57,6 +59,24 @@ MAX_REDIRECTS = 3
 BACKOFF_SECONDS = 0.5
 #: What a caller is told to wait after a failure with nothing better to go by.
 DEFAULT_RETRY_AFTER = 60.0
+#: The longest part of a provider's own error text kept in a message.
+MAX_DETAIL = 200
+#: What stands for a secret in a message.
+REDACTED = "[redacted]"
+#: Credentials by their shape, whoever's they are (a provider may echo another's): an Authorization
+#: header's value (or a Bearer/Basic one), GitHub's tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_),
+#: GitLab's (glpat-, gldt-, glrt-, ...), Bitbucket's and Atlassian's (ATBB, ATCTT3x, ATATT3x), a JWT
+#: (a GitHub App's), and the service's own upload and access tokens (UUIDs).
+_CREDENTIAL = re.compile(
+    r"(?P<keep>\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?)[^\s\"',;]+"
+    r"|(?P<scheme>\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/-]{16,}=*"
+    r"|\bgh[opusr]_[A-Za-z0-9]{16,}|\bgithub_pat_\w{16,}"
+    r"|\bgl(?:pat|dt|rt|ptt|ft|imt|oas|cbt|soat|ffct|agent)-[\w-]{16,}"
+    r"|\bAT(?:BB|CTT3x|ATT3x)[\w=.-]{16,}"
+    r"|\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*"
+    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
+    re.IGNORECASE,
+)
 #: The wait after GitHub's secondary rate limit when it says no time ("at least one minute").
 SECONDARY_LIMIT_SECONDS = 60.0
 
@@ -209,10 +229,7 @@ class Transport:
         self._pool.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
 
     def redact(self, text: str) -> str:
-        for secret in self.secrets:
-            if secret:
-                text = text.replace(secret, "[redacted]")
-        return text
+        return redact(text, self.secrets)
 
     def request(
         self,
@@ -335,7 +352,7 @@ class Transport:
             errors = found.get("errors")  # Bitbucket Server lists them
             found = found.get("message") or found.get("error") or (errors[0] if errors else "")
             detail = found if isinstance(found, str) else found.get("message", "")  # Bitbucket nests it
-        detail = " ".join(str(detail).split())[:200]
+        detail = self.redact(" ".join(str(detail).split()))[:MAX_DETAIL]  # redacted, then cut
         hint = {401: ": check the token in COVERAGE_PROVIDERS", 403: ": the token may not do this"}.get(status, "")
         if _rate_limited(answer):
             hint = ": rate limited"
@@ -393,6 +410,16 @@ class Transport:
 
 class _TimedOut(Exception):
     pass
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with each of ``secrets`` and everything shaped like a credential replaced by
+    :data:`REDACTED` (a header's name and scheme are kept: ``Authorization: Bearer [redacted]``).
+    Redact before cutting a text short: a cut secret is no longer found whole."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
+    return _CREDENTIAL.sub(lambda match: (match["keep"] or match["scheme"] or "") + REDACTED, text)
 
 
 def _rate_limited(answer: Response) -> bool:

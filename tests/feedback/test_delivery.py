@@ -549,3 +549,26 @@ def test_a_rate_limited_installation_does_not_delay_anothers_feedback(
         assert send_all() == 2
         assert statuses_sent()[len(first) :].count(("1", 0)) == 4  # two commits, two statuses each
     assert execute(sa.select(Outbox)).first() is None
+
+
+def test_a_token_a_provider_echoes_is_not_shown_in_the_last_error(
+    app: Flask, mirrored: History, testapp: webtest.TestApp
+) -> None:
+    """The provider's error text is redacted, then cut: the commit page's "Last error" (shown to
+    anonymous visitors of a public repository) and the outbox's keep nothing of an echoed token."""
+    echoed = "ghs_" + "Q1w2E3r4" * 4 + "T5y6"
+    with fake_host() as host:
+
+        @host.route("POST", r"/repos/[^/]+/[^/]+/statuses/\w+")
+        def status(request: Request, match: re.Match[str]) -> Any:
+            return 502, {"message": "z" * 185 + f" token {echoed} is not allowed here"}, {}
+
+        app.config.update(COVERAGE_PROVIDERS={"github": {"url": host.url, "token": "ghp_" + "a" * 36, "timeout": 5}})
+        app.config.update(COVERAGE_FEEDBACK_SENDER=False, COVERAGE_FEEDBACK_DELAY=0)
+        upload(mirrored.base, BASE_REPORT, branch="main")
+        assert send_all() == 1
+    last_error = execute(sa.select(Outbox.last_error)).scalar()
+    assert last_error.startswith("github answered 502 to POST") and last_error.endswith(" token [redacte)")
+    page = testapp.get(f"/gh/acme/widgets/commit/{mirrored.base}").html.find(id="coverage-feedback").get_text(" ")
+    assert "Last error" in page and "github answered 502" in page
+    assert not any(echoed[:length] in page for length in range(4, len(echoed) + 1))

@@ -314,3 +314,40 @@ def test_githubs_secondary_rate_limit_is_a_rate_limit_not_a_refusal(host: FakeHo
         Transport("github", host.url).request("GET", "/thing")
     assert (raised.value.kind, raised.value.retry_after) == ("retryable", 60.0)
     assert len(host.requests) == 1
+
+
+ECHOED = [
+    "ghp_" + "A1b2C3d4" * 4 + "E5f6",
+    "gho_" + "Z9y8X7w6" * 4 + "V5u4",
+    "ghs_" + "k3J4h5G6" * 4 + "f7D8",
+    "github_pat_11ABCDEFG0" + "a1B2c3D4e5" * 7,
+    "glpat-" + "Xy1_Zw2-Vu3T" + "a9B8c7D6",
+    "ATBB" + "q7R8s9T0" * 4,
+    "Authorization: Bearer " + "s3cr3tV4lue" * 3,
+    "Authorization: token 0b6e4c1e9b7a1f2e3d4c",
+    "2a4f1d3c-0b6e-4c1e-9b7a-1f2e3d4c5b6a",  # the service's upload tokens are UUIDs
+]
+
+
+@pytest.mark.parametrize("echoed", ECHOED)
+@pytest.mark.parametrize("at", [180, 190, 192])
+def test_a_token_echoed_near_the_cut_leaves_nothing_of_it(host: FakeHost, echoed: str, at: int) -> None:
+    """A provider's error text is redacted before it is cut to 200 characters: a token echoed across the
+    cut (not the client's own: found by its shape) leaves no prefix in the message (7 characters and
+    more: "github" is the message's own word)."""
+    flaky(host, (422, {"message": "x" * at + " " + echoed + " was refused"}, {}))
+    with pytest.raises(ProviderError) as raised:
+        Transport("github", host.url).request("GET", "/thing")
+    secret = echoed.split()[-1]
+    assert not any(secret[:length] in str(raised.value) for length in range(7, len(secret) + 1))
+
+
+def test_the_clients_own_secret_is_redacted_before_the_cut(host: FakeHost) -> None:
+    """A secret of no known shape (a Bitbucket Server token) is redacted whole before the cut too."""
+    own = "NjQ1MTM0NzE2OTQ6Hf5pWq0TnRk2y3u4"
+    flaky(host, (400, {"message": "y" * 192 + " " + own}, {}))
+    transport = Transport("bitbucket_server", host.url)
+    transport.secrets.append(own)
+    with pytest.raises(ProviderError) as raised:
+        transport.request("GET", "/thing")
+    assert own[:4] not in str(raised.value) and str(raised.value).endswith(" [redact)")  # redacted, then cut
