@@ -46,6 +46,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_FEEDBACK_SENDER": True,
     "COVERAGE_FEEDBACK_LEASE": 120,
     "COVERAGE_FEEDBACK_BACKOFF": (5, 3600),
+    "COVERAGE_FEEDBACK_BUDGET": 300,
     "COVERAGE_SOURCE_TIMEOUT": 5,
     "COVERAGE_SOURCE_MAX_BYTES": 1024 * 1024,
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
@@ -108,7 +109,7 @@ class CoverageService:
         own; else ``flask coverage notify``), ``COVERAGE_FEEDBACK_LEASE`` (seconds a sender holds a
         commit's feedback before another may take it over; renewed while the sending runs) and
         ``COVERAGE_FEEDBACK_BACKOFF`` (the first and the longest wait, in seconds, before a failed
-        sending is tried again),
+        sending is tried again), ``COVERAGE_FEEDBACK_BUDGET`` (seconds one commit's sending may take),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.

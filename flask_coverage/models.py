@@ -298,8 +298,8 @@ class Outbox(Base):
     """Feedback owed for a commit (statuses, the pull's comment), written in the upload's transaction
     and sent after it by a sender (flask_coverage.feedback.outbox): one row per commit, so uploads in
     a burst give one sending. ``due_at`` ``None`` waits for codecov-cli's ``upload-complete``
-    (``manual_trigger``); ``lease_until`` marks a row a sender holds; ``generation`` grows with every
-    upload, so a sending of an older one does not drop the row."""
+    (``manual_trigger``), or, with ``attempts``, a row given up; ``lease_until`` marks a row a sender
+    holds; ``generation`` grows with every upload, so a sending of an older one does not drop the row."""
 
     __tablename__ = "coverage_outbox"
 
@@ -309,7 +309,9 @@ class Outbox(Base):
     due_at: Mapped[Optional[dt.datetime]] = mapped_column(index=True)
     lease_until: Mapped[Optional[dt.datetime]]
     generation: Mapped[int] = mapped_column(default=0)
+    # Claims taken (an attempt counts when it starts), and those running whose lease ran out.
     attempts: Mapped[int] = mapped_column(default=0)
+    abandoned: Mapped[int] = mapped_column(default=0, server_default="0")
     triggered: Mapped[bool] = mapped_column(default=False)
     # The service's address as the upload reached it, for the links sent (without COVERAGE_PUBLIC_URL).
     base_url: Mapped[Optional[str]] = mapped_column(sa.String(500))

@@ -131,11 +131,11 @@ def deliver(claim: outbox.Claim) -> None:
     try:
         _send(provider, repository, commit, settings, claim, sent)
     except ProviderError as error:
-        log.warning("feedback for %s not sent: %s", commit.sha[:12], error)
-        if error.retryable or error.status is None or error.status >= 500:
+        log.warning("feedback for %s not sent (%s): %s", commit.sha[:12], error.kind, error)
+        if error.retryable:
             outbox.retry(claim, str(error), error.retry_after)
         else:
-            outbox.finish(claim)  # 401, 403, 404, 422: a retry would get the same; the error is shown
+            outbox.finish(claim)  # broken or terminal: a retry would get the same; the error is shown
         return
     _record_all(sent)
     outbox.finish(claim)  # one commit a sending: SQLite's commits wait on the disk, holding its write lock

@@ -7,6 +7,11 @@ lease (:func:`claim`; ``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so several worke
 sends, and finishes them (:func:`finish`) or sets them to be retried later (:func:`retry`, with
 backoff). A worker killed mid-send leaves a row whose lease runs out: another sender takes it.
 
+No row can take every worker in turn (a poison row: a sending that kills or hangs its worker): a claim
+counts as an attempt when it is taken, a sending has a time budget (``COVERAGE_FEEDBACK_BUDGET``, see
+:func:`leased`), and a row whose sending never ended :data:`MAX_ABANDONED` times running is given up:
+parked with its error shown, until the commit's next upload.
+
 One row per commit: uploads in a burst re-arm the same row (``due_at`` ``COVERAGE_FEEDBACK_DELAY``
 seconds after the last), so eight parallel uploads are sent once.
 """
@@ -17,19 +22,24 @@ import contextlib
 import datetime as dt
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import sqlalchemy as sa
 from flask import current_app, has_request_context, request
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..models import FeedbackSent, Outbox, Repository, utcnow
+from ..providers.http import budget, redact
 from ..state import dialect_insert, execute, get_engine, get_session
 
-#: After this many failed attempts a row is given up (its error stays shown).
+#: After this many attempts a row is given up (parked, its error shown).
 MAX_ATTEMPTS = 12
+#: After this many claims running whose sending never ended (the lease ran out: the worker was
+#: killed, or its sending outran the budget) a row is given up (parked, its error shown).
+MAX_ABANDONED = 3
 
 _OUTBOX = Outbox.__table__
 log = logging.getLogger(__name__)
@@ -57,6 +67,7 @@ def enqueue(commit_id: int) -> None:
                 "generation": _OUTBOX.c.generation + 1,
                 "triggered": False,
                 "attempts": 0,
+                "abandoned": 0,
                 "base_url": sa.func.coalesce(statement.excluded.base_url, _OUTBOX.c.base_url),
             },
         )
@@ -83,7 +94,7 @@ def trigger(commit_id: int) -> bool:
 
 @dataclass(frozen=True)
 class Claim:
-    """A row a sender holds: its commit and the generation it saw."""
+    """A row a sender holds: its commit and the generation it saw; ``attempts`` counts this one."""
 
     commit_id: int
     generation: int
@@ -94,13 +105,14 @@ class Claim:
 
 
 def claim(limit: int = 10) -> list[Claim]:
-    """Due rows nobody holds (or whose holder's lease ran out), leased to this sender, committed."""
+    """Due rows nobody holds (or whose holder's lease ran out), leased to this sender, committed.
+    Taking a row counts an attempt; a row whose holder's lease ran out :data:`MAX_ABANDONED` times
+    running is given up instead (parked, with an error saying so)."""
     now = utcnow()
     free = sa.or_(_OUTBOX.c.lease_until.is_(None), _OUTBOX.c.lease_until < now)
+    columns = ("commit_id", "generation", "triggered", "base_url", "attempts", "abandoned", "lease_until")
     query = (
-        sa.select(
-            _OUTBOX.c.commit_id, _OUTBOX.c.generation, _OUTBOX.c.triggered, _OUTBOX.c.base_url, _OUTBOX.c.attempts
-        )
+        sa.select(*(_OUTBOX.c[name] for name in columns))
         .where(_OUTBOX.c.due_at <= now, free)
         .order_by(_OUTBOX.c.due_at)
         .limit(limit)
@@ -110,27 +122,43 @@ def claim(limit: int = 10) -> list[Claim]:
     lease = now + dt.timedelta(seconds=current_app.config["COVERAGE_FEEDBACK_LEASE"])
     claimed = []
     for row in execute(query).all():
+        # A lease still set on a free row ran out: the sending it covered never ended.
+        abandoned = row.abandoned + (row.lease_until is not None)
+        values: dict[str, Any] = {"lease_until": lease, "attempts": row.attempts + 1, "abandoned": abandoned}
+        if abandoned >= MAX_ABANDONED:
+            error = (
+                f"Given up: {abandoned} sendings of this commit's feedback never ended (a worker killed, or a "
+                "sending past COVERAGE_FEEDBACK_BUDGET). The next upload of the commit tries again."
+            )
+            values = {"due_at": None, "lease_until": None, "abandoned": abandoned, "last_error": error}
+            log.error("the feedback of commit %s is given up: %s", row.commit_id, error)
         # Taken only if still free: of two senders that read the same row, one updates it.
-        taken = execute(sa.update(Outbox).where(Outbox.commit_id == row.commit_id, free).values(lease_until=lease))
-        if taken.rowcount == 1:
-            claimed.append(Claim(row.commit_id, row.generation, row.triggered, row.base_url, row.attempts, lease))
+        taken = execute(sa.update(Outbox).where(Outbox.commit_id == row.commit_id, free).values(**values))
+        if taken.rowcount == 1 and values["lease_until"] is not None:
+            claimed.append(Claim(row.commit_id, row.generation, row.triggered, row.base_url, row.attempts + 1, lease))
     get_session().commit()
     return claimed
 
 
 @contextlib.contextmanager
 def leased(claim: Claim) -> Iterator[None]:
-    """The claim's lease renewed every third of ``COVERAGE_FEEDBACK_LEASE`` while the block runs, by a
-    thread of its own on a connection of its own (a short write, committed at once: the sending's
-    session keeps no write open), so a sending that lasts longer than the lease is not taken over
-    while its process lives; a killed process renews nothing. A lease is renewed only while it is
-    still the one this sender holds (finished, retried or taken over: left alone)."""
+    """The block is one sending of the claim, within its time budget: ``COVERAGE_FEEDBACK_BUDGET``
+    seconds, checked before each provider request (:func:`~flask_coverage.providers.http.budget`: a
+    request past it fails as a retryable :class:`~flask_coverage.providers.ProviderError`, and none
+    outlives it), the same in the sender thread and in ``flask coverage notify``. Meanwhile the lease is
+    renewed every third of ``COVERAGE_FEEDBACK_LEASE``, by a thread of its own on a connection of its
+    own (a short write, committed at once: the sending's session keeps no write open), so a sending
+    longer than the lease is not taken over while its process lives; a killed process renews nothing,
+    and neither does a sending past its budget (stuck between two requests: the row goes to another
+    sender, an abandoned claim). A lease is renewed only while it is still the one this sender holds
+    (finished, retried or taken over: left alone)."""
     length = dt.timedelta(seconds=current_app.config["COVERAGE_FEEDBACK_LEASE"])
-    engine, stop = get_engine(), threading.Event()
+    seconds = current_app.config["COVERAGE_FEEDBACK_BUDGET"]
+    engine, stop, over = get_engine(), threading.Event(), time.monotonic() + seconds
 
     def renew() -> None:
         held = claim.lease_until
-        while held is not None and not stop.wait(length.total_seconds() / 3):
+        while held is not None and not stop.wait(length.total_seconds() / 3) and time.monotonic() < over:
             later = utcnow() + length
             try:
                 with engine.begin() as connection:
@@ -144,7 +172,8 @@ def leased(claim: Claim) -> Iterator[None]:
     thread = threading.Thread(target=renew, name="coverage-feedback-lease", daemon=True)
     thread.start()
     try:
-        yield
+        with budget(seconds):
+            yield
     finally:
         stop.set()
         thread.join()
@@ -157,32 +186,33 @@ def _same(claim: Claim) -> sa.ColumnElement[bool]:
 def finish(claim: Claim) -> None:
     """The row was sent: dropped, unless an upload re-armed it meanwhile (then only released)."""
     execute(sa.delete(Outbox).where(_same(claim)))
-    execute(sa.update(Outbox).where(Outbox.commit_id == claim.commit_id).values(lease_until=None))
+    execute(sa.update(Outbox).where(Outbox.commit_id == claim.commit_id).values(lease_until=None, abandoned=0))
     get_session().commit()
 
 
 def park(claim: Claim) -> None:
-    """The row waits for ``upload-complete`` (``manual_trigger``): released, not due."""
-    execute(sa.update(Outbox).where(_same(claim)).values(due_at=None, lease_until=None))
+    """The row waits for ``upload-complete`` (``manual_trigger``): released, not due, no attempt
+    counted (a parked row with attempts is one given up)."""
+    values = {"due_at": None, "lease_until": None, "attempts": 0, "abandoned": 0}
+    execute(sa.update(Outbox).where(_same(claim)).values(**values))
     get_session().commit()
 
 
 def retry(claim: Claim, error: str, after: Optional[float] = None) -> None:
     """Sending failed: due again after ``after`` seconds (a provider's ``Retry-After``) or the
     backoff of its attempts (``COVERAGE_FEEDBACK_BACKOFF``: doubling from the first wait), whichever
-    is longer, but never after the longest wait; given up after :data:`MAX_ATTEMPTS`."""
-    if claim.attempts + 1 >= MAX_ATTEMPTS:
-        execute(sa.delete(Outbox).where(_same(claim)))
-        get_session().commit()
-        return
+    is longer, but never after the longest wait; given up (parked, the error shown) after
+    :data:`MAX_ATTEMPTS`."""
     first, longest = current_app.config["COVERAGE_FEEDBACK_BACKOFF"]
-    wait = min(longest, max(after or 0, first * 2**claim.attempts))
-    values = {
+    wait = min(longest, max(after or 0, first * 2 ** (claim.attempts - 1)))
+    values: dict[str, Any] = {
         "due_at": utcnow() + dt.timedelta(seconds=wait),
         "lease_until": None,
-        "attempts": claim.attempts + 1,
-        "last_error": error[:2000],
+        "abandoned": 0,
+        "last_error": redact(error)[:2000],  # any exception's text: redacted, then cut
     }
+    if claim.attempts >= MAX_ATTEMPTS:
+        values.update(due_at=None, last_error=redact(f"Given up after {claim.attempts} attempts: {error}")[:2000])
     execute(sa.update(Outbox).where(_same(claim)).values(**values))
     execute(sa.update(Outbox).where(Outbox.commit_id == claim.commit_id).values(lease_until=None))
     get_session().commit()

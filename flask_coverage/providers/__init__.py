@@ -42,6 +42,10 @@ class PullInfo:
     head_sha: str
 
 
+#: What a caller does about a :class:`ProviderError` (:attr:`ProviderError.kind`).
+ErrorKind = Literal["retryable", "broken", "terminal"]
+
+
 class ProviderError(Exception):
     """A provider refused or failed a request. ``retry_after`` (seconds) is set where a retry can
     help (5xx, 429, rate limits); ``status`` is the HTTP status, ``None`` when nothing answered."""
@@ -52,8 +56,18 @@ class ProviderError(Exception):
         self.retry_after = retry_after
 
     @property
+    def kind(self) -> ErrorKind:
+        """The one classification of a provider's error: ``retryable`` where asking again later can
+        help (a wait is known, nothing answered, or a 5xx), ``broken`` where the configuration must
+        change first (401, 403: the token or the App's permissions), ``terminal`` where the same
+        request gets the same answer (404, 422, ...). Retried or not, the error is shown."""
+        if self.retry_after is not None or self.status is None or self.status >= 500:
+            return "retryable"
+        return "broken" if self.status in (401, 403) else "terminal"
+
+    @property
     def retryable(self) -> bool:
-        return self.retry_after is not None
+        return self.kind == "retryable"
 
 
 class CommentGone(ProviderError):

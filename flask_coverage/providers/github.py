@@ -302,7 +302,7 @@ class GitHubApp(GitHub):
         try:
             yield
         except ProviderError as error:
-            if error.status == 403 and not error.retryable:
+            if error.status == 403 and error.kind == "broken":
                 with self._lock:
                     self._refused[names] = time.monotonic() + CHECKS_REFUSED_SECONDS
                 raise ChecksRefused(str(error), status=403) from None

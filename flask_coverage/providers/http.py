@@ -13,24 +13,30 @@ What every request gets (docs/pull-requests.md#providers):
   GitHub's ``X-RateLimit-Remaining: 0`` with ``X-RateLimit-Reset``; a wait that would pass the deadline
   or :data:`MAX_WAIT_SECONDS` is not slept: the :class:`ProviderError` carries it (``retry_after``)
   for the caller to try later;
+- **rate limits per credential**: a rate limit not slept is remembered for the credential that met it
+  (a token, a GitHub App's installation token: each has its own limit, and each client its host), until
+  its reset: requests with that credential fail at once, without asking the host, while the others go;
 - **redirects** followed only to the same scheme and host (a few), never elsewhere: the credentials
   would go with them;
 - **no secret in a message or a log line**: they travel in headers only, and every message is passed
-  through :meth:`Transport.redact`.
+  through :func:`redact` (the client's own secrets, and anything shaped like a credential, before
+  any cut: a cut token leaves no prefix).
 """
 
 from __future__ import annotations
 
 import contextlib
 import email.utils
+import hashlib
 import heapq
 import itertools
 import json
 import logging
+import re
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -53,6 +59,26 @@ MAX_REDIRECTS = 3
 BACKOFF_SECONDS = 0.5
 #: What a caller is told to wait after a failure with nothing better to go by.
 DEFAULT_RETRY_AFTER = 60.0
+#: The longest part of a provider's own error text kept in a message.
+MAX_DETAIL = 200
+#: What stands for a secret in a message.
+REDACTED = "[redacted]"
+#: Credentials by their shape, whoever's they are (a provider may echo another's): an Authorization
+#: header's value (or a Bearer/Basic one), GitHub's tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_),
+#: GitLab's (glpat-, gldt-, glrt-, ...), Bitbucket's and Atlassian's (ATBB, ATCTT3x, ATATT3x), a JWT
+#: (a GitHub App's), and the service's own upload and access tokens (UUIDs).
+_CREDENTIAL = re.compile(
+    r"(?P<keep>\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?)[^\s\"',;]+"
+    r"|(?P<scheme>\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/-]{16,}=*"
+    r"|\bgh[opusr]_[A-Za-z0-9]{16,}|\bgithub_pat_\w{16,}"
+    r"|\bgl(?:pat|dt|rt|ptt|ft|imt|oas|cbt|soat|ffct|agent)-[\w-]{16,}"
+    r"|\bAT(?:BB|CTT3x|ATT3x)[\w=.-]{16,}"
+    r"|\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*"
+    r"|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
+    re.IGNORECASE,
+)
+#: The wait after GitHub's secondary rate limit when it says no time ("at least one minute").
+SECONDARY_LIMIT_SECONDS = 60.0
 
 _local = threading.local()
 
@@ -197,14 +223,13 @@ class Transport:
         self.origin = (parts.scheme, parts.netloc.lower())
         self.timeout, self.retries = timeout, retries
         self.secrets: list[str] = []
+        self._limited: dict[str, float] = {}  # a credential's digest -> time.time() its rate limit resets
+        self._limited_lock = threading.Lock()
         self._pool = urllib3.PoolManager(num_pools=4, maxsize=8, retries=False)
         self._pool.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
 
     def redact(self, text: str) -> str:
-        for secret in self.secrets:
-            if secret:
-                text = text.replace(secret, "[redacted]")
-        return text
+        return redact(text, self.secrets)
 
     def request(
         self,
@@ -232,6 +257,13 @@ class Transport:
             data = json.dumps(body).encode()
             all_headers["Content-Type"] = "application/json"
         label = f"{method} {urlsplit(url).path}"
+        credential = _credential(all_headers)
+        self._check_limit(credential, label)
+        if outer is not None and outer.deadline <= time.monotonic():
+            # The work this request is a step of (a commit's sending, say) has used up its time.
+            raise ProviderError(
+                f"{self.name} was not asked {label}: the time budget ran out", retry_after=DEFAULT_RETRY_AFTER
+            )
         redirects = attempt = 0
         while True:
             try:
@@ -271,7 +303,21 @@ class Transport:
                 time.sleep(wait)
                 attempt += 1
                 continue
+            if wait is not None and _rate_limited(answer):
+                with self._limited_lock:
+                    self._limited[credential] = time.time() + wait
             raise ProviderError(message, status=status, retry_after=wait)
+
+    def _check_limit(self, credential: str, label: str) -> None:
+        """A :class:`ProviderError` (retryable, with the wait left) if the credential is rate limited."""
+        with self._limited_lock:
+            reset = self._limited.get(credential)
+            left = None if reset is None else reset - time.time()
+            if left is not None and left <= 0:
+                del self._limited[credential]  # the reset passed: asked again
+        if left is not None and left > 0:
+            message = f"{self.name} rate limits this credential for {left:.0f} s more: {label} not sent"
+            raise ProviderError(message, status=429, retry_after=left)
 
     def _check_origin(self, url: str, method: str, path: str, *, redirect: bool = False) -> None:
         parts = urlsplit(url)
@@ -288,13 +334,14 @@ class Transport:
     def _wait(self, answer: Response, attempt: int) -> Optional[float]:
         """Seconds to wait before asking again, or ``None`` if asking again cannot help."""
         headers, status = answer.headers, answer.status
-        limited = headers.get("X-RateLimit-Remaining") == "0" and status in (403, 429)
-        if status != 429 and status < 500 and not limited and not (status == 403 and "Retry-After" in headers):
+        if status < 500 and not _rate_limited(answer):
             return None
         after = _retry_after(headers.get("Retry-After"))
-        if after is None and limited:
+        if after is None and headers.get("X-RateLimit-Remaining") == "0":
             with contextlib.suppress(TypeError, ValueError):
                 after = max(0.0, float(headers.get("X-RateLimit-Reset", "")) - time.time()) + 1
+        if after is None and status == 403:  # GitHub's secondary limit: "wait at least one minute"
+            after = SECONDARY_LIMIT_SECONDS
         return after if after is not None else BACKOFF_SECONDS * 2**attempt
 
     def _refusal(self, answer: Response, label: str) -> str:
@@ -305,8 +352,10 @@ class Transport:
             errors = found.get("errors")  # Bitbucket Server lists them
             found = found.get("message") or found.get("error") or (errors[0] if errors else "")
             detail = found if isinstance(found, str) else found.get("message", "")  # Bitbucket nests it
-        detail = " ".join(str(detail).split())[:200]
+        detail = self.redact(" ".join(str(detail).split()))[:MAX_DETAIL]  # redacted, then cut
         hint = {401: ": check the token in COVERAGE_PROVIDERS", 403: ": the token may not do this"}.get(status, "")
+        if _rate_limited(answer):
+            hint = ": rate limited"
         text = f"{self.name} answered {status} to {label}{hint}" + (f" ({detail})" if detail else "")
         return self.redact(text)
 
@@ -361,6 +410,33 @@ class Transport:
 
 class _TimedOut(Exception):
     pass
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with each of ``secrets`` and everything shaped like a credential replaced by
+    :data:`REDACTED` (a header's name and scheme are kept: ``Authorization: Bearer [redacted]``).
+    Redact before cutting a text short: a cut secret is no longer found whole."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED)
+    return _CREDENTIAL.sub(lambda match: (match["keep"] or match["scheme"] or "") + REDACTED, text)
+
+
+def _rate_limited(answer: Response) -> bool:
+    """Whether the answer is a rate limit: a 429, or a 403 saying so (GitHub's ``X-RateLimit-Remaining:
+    0``, a ``Retry-After``, or its secondary limit's message, which may come without either)."""
+    if answer.status == 429:
+        return True
+    if answer.status != 403:
+        return False
+    headers = answer.headers
+    return headers.get("X-RateLimit-Remaining") == "0" or "Retry-After" in headers or b"rate limit" in answer.body
+
+
+def _credential(headers: Mapping[str, str]) -> str:
+    """What a request's rate limit is counted against, as a digest (the token is not kept)."""
+    secret = headers.get("Authorization") or headers.get("PRIVATE-TOKEN") or ""  # GitLab's header
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def _retry_after(value: Optional[str]) -> Optional[float]:

@@ -5,6 +5,7 @@ shown on the pages and in the API; no upload fails because feedback failed."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 import time
 from typing import Any, Optional
@@ -12,6 +13,8 @@ from typing import Any, Optional
 import pytest
 import sqlalchemy as sa
 import webtest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 from flask import Flask
 
 from flask_coverage import operations
@@ -20,10 +23,12 @@ from flask_coverage.feedback.notify import send_due
 from flask_coverage.ingest import UploadMeta, upload_report
 from flask_coverage.models import Outbox, Pull, utcnow
 from flask_coverage.providers import ProviderError, PullInfo
+from flask_coverage.providers.github import GitHub
 from flask_coverage.queries.repositories import find_repository
 from flask_coverage.state import execute, get_engine, get_session
 from tests.fake_provider import RecordingProvider
 from tests.git_history import History, lcov
+from tests.providers.fakes import Request, fake_host, later_wall_clock
 
 BASE_REPORT = lcov({"app.py": {n: 1 for n in range(1, 11)}, "other.py": {1: 1}})
 FIRST_REPORT = lcov({"app.py": {1: 1, 3: 1, 4: 0, 5: 1, 11: 1, 12: 1}, "other.py": {1: 1}})
@@ -424,3 +429,146 @@ def test_a_sending_longer_than_its_lease_is_not_taken_over_while_it_lives(
     assert sorted(context for _, context in provider.statuses) == ["codecov/patch", "codecov/project"]
     assert len(provider.called("set_status")) == 2
     assert execute(sa.select(Outbox)).first() is None  # finished
+
+
+def test_a_row_whose_sending_never_ends_is_given_up_with_its_error(
+    mirrored: History, provider: RecordingProvider, testapp: webtest.TestApp
+) -> None:
+    """A poison row (its sending kills the worker, or hangs it past the budget) does not take every
+    worker in turn: a claim counts as an attempt when it is taken, and after MAX_ABANDONED claims that
+    never ended the row is parked, its error shown, until the commit's next upload."""
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    for attempt in range(1, outbox.MAX_ABANDONED + 1):
+        (claim,) = outbox.claim()  # a worker takes the row, starts sending, and is killed
+        assert claim.attempts == execute(sa.select(Outbox.attempts)).scalar() == attempt  # counted when taken
+        execute(sa.update(Outbox).values(lease_until=utcnow() - dt.timedelta(seconds=1)))  # its lease runs out
+        get_session().commit()
+    assert send_all() == 0  # not taken again
+    assert not provider.called("set_status")
+    row = execute(sa.select(Outbox)).scalar_one()
+    assert (row.due_at, row.lease_until, row.attempts) == (None, None, outbox.MAX_ABANDONED)
+    assert row.last_error.startswith(f"Given up: {outbox.MAX_ABANDONED} sendings of this commit's feedback never ended")
+    assert outbox.next_due() is None  # no sender wakes for it
+    page = testapp.get(f"/gh/acme/widgets/commit/{mirrored.base}")
+    shown = " ".join(page.html.find(id="coverage-feedback-pending").get_text(" ").split())
+    assert (
+        shown
+        == f"Given up until the next upload · {outbox.MAX_ABANDONED} failed attempts · last error: {row.last_error}"
+    )
+    # The next upload of the commit owes it again, from no attempt.
+    upload(mirrored.base, BASE_REPORT, branch="main", run_id="again")
+    assert send_all() == 1
+    assert provider.statuses[(mirrored.base, "codecov/project")]["state"] == "success"
+
+
+def test_a_sending_past_its_budget_is_retried_and_its_lease_no_longer_renewed(
+    app: Flask, mirrored: History, provider: RecordingProvider
+) -> None:
+    """``COVERAGE_FEEDBACK_BUDGET`` bounds a sending between its steps (each provider request), in the
+    sender thread and in ``flask coverage notify`` alike, and a sending past it keeps no lease."""
+    upload(mirrored.base, BASE_REPORT, branch="main")
+    with fake_host() as host:
+        app.config.update(COVERAGE_PROVIDERS={"github": GitHub({"url": host.url, "token": "ghp_" + "a" * 36})})
+        app.config.update(COVERAGE_FEEDBACK_BUDGET=0, COVERAGE_FEEDBACK_LEASE=0.3)
+        (claim,) = outbox.claim()
+        held = execute(sa.select(Outbox.lease_until)).scalar()
+        with outbox.leased(claim):
+            time.sleep(0.3)  # two renewals' worth: none is made past the budget
+            assert execute(sa.select(Outbox.lease_until)).scalar() == held
+        get_session().commit()
+        outbox.retry(claim, "released")
+        execute(sa.update(Outbox).values(due_at=utcnow()))
+        get_session().commit()
+        assert send_due() == 1
+    assert host.requests == []  # no request started past the budget
+    row = execute(sa.select(Outbox)).scalar_one()
+    assert row.attempts == 2 and row.last_error.startswith("github was not asked")
+    assert row.last_error.endswith("the time budget ran out") and row.due_at > utcnow()
+
+
+def test_a_rate_limited_installation_does_not_delay_anothers_feedback(
+    app: Flask, mirrored: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One GitHub App, two installations: the first's rate limit holds its own rows (asked once, then
+    not again until its reset) while the second's feedback goes; after the reset the first's goes."""
+    operations.add_org("github", "umbrella")
+    operations.add_repo("github", "umbrella", "gadgets")
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    with fake_host() as host:
+        host.state["limited"] = True
+
+        @host.route("GET", r"/repos/([^/]+)/[^/]+/installation")
+        def installation(request: Request, match: re.Match[str]) -> Any:
+            return 200, {"id": {"acme": 1, "umbrella": 2}[match[1]]}, {}
+
+        @host.route("POST", r"/app/installations/(\d+)/access_tokens")
+        def token(request: Request, match: re.Match[str]) -> Any:
+            return 201, {"token": f"ghs_installation{match[1]}", "expires_at": "2099-01-01T00:00:00Z"}, {}
+
+        @host.route("POST", r"/repos/[^/]+/[^/]+/statuses/\w+")
+        def status(request: Request, match: re.Match[str]) -> Any:
+            if host.state["limited"] and request.headers["Authorization"] == "Bearer ghs_installation1":
+                reset = str(int(time.time()) + 3600)
+                headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}
+                return 403, {"message": "API rate limit exceeded for installation ID 1."}, headers
+            return 201, {}, {}
+
+        app.config.update(
+            COVERAGE_PROVIDERS={"github": {"url": host.url, "app_id": 1234, "private_key": pem.decode()}},
+            COVERAGE_FEEDBACK_SENDER=False,
+            COVERAGE_FEEDBACK_DELAY=0,
+        )
+        upload(mirrored.base, BASE_REPORT, branch="main")  # installation 1
+        upload(mirrored.main, BASE_REPORT, branch="main")  # installation 1 again
+        upload_report("github/umbrella/gadgets", BASE_REPORT, commit=mirrored.base, branch="main")  # installation 2
+
+        def statuses_sent() -> list[tuple[str, int]]:
+            return [
+                (request.headers["Authorization"][-1:], request.path.count("/umbrella/"))
+                for request in host.sent("POST")
+                if "/statuses/" in request.path
+            ]
+
+        assert send_all() == 3
+        first = statuses_sent()
+        assert first.count(("1", 0)) == 1  # installation 1 asked once, not again while limited
+        assert first.count(("2", 1)) == 2  # installation 2's project and patch statuses went
+        waiting = execute(sa.select(Outbox).order_by(Outbox.commit_id)).scalars().all()
+        assert len(waiting) == 2 and all(row.due_at > utcnow() + dt.timedelta(seconds=3500) for row in waiting)
+        assert waiting[0].last_error == (
+            f"github answered 403 to POST /repos/acme/widgets/statuses/{mirrored.base}: rate limited"
+            " (API rate limit exceeded for installation ID 1.)"
+        )
+        assert waiting[1].last_error.startswith("github rate limits this credential for 36")  # not asked
+        # The reset passes, and the host answers normally again: installation 1's rows go.
+        host.state["limited"] = False
+        later_wall_clock(monkeypatch, 3660)
+        execute(sa.update(Outbox).values(due_at=utcnow()))
+        get_session().commit()
+        assert send_all() == 2
+        assert statuses_sent()[len(first) :].count(("1", 0)) == 4  # two commits, two statuses each
+    assert execute(sa.select(Outbox)).first() is None
+
+
+def test_a_token_a_provider_echoes_is_not_shown_in_the_last_error(
+    app: Flask, mirrored: History, testapp: webtest.TestApp
+) -> None:
+    """The provider's error text is redacted, then cut: the commit page's "Last error" (shown to
+    anonymous visitors of a public repository) and the outbox's keep nothing of an echoed token."""
+    echoed = "ghs_" + "Q1w2E3r4" * 4 + "T5y6"
+    with fake_host() as host:
+
+        @host.route("POST", r"/repos/[^/]+/[^/]+/statuses/\w+")
+        def status(request: Request, match: re.Match[str]) -> Any:
+            return 502, {"message": "z" * 185 + f" token {echoed} is not allowed here"}, {}
+
+        app.config.update(COVERAGE_PROVIDERS={"github": {"url": host.url, "token": "ghp_" + "a" * 36, "timeout": 5}})
+        app.config.update(COVERAGE_FEEDBACK_SENDER=False, COVERAGE_FEEDBACK_DELAY=0)
+        upload(mirrored.base, BASE_REPORT, branch="main")
+        assert send_all() == 1
+    last_error = execute(sa.select(Outbox.last_error)).scalar()
+    assert last_error.startswith("github answered 502 to POST") and last_error.endswith(" token [redacte)")
+    page = testapp.get(f"/gh/acme/widgets/commit/{mirrored.base}").html.find(id="coverage-feedback").get_text(" ")
+    assert "Last error" in page and "github answered 502" in page
+    assert not any(echoed[:length] in page for length in range(4, len(echoed) + 1))

@@ -8,6 +8,7 @@ import json
 import re
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -171,3 +172,20 @@ def github_check_run_routes(host: FakeHost) -> None:
             return 404, {"message": "Not Found"}, {}
         failed = refused() or apply(run, request.body)
         return failed or (200, run, {})
+
+
+def later_wall_clock(monkeypatch: Any, seconds: float) -> None:
+    """The HTTP client's wall clock (``time.time``: rate limits' resets) ``seconds`` on; its deadlines
+    and sleeps keep the real clock."""
+    from flask_coverage.providers import http
+
+    real = time.time
+
+    class Later:
+        monotonic, sleep = staticmethod(time.monotonic), staticmethod(time.sleep)
+
+        @staticmethod
+        def time() -> float:
+            return real() + seconds
+
+    monkeypatch.setattr(http, "time", Later)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fakes import FakeHost, Request, fake_host
+from fakes import FakeHost, Request, fake_host, later_wall_clock
 
 from flask_coverage.models import Owner, Repository, ServiceEnum
 from flask_coverage.providers import ProviderError
@@ -257,3 +257,97 @@ def test_a_connection_left_mid_answer_is_not_reused(host: FakeHost) -> None:
     with budget(10, max_bytes=100_000), pytest.raises(ProviderError, match="larger than"):
         transport.request("GET", "/big")
     assert transport.request("GET", "/thing").json() == {"ok": True}  # not the rest of /big's body
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        (ProviderError("github answered 403 (rate limit)", status=403, retry_after=60), "retryable"),
+        (ProviderError("github answered 502", status=502), "retryable"),
+        (ProviderError("github could not be reached"), "retryable"),
+        (ProviderError("github answered a pull request with something unexpected"), "retryable"),
+        (ProviderError("github answered 401", status=401), "broken"),
+        (ProviderError("github answered 403: the token may not do this", status=403), "broken"),
+        (ProviderError("github answered 404", status=404), "terminal"),
+        (ProviderError("github answered 422", status=422), "terminal"),
+    ],
+)
+def test_one_classification_decides_what_a_caller_does(error: ProviderError, kind: str) -> None:
+    """The error carries the decision (the outbox retries exactly the ``retryable`` ones)."""
+    assert (error.kind, error.retryable) == (kind, kind == "retryable")
+
+
+def test_a_rate_limit_is_kept_per_credential_until_its_reset(host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A credential's rate limit stops its requests without asking the host; another credential's go;
+    when the reset passes, the limited one is asked again."""
+    host.state["limited"] = True
+
+    @host.route("GET", "/thing")
+    def thing(request: Request, match: re.Match[str]) -> Any:
+        if host.state["limited"] and request.headers["Authorization"] == "Bearer limited":
+            reset = str(int(time.time()) + 3600)
+            return (
+                403,
+                {"message": "API rate limit exceeded"},
+                {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+            )
+        return 200, {"ok": True}, {}
+
+    transport = Transport("github", host.url)
+    limited, other = {"Authorization": "Bearer limited"}, {"Authorization": "Bearer other"}
+    for _ in range(3):
+        with pytest.raises(ProviderError) as raised:
+            transport.request("GET", "/thing", headers=limited)
+        assert raised.value.retryable and raised.value.retry_after is not None and raised.value.retry_after > 3500
+    assert str(raised.value).startswith("github rate limits this credential for 3")
+    assert transport.request("GET", "/thing", headers=other).json() == {"ok": True}
+    assert [request.headers["Authorization"] for request in host.requests] == ["Bearer limited", "Bearer other"]
+    host.state["limited"] = False  # the host answers normally again, and the reset passed
+    later_wall_clock(monkeypatch, 3660)
+    assert transport.request("GET", "/thing", headers=limited).json() == {"ok": True}
+
+
+def test_githubs_secondary_rate_limit_is_a_rate_limit_not_a_refusal(host: FakeHost) -> None:
+    """A 403 saying "secondary rate limit" without any header: waited for a minute, not taken as a refusal."""
+    flaky(host, *[(403, {"message": "You have exceeded a secondary rate limit."}, {})] * 3)
+    with pytest.raises(ProviderError) as raised:
+        Transport("github", host.url).request("GET", "/thing")
+    assert (raised.value.kind, raised.value.retry_after) == ("retryable", 60.0)
+    assert len(host.requests) == 1
+
+
+ECHOED = [
+    "ghp_" + "A1b2C3d4" * 4 + "E5f6",
+    "gho_" + "Z9y8X7w6" * 4 + "V5u4",
+    "ghs_" + "k3J4h5G6" * 4 + "f7D8",
+    "github_pat_11ABCDEFG0" + "a1B2c3D4e5" * 7,
+    "glpat-" + "Xy1_Zw2-Vu3T" + "a9B8c7D6",
+    "ATBB" + "q7R8s9T0" * 4,
+    "Authorization: Bearer " + "s3cr3tV4lue" * 3,
+    "Authorization: token 0b6e4c1e9b7a1f2e3d4c",
+    "2a4f1d3c-0b6e-4c1e-9b7a-1f2e3d4c5b6a",  # the service's upload tokens are UUIDs
+]
+
+
+@pytest.mark.parametrize("echoed", ECHOED)
+@pytest.mark.parametrize("at", [180, 190, 192])
+def test_a_token_echoed_near_the_cut_leaves_nothing_of_it(host: FakeHost, echoed: str, at: int) -> None:
+    """A provider's error text is redacted before it is cut to 200 characters: a token echoed across the
+    cut (not the client's own: found by its shape) leaves no prefix in the message (7 characters and
+    more: "github" is the message's own word)."""
+    flaky(host, (422, {"message": "x" * at + " " + echoed + " was refused"}, {}))
+    with pytest.raises(ProviderError) as raised:
+        Transport("github", host.url).request("GET", "/thing")
+    secret = echoed.split()[-1]
+    assert not any(secret[:length] in str(raised.value) for length in range(7, len(secret) + 1))
+
+
+def test_the_clients_own_secret_is_redacted_before_the_cut(host: FakeHost) -> None:
+    """A secret of no known shape (a Bitbucket Server token) is redacted whole before the cut too."""
+    own = "NjQ1MTM0NzE2OTQ6Hf5pWq0TnRk2y3u4"
+    flaky(host, (400, {"message": "y" * 192 + " " + own}, {}))
+    transport = Transport("bitbucket_server", host.url)
+    transport.secrets.append(own)
+    with pytest.raises(ProviderError) as raised:
+        transport.request("GET", "/thing")
+    assert own[:4] not in str(raised.value) and str(raised.value).endswith(" [redact)")  # redacted, then cut
