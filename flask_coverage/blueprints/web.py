@@ -33,8 +33,9 @@ from ..auth import can_read_private, is_admin
 from ..csrf import CSRF_FAILED, CSRF_FIELD, csrf_token, csrf_valid
 from ..errors import CoverageError, Forbidden, InvalidInput, NotFound
 from ..feedback.base import find_pull_with_base
+from ..feedback.comparison import Comparison
 from ..feedback.outbox import report_of
-from ..feedback.patch import find_diff, patch_coverage
+from ..feedback.patch import find_diff
 from ..feedback.settings import Settings, commit_settings
 from ..feedback.statuses import ratio
 from ..http_errors import handle_errors
@@ -374,13 +375,14 @@ CHANGED_FILES_ALL = 500
 
 
 def _pull_comparison(view: View, row: Any, settings: Settings) -> Optional[dict[str, Any]]:
-    """A pull request compared with its base (``None`` while it has no base): the base commit (``None``
-    while it has no coverage here), the change of coverage, the files whose coverage changed most
-    (from the totals columns; none named when the head has more than :data:`SORTED_FILES` files: the
-    page links to the API's compare instead), the patch coverage (``None`` without a diff) and its
-    files with missed lines, the files whose coverage changed outside the diff (indirect changes), the
-    trees. ``row`` is :func:`~flask_coverage.feedback.base.find_pull_with_base`'s; the patch's
-    percentages are shown with the commit's ``coverage.precision`` and ``coverage.round``."""
+    """A pull request compared with its base (``None`` while it has no base), read from its
+    :class:`~flask_coverage.feedback.comparison.Comparison`: the base commit (``None`` while it has no
+    coverage here), the change of coverage, the files whose coverage changed most (from the totals
+    columns; none named when the head has more than :data:`SORTED_FILES` files: the page links to the
+    API's compare instead), the patch coverage (``None`` without a diff) and its files with missed
+    lines, the indirect changes, the trees. ``row`` is
+    :func:`~flask_coverage.feedback.base.find_pull_with_base`'s; the patch's percentages are shown with
+    the commit's ``coverage.precision`` and ``coverage.round``."""
     if row[0].base_sha is None:
         return None
     pull, head, base = row
@@ -393,12 +395,8 @@ def _pull_comparison(view: View, row: Any, settings: Settings) -> Optional[dict[
         value = ratio(totals)
         return "no coverable lines" if value is None else f"{numbers.show(value)}%"
 
-    patch = patch_coverage(view.repository, pull.base_sha, head)
-    missed = (
-        sorted((file for file in patch.files.values() if file.missed), key=lambda file: (-len(file.missed), file.path))
-        if patch
-        else []
-    )
+    comparison = Comparison.of_pull(view.repository, pull, head, base)
+    patch, missed = comparison.patch, comparison.missed_files
     found = {
         "base_sha": pull.base_sha,
         "base": base,
@@ -409,21 +407,16 @@ def _pull_comparison(view: View, row: Any, settings: Settings) -> Optional[dict[
     found["missed_count"] = len(missed)
     if base is None:
         return found
-    changed = changed_files(base, head) if head.files <= SORTED_FILES else None
+    sorted_here = head.files <= SORTED_FILES
+    changed = changed_files(base, head) if sorted_here else None
     patched = patch.files if patch is not None else {}
-    # Files whose totals changed though the diff does not touch them.
-    indirect = [
-        file.path
-        for file in changed or []
-        if file.base is not None and patch is not None and file.path not in patch.changed
-    ]
     return {
         **found,
         "change": totals_of(head).coverage - totals_of(base).coverage,  # type: ignore[union-attr]
         "files": (changed or [])[: CHANGED_FILES_ALL if every else CHANGED_FILES_SHOWN],
         "file_patch": {path: shown(file.totals) for path, file in patched.items()},
         "changed": None if changed is None else len(changed),
-        "indirect": indirect,
+        "indirect": comparison.indirect if sorted_here else [],
         "all_url": view.url("coverage_web.repository_page", changes="all") + "#coverage-comparison-title",
         "compare_url": url_for(
             "coverage_api.repos_compare_retrieve",

@@ -28,10 +28,10 @@ from ..state import dialect_insert, execute, get_session
 from . import checks, outbox
 from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
+from .comparison import Comparison
 from .diff import Diff
-from .patch import find_diff, patch_of
 from .settings import commit_settings
-from .statuses import Facts, Side, compute, indirect_changes
+from .statuses import Facts, Side, compute
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +169,8 @@ def _send(
     pull: Optional[Pull] = pull_row[0] if pull_row is not None else None
     base_sha = pull.base_sha if pull is not None else commit.parent_sha
     base = pull_row[2] if pull_row is not None else resolve_commit(repository, sha=base_sha) if base_sha else None
-    diff = find_diff(repository, base_sha, commit.sha) if base_sha else None
+    comparison = Comparison(repository, commit, base_sha, base)
+    diff = comparison.diff
 
     @cache
     def sides(flags: tuple[str, ...]) -> tuple[Side, Optional[Side]]:
@@ -208,16 +209,13 @@ def _send(
         done.append((commit.id, status.context, {**values, "check_run_id": run_id, "sent_at": utcnow(), "error": None}))
     comment = settings.get("comment")
     if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
-        _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", sent, done)
+        _comment(provider, comparison, pull, sides, settings, target_url or "", sent, done)
 
 
 def _comment(
     provider: Provider,
-    repository: Repository,
-    commit: Commit,
+    comparison: Comparison,
     pull: Pull,
-    base: Optional[Commit],
-    diff: Optional[Diff],
     sides: Any,
     settings: Any,
     pull_url: str,
@@ -228,11 +226,7 @@ def _comment(
     behavior = options.get("behavior", "default")
     if behavior == "once" and pull.comment_id == DELETED:
         return
-    patch = patch_of(commit, diff.added) if diff is not None else None
-    files = sorted(
-        (FileRow(file.path, file.totals) for file in (patch.files.values() if patch else ()) if file.missed),
-        key=lambda row: (-(row.patch.misses + row.patch.partials), row.path),
-    )
+    repository, commit, base, patch = comparison.repository, comparison.head, comparison.base, comparison.patch
     facts = CommentFacts(
         pull_url=pull_url,
         file_url=lambda path: f"{pull_url}/blob/{quote(path)}",
@@ -244,9 +238,9 @@ def _comment(
         head_files=commit.files,
         base_files=base.files if base is not None else None,
         patch=patch.totals if patch is not None else None,
-        files=files,
-        flags=_flag_rows(commit, base, diff, sides),
-        indirect=_indirect_count(sides, diff),
+        files=[FileRow(file.path, file.totals) for file in comparison.missed_files],
+        flags=_flag_rows(commit, base, comparison.diff, sides),
+        indirect=len(comparison.indirect),
         numbers=settings.numbers(),
     )
     has_comment = pull.comment_id is not None and pull.comment_id != DELETED
@@ -291,12 +285,6 @@ def _comment(
     _record(
         commit.id, COMMENT, digest=digest, state="sent", description=f"comment {new_id}", sent_at=utcnow(), error=None
     )
-
-
-def _indirect_count(sides: Any, diff: Optional[Diff]) -> int:
-    """How many files have indirect coverage changes (those the changes status counts), 0 without a base."""
-    head, base = sides(())
-    return 0 if base is None else len(indirect_changes(head, base, diff, None))
 
 
 def _flag_names(commit: Commit, base: Optional[Commit]) -> tuple[str, ...]:

@@ -101,9 +101,3 @@ def patch_of(head: Commit, added: AddedLines) -> Patch:
                     missed.append(line)
         files[path] = FilePatch(path, Totals.from_counts(counts[HIT], counts[MISS], counts[PARTIAL]), tuple(missed))
     return Patch(sum((file.totals for file in files.values()), Totals()), files, frozenset(added))
-
-
-def patch_coverage(repository: Repository, base_sha: str, head: Commit) -> Optional[Patch]:
-    """The patch coverage of ``head`` over ``base_sha``, or ``None`` when no diff can be had."""
-    found = find_diff(repository, base_sha, head.sha)
-    return None if found is None else patch_of(head, found.added)

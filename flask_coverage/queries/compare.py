@@ -4,6 +4,9 @@ Without a diff of the sources, a comparison says what the reports say: each file
 with its totals before and after, and how many of the lines tracked in both changed state. A file
 whose stored coverage is byte for byte the same in both commits is not decoded at all.
 
+A pull's comparison (its diff, patch and indirect changes) is built on these reads by
+:mod:`flask_coverage.feedback.comparison`.
+
 A comparison costs the page it answers, not the commit: :func:`head_files` is a list query in path
 order for :func:`flask_coverage.pagination.paginate` (its count is the commit's ``files`` column), and
 :func:`compare_page` reads the base's files for the paths of one page only.
@@ -12,7 +15,7 @@ order for :func:`flask_coverage.pagination.paginate` (its count is the commit's 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -25,6 +28,8 @@ from ..state import execute
 
 #: Codecov's names of the line states in a change summary.
 STATE_NAMES = {HIT: "hits", MISS: "misses", PARTIAL: "partials"}
+#: Paths looked up in one statement (a diff may touch thousands of files).
+PATHS_PER_QUERY = 500
 
 
 @dataclass(frozen=True)
@@ -107,3 +112,18 @@ def changed_files(base: Commit, head: Commit) -> list[FileComparison]:
     ]
     changed.sort(key=lambda file: (-abs(file.head.coverage - (file.base.coverage if file.base else 0)), file.path))
     return changed
+
+
+def differing_lines(base: Commit, head: Commit, paths: Collection[str]) -> Iterator[tuple[str, bytes, bytes]]:
+    """``(path, base's line data, head's)`` of each file both commits have whose stored lines differ
+    byte for byte, or whose path is in ``paths`` (the files a diff touches): the only files where a
+    line outside the diff can have changed state. The others are neither read nor decoded."""
+    before = aliased(FileCoverage)
+    on = sa.and_(before.commit_id == base.id, before.path == FileCoverage.path)
+    columns = (FileCoverage.path, before.data, FileCoverage.data)
+    query = sa.select(*columns).join(before, on).where(FileCoverage.commit_id == head.id)
+    yield from execute(query.where(before.data != FileCoverage.data))
+    touched = sorted(paths)
+    for start in range(0, len(touched), PATHS_PER_QUERY):
+        chunk = touched[start : start + PATHS_PER_QUERY]
+        yield from execute(query.where(before.data == FileCoverage.data, FileCoverage.path.in_(chunk)))
