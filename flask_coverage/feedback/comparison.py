@@ -3,7 +3,7 @@ the commit's statuses and comment (docs/pull-requests.md, "One comparison").
 
 :class:`Comparison` holds the two commits and computes, each at most once and only when asked, the
 diff (:mod:`.patch`), the patch coverage, the files with added lines not covered in their one order,
-and the indirect changes under their one rule (:func:`.statuses.indirect_changes`, Codecov's). The
+and the indirect changes under their one rule (:func:`.statuses.is_indirect_change`, Codecov's). The
 pull's page, the API and the notifier read them from here, so the page and the comment cannot disagree.
 """
 
@@ -15,10 +15,10 @@ from typing import Optional
 
 from ..lines import LineCoverage
 from ..models import Commit, Pull, Repository
-from ..queries.compare import differing_lines
+from ..queries.compare import files_data, missed_counts
 from .diff import Diff
 from .patch import FilePatch, Patch, find_diff, patch_of
-from .statuses import Side, indirect_changes
+from .statuses import is_indirect_change, missed
 
 
 @dataclass
@@ -58,16 +58,27 @@ class Comparison:
 
     @cached_property
     def indirect(self) -> list[str]:
-        """The files with indirect changes, by path: Codecov's rule (:func:`.statuses.indirect_changes`,
-        the changes status's): a file of both commits whose lines outside the diff that changed state
-        have more lines missed or partial after than before. None without a base. Only the files whose
-        stored lines differ, or that the diff touches, are read."""
+        """The files with indirect changes, by path: Codecov's rule (:func:`.statuses.is_indirect_change`,
+        the changes status's and the comment's), none without a base. Read from the totals columns
+        and the patch; a base's line data only for a file where the diff removes lines and whether
+        they were missed decides."""
         if self.base is None:
             return []
-        diff = self.diff
-        touched = set(diff.added) | set(diff.removed) if diff is not None else set()
-        before: Side = {}
-        after: Side = {}
-        for path, old, new in differing_lines(self.base, self.head, touched):
-            before[path], after[path] = LineCoverage.decode(old), LineCoverage.decode(new)
-        return sorted(indirect_changes(after, before, diff, None))
+        removed = self.diff.removed if self.diff is not None else {}
+        patched = self.patch.files if self.patch is not None else {}
+        found, undecided = [], {}
+        for path, head, base in missed_counts(self.base, self.head):
+            added = missed(patched[path].totals) if path in patched else 0
+            # A file counts least with none of its removed lines missed, most with all of them: its
+            # base's lines are read only when the two disagree.
+            if is_indirect_change(head, added, base, 0):
+                found.append(path)
+            elif path in removed and is_indirect_change(head, added, base, min(len(removed[path]), base)):
+                undecided[path] = (head, added, base)
+        for path, data in files_data(self.base, undecided):
+            numbers = set(removed[path])
+            lines = LineCoverage(entry for entry in LineCoverage.decode(data) if entry[0] in numbers)
+            head, added, base = undecided[path]
+            if is_indirect_change(head, added, base, missed(lines.totals())):
+                found.append(path)
+        return sorted(found)

@@ -189,14 +189,35 @@ def unexpected_changes(
     return found
 
 
+def missed(totals: Totals) -> int:
+    """The lines missed or partial (a partial line is not covered)."""
+    return totals.misses + totals.partials
+
+
+def is_indirect_change(head: int, added: int, base: int, removed: int) -> bool:
+    """Codecov's indirect change of a file of both commits (its changes status's "change worth
+    noting"): among its lines outside the diff that changed state (:func:`unexpected_changes`), more
+    are missed or partial after than before. A line outside the diff whose state did not change counts
+    on both sides alike, so the rule needs only counts of lines missed or partial: the file's in the
+    head (``head``) and in the base (``base``), and among the lines the diff adds to the head
+    (``added``) and removes from the base (``removed``)."""
+    return head - added > base - removed
+
+
 def indirect_changes(head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]) -> list[str]:
-    """The files whose unexpected changes are worth noting, as Codecov's changes status counts them:
-    more lines missed or partial among the changed lines after than before."""
-    return [
-        path
-        for path, (before, after) in unexpected_changes(head, base, diff, paths).items()
-        if after.misses + after.partials - before.misses - before.partials > 0
-    ]
+    """The files with indirect changes (:func:`is_indirect_change`); new and deleted files never are."""
+    found = []
+    for path, lines in head.items():
+        old = base.get(path)
+        if old is None or not matches(paths, path):
+            continue
+        added, removed = (diff.added.get(path), diff.removed.get(path)) if diff is not None else (None, None)
+        if added is None and removed is None and old == lines:
+            continue
+        in_diff = _lines_totals(head, {path: added or []}, None), _lines_totals(base, {path: removed or []}, None)
+        if is_indirect_change(missed(lines.totals()), missed(in_diff[0]), missed(old.totals()), missed(in_diff[1])):
+            found.append(path)
+    return found
 
 
 def compute(facts: Facts) -> list[Status]:

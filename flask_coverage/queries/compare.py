@@ -114,16 +114,21 @@ def changed_files(base: Commit, head: Commit) -> list[FileComparison]:
     return changed
 
 
-def differing_lines(base: Commit, head: Commit, paths: Collection[str]) -> Iterator[tuple[str, bytes, bytes]]:
-    """``(path, base's line data, head's)`` of each file both commits have whose stored lines differ
-    byte for byte, or whose path is in ``paths`` (the files a diff touches): the only files where a
-    line outside the diff can have changed state. The others are neither read nor decoded."""
+def files_data(commit: Commit, paths: Collection[str]) -> Iterator[tuple[str, bytes]]:
+    """``(path, line data)`` of each of ``paths`` that ``commit`` has, a few hundred paths a statement."""
+    ordered = sorted(paths)
+    for start in range(0, len(ordered), PATHS_PER_QUERY):
+        chunk = ordered[start : start + PATHS_PER_QUERY]
+        query = sa.select(FileCoverage.path, FileCoverage.data).where(
+            FileCoverage.commit_id == commit.id, FileCoverage.path.in_(chunk)
+        )
+        yield from execute(query)
+
+
+def missed_counts(base: Commit, head: Commit) -> Iterator[tuple[str, int, int]]:
+    """``(path, lines missed or partial in head, in base)`` of each file both commits have, from the
+    totals columns alone (what the indirect changes are decided from)."""
     before = aliased(FileCoverage)
     on = sa.and_(before.commit_id == base.id, before.path == FileCoverage.path)
-    columns = (FileCoverage.path, before.data, FileCoverage.data)
-    query = sa.select(*columns).join(before, on).where(FileCoverage.commit_id == head.id)
-    yield from execute(query.where(before.data != FileCoverage.data))
-    touched = sorted(paths)
-    for start in range(0, len(touched), PATHS_PER_QUERY):
-        chunk = touched[start : start + PATHS_PER_QUERY]
-        yield from execute(query.where(before.data == FileCoverage.data, FileCoverage.path.in_(chunk)))
+    columns = (FileCoverage.path, FileCoverage.misses + FileCoverage.partials, before.misses + before.partials)
+    yield from execute(sa.select(*columns).join(before, on).where(FileCoverage.commit_id == head.id))

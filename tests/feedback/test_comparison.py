@@ -3,15 +3,19 @@ the same files with added lines not covered, in the same order, and the same ind
 
 from __future__ import annotations
 
+import random
 import re
 
+import pytest
 import webtest
 from flask import Flask
 
 from flask_coverage.feedback.comparison import Comparison
 from flask_coverage.feedback.notify import send_due
+from flask_coverage.feedback.statuses import indirect_changes
 from flask_coverage.ingest import upload_report
 from flask_coverage.providers import PullInfo
+from flask_coverage.queries.files import lines_by_path
 from flask_coverage.queries.repositories import find_repository
 from flask_coverage.queries.targets import resolve_commit
 from tests.fake_provider import RecordingProvider
@@ -73,3 +77,30 @@ def test_the_page_and_the_comment_name_the_same_files_in_the_same_order(
     comparison = Comparison(found, head, mirrored.base, base)
     assert [file.path for file in comparison.missed_files] == page_missed
     assert comparison.indirect == page_indirect
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_comparison_reads_the_indirect_changes_the_statuses_compute(mirrored: History, seed: int) -> None:
+    """The comparison reads the totals columns, the patch and, only where it decides, the lines the
+    diff removes from the base; the statuses decode every file. They name the same files."""
+    randomness = random.Random(seed)
+
+    def report(lines: dict[str, int]) -> bytes:
+        states = [1, 0, "partial"]
+        files = {
+            path: {n: randomness.choice(states) for n in range(1, count + 1) if randomness.random() < 0.8}
+            for path, count in lines.items()
+        }
+        return lcov({path: numbers for path, numbers in files.items() if numbers})
+
+    repository = "github/acme/widgets"
+    base_files = {"app.py": 10, "other.py": 2, "lib.py": 6}
+    upload_report(repository, report(base_files), commit=mirrored.base, branch="main")
+    head_report = report({"app.py": 12, "other.py": 2, "new.py": 3, "lib.py": 6})
+    upload_report(repository, head_report, commit=mirrored.second, branch="feature", pullid=7, parent=mirrored.base)
+    found = find_repository("github", "acme", "widgets")
+    base, head = resolve_commit(found, sha=mirrored.base), resolve_commit(found, sha=mirrored.second)
+    comparison = Comparison(found, head, mirrored.base, base)
+    assert comparison.diff is not None and comparison.diff.removed["app.py"] == [3, 4]
+    expected = indirect_changes(lines_by_path(head), lines_by_path(base), comparison.diff, None)
+    assert comparison.indirect == sorted(expected)
