@@ -176,6 +176,19 @@ def unexpected_changes(
     outside the diff whose state changed, the totals of those lines before and after
     (:func:`_outside_the_diff`). New and deleted files are expected changes."""
     found = {}
+    for path, old, lines, added, removed in _files_of_both(head, base, diff, paths):
+        before, after = _outside_the_diff(old, lines, added, removed)
+        if before.lines or after.lines:
+            found[path] = (before, after)
+    return found
+
+
+def _files_of_both(
+    head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]
+) -> Iterator[tuple[str, LineCoverage, LineCoverage, list[int], list[int]]]:
+    """``(path, base's lines, head's, added line numbers, removed)`` of each file of both commits under
+    ``paths`` that the diff touches or whose lines differ: the others have no line outside the diff
+    that changed state."""
     for path, lines in head.items():
         old = base.get(path)
         if old is None or not matches(paths, path):
@@ -183,10 +196,7 @@ def unexpected_changes(
         added, removed = (diff.added.get(path), diff.removed.get(path)) if diff is not None else (None, None)
         if added is None and removed is None and old == lines:
             continue
-        before, after = _outside_the_diff(old, lines, added or [], removed or [])
-        if before.lines or after.lines:
-            found[path] = (before, after)
-    return found
+        yield path, old, lines, added or [], removed or []
 
 
 def missed(totals: Totals) -> int:
@@ -207,14 +217,8 @@ def is_indirect_change(head: int, added: int, base: int, removed: int) -> bool:
 def indirect_changes(head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]) -> list[str]:
     """The files with indirect changes (:func:`is_indirect_change`); new and deleted files never are."""
     found = []
-    for path, lines in head.items():
-        old = base.get(path)
-        if old is None or not matches(paths, path):
-            continue
-        added, removed = (diff.added.get(path), diff.removed.get(path)) if diff is not None else (None, None)
-        if added is None and removed is None and old == lines:
-            continue
-        in_diff = _lines_totals(head, {path: added or []}, None), _lines_totals(base, {path: removed or []}, None)
+    for path, old, lines, added, removed in _files_of_both(head, base, diff, paths):
+        in_diff = _lines_totals(head, {path: added}, None), _lines_totals(base, {path: removed}, None)
         if is_indirect_change(missed(lines.totals()), missed(in_diff[0]), missed(old.totals()), missed(in_diff[1])):
             found.append(path)
     return found
