@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from ...errors import NotFound
 from ...feedback.base import find_pull_with_base
-from ...feedback.patch import find_diff
+from ...feedback.comparison import Comparison
 from ...identifiers import normalize_sha
 from ...lines import HIT, MISS, PARTIAL
 from ...queries.files import file_lines
@@ -82,9 +82,10 @@ def _added_lines(view: View, path: str) -> tuple[frozenset[int], Optional[str]]:
     if view.target.pullid is None or view.commit is None:
         return frozenset(), None
     row = find_pull_with_base(view.repository, view.target.pullid)
-    base_sha = row[0].base_sha if row is not None else None
-    found = find_diff(view.repository, base_sha, view.commit.sha) if base_sha else None
-    return frozenset(found.added.get(path, ()) if found else ()), base_sha
+    if row is None:
+        return frozenset(), None
+    found = Comparison.of_pull(view.repository, row[0], view.commit, row[2]).diff
+    return frozenset(found.added.get(path, ()) if found else ()), row[0].base_sha
 
 
 def _blob_ref(view: View, path: str) -> Optional[str]:
