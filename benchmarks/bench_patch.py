@@ -5,7 +5,7 @@ that changes two lines and adds ten in every file; the head's coverage (every li
 three missed) is uploaded to a SQLite database. Then, best of ``--repeat``:
 
 - ``git diff``: ``git diff -M -U0 base...head`` as the service runs it, its output read and dropped;
-- patch coverage: ``feedback.patch.patch_coverage`` (the same diff, read and parsed, and every
+- patch coverage: ``feedback.comparison.Comparison.patch`` (the same diff, read and parsed, and every
   changed file's coverage read from the database and looked up).
 
 Usage::
@@ -27,7 +27,7 @@ from pathlib import Path
 from flask import Flask
 
 from flask_coverage import CoverageService, operations
-from flask_coverage.feedback.patch import patch_coverage
+from flask_coverage.feedback.comparison import Comparison
 from flask_coverage.ingest import upload_report
 from flask_coverage.queries.repositories import find_repository
 from flask_coverage.queries.targets import resolve_commit
@@ -114,12 +114,12 @@ def main(argv: list[str] | None = None) -> int:
                         pass
 
             def patch() -> None:
-                found = patch_coverage(repository, base, commit)
+                found = Comparison(repository, commit, base, None).patch
                 assert found is not None and len(found.files) == args.files
 
             git_seconds = best(diff_alone, args.repeat)
             patch_seconds = best(patch, args.repeat)
-            found = patch_coverage(repository, base, commit)
+            found = Comparison(repository, commit, base, None).patch
             assert found is not None
             print(f"{args.files} files, {found.totals.lines} added lines with coverage, patch {found.totals.coverage}%")
             print(f"git diff alone:  {git_seconds * 1000:8.1f} ms")

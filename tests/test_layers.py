@@ -109,3 +109,11 @@ def test_every_module_has_a_layer() -> None:
     # A new top-level module must be placed in one of the lists above (or be the extension's own).
     known = {*HTTP, *SCHEMAS, *SERVICE, "", "extension", "cli", "demo"}
     assert {_top(name) for name in IMPORTS} <= known
+
+
+@pytest.mark.parametrize("module", sorted(name for name in IMPORTS if _top(name) == "feedback"))
+def test_feedback_imports_no_blueprint(module: str) -> None:
+    # The statuses and the comment are sent from a thread or the CLI, with no request: the pages and
+    # the APIs build on feedback/, never the other way round.
+    blueprints = {target for target in IMPORTS[module] if _top(target) == "blueprints"}
+    assert not blueprints, f"{module} imports {sorted(blueprints)}"

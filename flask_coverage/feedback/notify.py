@@ -1,9 +1,10 @@
 """Sending a commit's feedback: its statuses and its pull's comment (docs/pull-requests.md, "Delivery").
 
-:func:`deliver` computes what the commit's YAML asks (:mod:`.statuses`, :mod:`.comment`) from the
-stored coverage, the pull's real base (:mod:`.base`) and the diff (:mod:`.patch`), and sends through the
-repository's provider what changed since the last sending (a payload's digest per context is kept in
-``coverage_feedback``, with when it was sent and the last error).
+The orchestrator: :func:`deliver` computes what the commit's YAML asks (:mod:`.statuses`,
+:mod:`.comment`) from the stored coverage (:mod:`flask_coverage.queries.files`) and the commit's
+comparison with its base (:mod:`.comparison`: the pull's real base, the diff, the patch), and sends
+through the repository's provider what changed since the last sending. What was sent, a payload's
+digest per context with when and the last error, is read and written by :mod:`.outbox`.
 """
 
 from __future__ import annotations
@@ -15,22 +16,20 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, Optional
 
-import sqlalchemy as sa
-
 from ..codecov_yml.settings import commit_settings
 from ..lines import LineCoverage, Totals
-from ..models import Commit, CommitFlag, FeedbackSent, FileCoverage, FlagFileCoverage, Pull, Repository, utcnow
+from ..models import Commit, Pull, Repository, utcnow
 from ..providers import CommentGone, Provider, ProviderError, provider_for
-from ..queries.files import upload_count
+from ..queries.files import flag_names, flag_totals, lines_by_path, upload_count
 from ..queries.targets import resolve_commit
-from ..state import dialect_insert, execute, get_session
+from ..state import get_session
 from ..urls import pull_file_url, pull_page_url
 from . import checks, outbox
 from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
+from .comparison import Comparison
 from .diff import Diff
-from .patch import find_diff, patch_of
-from .statuses import Facts, Side, compute, indirect_changes
+from .statuses import Facts, Side, compute
 
 log = logging.getLogger(__name__)
 
@@ -40,62 +39,11 @@ COMMENT = "comment"
 DELETED = "deleted"
 
 
-def _side(commit: Commit, flags: tuple[str, ...]) -> Side:
-    """The commit's coverage (of the uploads carrying one of ``flags``, if any), path → lines."""
-    if flags:
-        # The flags' files are kept under their files key (flags of the same uploads share one copy).
-        keys = (
-            sa.select(sa.func.coalesce(CommitFlag.files_key, CommitFlag.flag))
-            .where(CommitFlag.commit_id == commit.id, CommitFlag.flag.in_(flags))
-            .distinct()
-        )
-        query = sa.select(FlagFileCoverage.path, FlagFileCoverage.data).where(
-            FlagFileCoverage.commit_id == commit.id, FlagFileCoverage.flag.in_(keys.scalar_subquery())
-        )
-    else:
-        query = sa.select(FileCoverage.path, FileCoverage.data).where(FileCoverage.commit_id == commit.id)
-    side: Side = {}
-    for path, data in execute(query):
-        lines = LineCoverage.decode(data)
-        side[path] = side[path].merge(lines) if path in side else lines
-    return side
-
-
-def _record(commit_id: int, context: str, **values: Any) -> None:
-    statement = dialect_insert(FeedbackSent.__table__).values(commit_id=commit_id, context=context, **values)
-    execute(statement.on_conflict_do_update(index_elements=["commit_id", "context"], set_=values))
-
-
-#: What was sent in a sending, ``(commit id, context, values)``: written after its last provider call,
-#: so no write transaction is open while the provider is asked (on SQLite it would stop every upload).
-Sent = list[tuple[int, str, dict[str, Any]]]
-
-
-def _record_all(sent: Sent) -> None:
-    for commit_id, context, values in sent:
-        _record(commit_id, context, **values)
-    sent.clear()
-
-
-def _failed(sent: Sent, commit_id: int, context: str, error: ProviderError) -> None:
+def _failed(sent: outbox.Sent, commit_id: int, context: str, error: ProviderError) -> None:
     """What was sent, and ``context``'s error, recorded and committed (the row is retried)."""
-    _record_all(sent)
-    _record(commit_id, context, error=str(error)[:2000], error_at=utcnow())
+    outbox.record_all(sent)
+    outbox.record(commit_id, context, error=str(error)[:2000], error_at=utcnow())
     get_session().commit()
-
-
-def _check_run_ids(commit_id: int) -> dict[str, Optional[str]]:
-    """The contexts sent on the commit: the id of the check run that shows each, ``None`` for a
-    commit status."""
-    query = sa.select(FeedbackSent.context, FeedbackSent.check_run_id).where(
-        FeedbackSent.commit_id == commit_id, FeedbackSent.sent_at.is_not(None)
-    )
-    return dict(execute(query).all())
-
-
-def _sent_digests(commit_id: int) -> dict[str, Optional[str]]:
-    query = sa.select(FeedbackSent.context, FeedbackSent.digest).where(FeedbackSent.commit_id == commit_id)
-    return dict(execute(query).all())
 
 
 def _digest(*parts: Any) -> str:
@@ -113,7 +61,7 @@ def deliver(claim: outbox.Claim) -> None:
     try:
         provider = provider_for(repository)
     except Exception as error:  # a provider's settings that cannot make a client: shown, not retried
-        _record(commit.id, "provider", error=str(error)[:2000], error_at=utcnow())
+        outbox.record(commit.id, "provider", error=str(error)[:2000], error_at=utcnow())
         outbox.finish(claim)
         return
     if provider is None:
@@ -127,7 +75,7 @@ def deliver(claim: outbox.Claim) -> None:
     if notify.get("after_n_builds") and upload_count(commit) < notify["after_n_builds"]:
         outbox.finish(claim)  # the next upload owes it again
         return
-    sent: Sent = []
+    sent: outbox.Sent = []
     try:
         _send(provider, repository, commit, settings, claim, sent)
     except ProviderError as error:
@@ -137,31 +85,32 @@ def deliver(claim: outbox.Claim) -> None:
         else:
             outbox.finish(claim)  # broken or terminal: a retry would get the same; the error is shown
         return
-    _record_all(sent)
+    outbox.record_all(sent)
     outbox.finish(claim)  # one commit a sending: SQLite's commits wait on the disk, holding its write lock
 
 
 def _send(
-    provider: Provider, repository: Repository, commit: Commit, settings: Any, claim: outbox.Claim, done: Sent
+    provider: Provider, repository: Repository, commit: Commit, settings: Any, claim: outbox.Claim, done: outbox.Sent
 ) -> None:
     pull_row = find_pull_with_base(repository, commit.pullid) if commit.pullid is not None else None
     pull: Optional[Pull] = pull_row[0] if pull_row is not None else None
     base_sha = pull.base_sha if pull is not None else commit.parent_sha
     base = pull_row[2] if pull_row is not None else resolve_commit(repository, sha=base_sha) if base_sha else None
-    diff = find_diff(repository, base_sha, commit.sha) if base_sha else None
+    comparison = Comparison(repository, commit, base_sha, base)
+    diff = comparison.diff
 
     @cache
     def sides(flags: tuple[str, ...]) -> tuple[Side, Optional[Side]]:
-        return _side(commit, flags), _side(base, flags) if base is not None else None
+        return lines_by_path(commit, flags), lines_by_path(base, flags) if base is not None else None
 
     numbers = settings.numbers()
     target_url = pull_page_url(repository, pull.pullid if pull is not None else None, commit.sha, claim.base_url)
-    flags = _flag_names(commit, base)
+    flags = flag_names(commit, *([base] if base is not None else []))
     facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers, flags)
-    sent = _sent_digests(commit.id)
+    sent = outbox.sent_digests(commit.id)
     runs = checks.runs_for(provider, pull, settings.value)
     shapes = checks.shapes(settings.value)
-    run_ids = _check_run_ids(commit.id)
+    run_ids = outbox.check_run_ids(commit.id)
     for status in compute(facts):
         shape = shapes.get(status.context, checks.Shape())
         notes = checks.uncovered_added(diff, sides(())[0]) if shape.annotated and diff is not None else ()
@@ -187,32 +136,25 @@ def _send(
         done.append((commit.id, status.context, {**values, "check_run_id": run_id, "sent_at": utcnow(), "error": None}))
     comment = settings.get("comment")
     if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
-        _comment(provider, repository, commit, pull, base, diff, sides, settings, target_url or "", claim, sent, done)
+        _comment(provider, comparison, pull, sides, settings, target_url or "", claim, sent, done)
 
 
 def _comment(
     provider: Provider,
-    repository: Repository,
-    commit: Commit,
+    comparison: Comparison,
     pull: Pull,
-    base: Optional[Commit],
-    diff: Optional[Diff],
     sides: Any,
     settings: Any,
     pull_url: str,
     claim: outbox.Claim,
     sent: dict[str, Optional[str]],
-    done: Sent,
+    done: outbox.Sent,
 ) -> None:
     options = settings.get("comment")
     behavior = options.get("behavior", "default")
     if behavior == "once" and pull.comment_id == DELETED:
         return
-    patch = patch_of(commit, diff.added) if diff is not None else None
-    files = sorted(
-        (FileRow(file.path, file.totals) for file in (patch.files.values() if patch else ()) if file.missed),
-        key=lambda row: (-(row.patch.misses + row.patch.partials), row.path),
-    )
+    repository, commit, base, patch = comparison.repository, comparison.head, comparison.base, comparison.patch
     facts = CommentFacts(
         pull_url=pull_url,
         file_url=lambda path: pull_file_url(repository, pull.pullid, path, claim.base_url) or "",
@@ -224,9 +166,9 @@ def _comment(
         head_files=commit.files,
         base_files=base.files if base is not None else None,
         patch=patch.totals if patch is not None else None,
-        files=files,
-        flags=_flag_rows(commit, base, diff, sides),
-        indirect=_indirect_count(sides, diff),
+        files=[FileRow(file.path, file.totals) for file in comparison.missed_files],
+        flags=_flag_rows(commit, base, comparison.diff, sides),
+        indirect=len(comparison.indirect),
         numbers=settings.numbers(),
     )
     has_comment = pull.comment_id is not None and pull.comment_id != DELETED
@@ -253,9 +195,9 @@ def _comment(
             new_id = provider.upsert_comment(repository, pull.pullid, body, comment_id)
         except CommentGone:
             if behavior == "once":
-                _record_all(done)
-                execute(sa.update(Pull).where(Pull.id == pull.id).values(comment_id=DELETED))
-                _record(
+                outbox.record_all(done)
+                outbox.keep_comment_id(pull.id, DELETED)
+                outbox.record(
                     commit.id,
                     COMMENT,
                     error="The comment was deleted on the provider (behavior: once).",
@@ -267,33 +209,14 @@ def _comment(
     except ProviderError as error:
         _failed(done, commit.id, COMMENT, error)
         raise
-    execute(sa.update(Pull).where(Pull.id == pull.id).values(comment_id=new_id))
-    _record(
+    outbox.keep_comment_id(pull.id, new_id)
+    outbox.record(
         commit.id, COMMENT, digest=digest, state="sent", description=f"comment {new_id}", sent_at=utcnow(), error=None
     )
 
 
-def _indirect_count(sides: Any, diff: Optional[Diff]) -> int:
-    """How many files have indirect coverage changes (those the changes status counts), 0 without a base."""
-    head, base = sides(())
-    return 0 if base is None else len(indirect_changes(head, base, diff, None))
-
-
-def _flag_names(commit: Commit, base: Optional[Commit]) -> tuple[str, ...]:
-    """The flags the head or the base carries, by name (those with statuses get a status each)."""
-    ids = [commit.id] + ([base.id] if base is not None else [])
-    query = sa.select(CommitFlag.flag).where(CommitFlag.commit_id.in_(ids)).distinct().order_by(CommitFlag.flag)
-    return tuple(execute(query).scalars())
-
-
 def _flag_rows(commit: Commit, base: Optional[Commit], diff: Optional[Diff], sides: Any) -> list[FlagRow]:
-    def totals_of(of: Optional[Commit]) -> dict[str, Totals]:
-        if of is None:
-            return {}
-        rows = execute(sa.select(CommitFlag).where(CommitFlag.commit_id == of.id).order_by(CommitFlag.flag)).scalars()
-        return {row.flag: Totals.of(row) for row in rows}
-
-    head, before = totals_of(commit), totals_of(base)
+    head, before = flag_totals(commit), flag_totals(base) if base is not None else {}
     out = []
     for name, totals in head.items():
         patch = None

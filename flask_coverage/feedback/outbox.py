@@ -31,7 +31,7 @@ import sqlalchemy as sa
 from flask import current_app, has_request_context, request
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..models import FeedbackSent, Outbox, Repository, utcnow
+from ..models import FeedbackSent, Outbox, Pull, Repository, utcnow
 from ..providers.http import budget, redact
 from ..state import dialect_insert, execute, get_engine, get_session
 
@@ -240,3 +240,43 @@ def report_of(commit_id: int) -> Report:
         sa.select(FeedbackSent).where(FeedbackSent.commit_id == commit_id).order_by(FeedbackSent.context)
     ).scalars()
     return Report(pending, list(sent))
+
+
+# What was sent: a commit's ``coverage_feedback`` rows, one per context.
+
+#: What was sent in a sending, ``(commit id, context, values)``: written after its last provider call,
+#: so no write transaction is open while the provider is asked (on SQLite it would stop every upload).
+Sent = list[tuple[int, str, dict[str, Any]]]
+
+
+def record(commit_id: int, context: str, **values: Any) -> None:
+    """Write ``values`` into the commit's row of ``context`` (made if missing)."""
+    statement = dialect_insert(FeedbackSent.__table__).values(commit_id=commit_id, context=context, **values)
+    execute(statement.on_conflict_do_update(index_elements=["commit_id", "context"], set_=values))
+
+
+def record_all(sent: Sent) -> None:
+    """Write what was sent, and forget it."""
+    for commit_id, context, values in sent:
+        record(commit_id, context, **values)
+    sent.clear()
+
+
+def check_run_ids(commit_id: int) -> dict[str, Optional[str]]:
+    """The contexts sent on the commit: the id of the check run that shows each, ``None`` for a
+    commit status."""
+    query = sa.select(FeedbackSent.context, FeedbackSent.check_run_id).where(
+        FeedbackSent.commit_id == commit_id, FeedbackSent.sent_at.is_not(None)
+    )
+    return dict(execute(query).all())
+
+
+def sent_digests(commit_id: int) -> dict[str, Optional[str]]:
+    """The digest of the payload last sent under each context of the commit."""
+    query = sa.select(FeedbackSent.context, FeedbackSent.digest).where(FeedbackSent.commit_id == commit_id)
+    return dict(execute(query).all())
+
+
+def keep_comment_id(pull_id: int, comment_id: str) -> None:
+    """Keep the id of the pull's comment on the provider: the next sending edits that comment."""
+    execute(sa.update(Pull).where(Pull.id == pull_id).values(comment_id=comment_id))

@@ -9,23 +9,19 @@ not count. Files of the diff that the head's report does not have count nothing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Optional
 
-import sqlalchemy as sa
-
 from .. import git_mirror
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
-from ..models import Commit, FileCoverage, Repository
+from ..models import Commit, Repository
 from ..providers import ProviderError, provider_for
-from ..state import cache_errors, execute, get_cache
+from ..queries.compare import files_data
+from ..state import cache_errors, get_cache
 from .diff import AddedLines, Diff, parse_diff
 
 log = logging.getLogger(__name__)
 
-#: Paths looked up in one statement (a pull may touch thousands of files).
-PATHS_PER_QUERY = 500
 #: A provider's diff is kept this long in the extension's cache (the pull page, its file views).
 DIFF_CACHE_SECONDS = 3600
 
@@ -77,19 +73,10 @@ def find_diff(repository: Repository, base_sha: str, head_sha: str) -> Optional[
     return found
 
 
-def _coverage_rows(head: Commit, paths: list[str]) -> Iterable[tuple[str, bytes]]:
-    for start in range(0, len(paths), PATHS_PER_QUERY):
-        chunk = paths[start : start + PATHS_PER_QUERY]
-        query = sa.select(FileCoverage.path, FileCoverage.data).where(
-            FileCoverage.commit_id == head.id, FileCoverage.path.in_(chunk)
-        )
-        yield from execute(query)
-
-
 def patch_of(head: Commit, added: AddedLines) -> Patch:
     """The coverage of the ``added`` lines in ``head``'s report."""
     files: dict[str, FilePatch] = {}
-    for path, data in _coverage_rows(head, sorted(path for path, lines in added.items() if lines)):
+    for path, data in files_data(head, [path for path, lines in added.items() if lines]):
         wanted = set(added[path])
         counts = {HIT: 0, MISS: 0, PARTIAL: 0}
         missed = []
@@ -100,9 +87,3 @@ def patch_of(head: Commit, added: AddedLines) -> Patch:
                     missed.append(line)
         files[path] = FilePatch(path, Totals.from_counts(counts[HIT], counts[MISS], counts[PARTIAL]), tuple(missed))
     return Patch(sum((file.totals for file in files.values()), Totals()), files, frozenset(added))
-
-
-def patch_coverage(repository: Repository, base_sha: str, head: Commit) -> Optional[Patch]:
-    """The patch coverage of ``head`` over ``base_sha``, or ``None`` when no diff can be had."""
-    found = find_diff(repository, base_sha, head.sha)
-    return None if found is None else patch_of(head, found.added)

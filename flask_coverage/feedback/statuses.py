@@ -158,6 +158,19 @@ def unexpected_changes(
     outside the diff whose state changed, the totals of those lines before and after
     (:func:`_outside_the_diff`). New and deleted files are expected changes."""
     found = {}
+    for path, old, lines, added, removed in _files_of_both(head, base, diff, paths):
+        before, after = _outside_the_diff(old, lines, added, removed)
+        if before.lines or after.lines:
+            found[path] = (before, after)
+    return found
+
+
+def _files_of_both(
+    head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]
+) -> Iterator[tuple[str, LineCoverage, LineCoverage, list[int], list[int]]]:
+    """``(path, base's lines, head's, added line numbers, removed)`` of each file of both commits under
+    ``paths`` that the diff touches or whose lines differ: the others have no line outside the diff
+    that changed state."""
     for path, lines in head.items():
         old = base.get(path)
         if old is None or not matches(paths, path):
@@ -165,20 +178,32 @@ def unexpected_changes(
         added, removed = (diff.added.get(path), diff.removed.get(path)) if diff is not None else (None, None)
         if added is None and removed is None and old == lines:
             continue
-        before, after = _outside_the_diff(old, lines, added or [], removed or [])
-        if before.lines or after.lines:
-            found[path] = (before, after)
-    return found
+        yield path, old, lines, added or [], removed or []
+
+
+def missed(totals: Totals) -> int:
+    """The lines missed or partial (a partial line is not covered)."""
+    return totals.misses + totals.partials
+
+
+def is_indirect_change(head: int, added: int, base: int, removed: int) -> bool:
+    """Codecov's indirect change of a file of both commits (its changes status's "change worth
+    noting"): among its lines outside the diff that changed state (:func:`unexpected_changes`), more
+    are missed or partial after than before. A line outside the diff whose state did not change counts
+    on both sides alike, so the rule needs only counts of lines missed or partial: the file's in the
+    head (``head``) and in the base (``base``), and among the lines the diff adds to the head
+    (``added``) and removes from the base (``removed``)."""
+    return head - added > base - removed
 
 
 def indirect_changes(head: Side, base: Side, diff: Optional[Diff], paths: Optional[list[str]]) -> list[str]:
-    """The files whose unexpected changes are worth noting, as Codecov's changes status counts them:
-    more lines missed or partial among the changed lines after than before."""
-    return [
-        path
-        for path, (before, after) in unexpected_changes(head, base, diff, paths).items()
-        if after.misses + after.partials - before.misses - before.partials > 0
-    ]
+    """The files with indirect changes (:func:`is_indirect_change`); new and deleted files never are."""
+    found = []
+    for path, old, lines, added, removed in _files_of_both(head, base, diff, paths):
+        in_diff = _lines_totals(head, {path: added}, None), _lines_totals(base, {path: removed}, None)
+        if is_indirect_change(missed(lines.totals()), missed(in_diff[0]), missed(old.totals()), missed(in_diff[1])):
+            found.append(path)
+    return found
 
 
 def compute(facts: Facts) -> list[Status]:

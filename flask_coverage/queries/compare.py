@@ -4,6 +4,9 @@ Without a diff of the sources, a comparison says what the reports say: each file
 with its totals before and after, and how many of the lines tracked in both changed state. A file
 whose stored coverage is byte for byte the same in both commits is not decoded at all.
 
+A pull's comparison (its diff, patch and indirect changes) is built on these reads by
+:mod:`flask_coverage.feedback.comparison`.
+
 A comparison costs the page it answers, not the commit: :func:`head_files` is a list query in path
 order for :func:`flask_coverage.pagination.paginate` (its count is the commit's ``files`` column), and
 :func:`compare_page` reads the base's files for the paths of one page only.
@@ -12,7 +15,7 @@ order for :func:`flask_coverage.pagination.paginate` (its count is the commit's 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -25,6 +28,8 @@ from ..state import execute
 
 #: Codecov's names of the line states in a change summary.
 STATE_NAMES = {HIT: "hits", MISS: "misses", PARTIAL: "partials"}
+#: Paths looked up in one statement (a diff may touch thousands of files).
+PATHS_PER_QUERY = 500
 
 
 @dataclass(frozen=True)
@@ -107,3 +112,23 @@ def changed_files(base: Commit, head: Commit) -> list[FileComparison]:
     ]
     changed.sort(key=lambda file: (-abs(file.head.coverage - (file.base.coverage if file.base else 0)), file.path))
     return changed
+
+
+def files_data(commit: Commit, paths: Collection[str]) -> Iterator[tuple[str, bytes]]:
+    """``(path, line data)`` of each of ``paths`` that ``commit`` has, a few hundred paths a statement."""
+    ordered = sorted(paths)
+    for start in range(0, len(ordered), PATHS_PER_QUERY):
+        chunk = ordered[start : start + PATHS_PER_QUERY]
+        query = sa.select(FileCoverage.path, FileCoverage.data).where(
+            FileCoverage.commit_id == commit.id, FileCoverage.path.in_(chunk)
+        )
+        yield from execute(query)
+
+
+def missed_counts(base: Commit, head: Commit) -> Iterator[tuple[str, int, int]]:
+    """``(path, lines missed or partial in head, in base)`` of each file both commits have, from the
+    totals columns alone (what the indirect changes are decided from)."""
+    before = aliased(FileCoverage)
+    on = sa.and_(before.commit_id == base.id, before.path == FileCoverage.path)
+    columns = (FileCoverage.path, FileCoverage.misses + FileCoverage.partials, before.misses + before.partials)
+    yield from execute(sa.select(*columns).join(before, on).where(FileCoverage.commit_id == head.id))

@@ -174,3 +174,38 @@ def known_paths(repository: Repository, sha: str) -> list[str]:
     )
     query = sa.select(FileCoverage.path).where(FileCoverage.commit_id.in_(own.union(tip))).distinct()
     return list(execute(query).scalars())
+
+
+def lines_by_path(commit: Commit, flags: tuple[str, ...] = ()) -> dict[str, LineCoverage]:
+    """Every file of ``commit`` with its lines decoded, path → lines: of all its uploads, or with
+    ``flags`` of the uploads carrying one of them (a path in several flags' files merged)."""
+    if flags:
+        # The flags' files are kept under their files key (flags of the same uploads share one copy).
+        keys = (
+            sa.select(sa.func.coalesce(CommitFlag.files_key, CommitFlag.flag))
+            .where(CommitFlag.commit_id == commit.id, CommitFlag.flag.in_(flags))
+            .distinct()
+        )
+        query = sa.select(FlagFileCoverage.path, FlagFileCoverage.data).where(
+            FlagFileCoverage.commit_id == commit.id, FlagFileCoverage.flag.in_(keys.scalar_subquery())
+        )
+    else:
+        query = sa.select(FileCoverage.path, FileCoverage.data).where(FileCoverage.commit_id == commit.id)
+    found: dict[str, LineCoverage] = {}
+    for path, data in execute(query):
+        lines = LineCoverage.decode(data)
+        found[path] = found[path].merge(lines) if path in found else lines
+    return found
+
+
+def flag_names(*commits: Commit) -> tuple[str, ...]:
+    """The flags any of ``commits``' uploads carried, by name."""
+    ids = [commit.id for commit in commits]
+    query = sa.select(CommitFlag.flag).where(CommitFlag.commit_id.in_(ids)).distinct().order_by(CommitFlag.flag)
+    return tuple(execute(query).scalars())
+
+
+def flag_totals(commit: Commit) -> dict[str, Totals]:
+    """Each flag of ``commit``'s uploads with its totals, by name."""
+    query = sa.select(CommitFlag).where(CommitFlag.commit_id == commit.id).order_by(CommitFlag.flag)
+    return {row.flag: Totals.of(row) for row in execute(query).scalars()}

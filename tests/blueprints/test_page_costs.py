@@ -17,7 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from flask_coverage import operations
-from flask_coverage.blueprints import web
+from flask_coverage.blueprints.web import pulls as web
 from flask_coverage.state import get_engine
 
 BASE, HEAD = "b" * 40, "c" * 40

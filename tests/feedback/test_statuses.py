@@ -4,6 +4,7 @@ if_not_found and removed_code_behavior; the statuses of flags and components."""
 
 from __future__ import annotations
 
+import random
 from typing import Any, Optional
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from flask_coverage.codecov_yml.numbers import Numbers
 from flask_coverage.codecov_yml.schema import DEFAULTS, merged, parse
 from flask_coverage.feedback.diff import Diff
-from flask_coverage.feedback.statuses import Facts, Side, Status, compute
+from flask_coverage.feedback.statuses import Facts, Side, Status, compute, indirect_changes, unexpected_changes
 from flask_coverage.lines import HIT, MISS, PARTIAL, LineCoverage
 
 BASE_SHA, HEAD_SHA = "b" * 40, "h" * 40
@@ -390,3 +391,26 @@ def test_two_statuses_of_one_context_send_the_first() -> None:
     assert statuses(yaml, side(app="hm"), side(app="hm"), flags=("unit",), flagged=FLAGGED) == [
         ("codecov/project/unit", "success", "50.00% (target 10.00%)")
     ]
+
+
+def test_an_indirect_change_is_more_lines_missed_among_the_lines_that_changed_state() -> None:
+    """The rule on totals (``is_indirect_change``, which the pull's page can apply from columns) names
+    the files Codecov's definition names: those whose unexpected changes, the lines outside the diff
+    that changed state, have more lines missed or partial after than before."""
+    randomness = random.Random(34)
+    for _ in range(300):
+        head, base, added, removed = {}, {}, {}, {}
+        for name in ("a", "b", "c"):
+            base[name] = "".join(randomness.choice("hmp.") for _ in range(randomness.randint(0, 8)))
+            head[name] = "".join(randomness.choice("hmp.") for _ in range(randomness.randint(0, 8)))
+            if randomness.random() < 0.6:
+                added[f"{name}.py"] = sorted(randomness.sample(range(1, 9), randomness.randint(0, 3)))
+                removed[f"{name}.py"] = sorted(randomness.sample(range(1, 9), randomness.randint(0, 3)))
+        diff = Diff(added, removed) if randomness.random() < 0.8 else None
+        after, before = side(**head), side(**base)
+        expected = [
+            path
+            for path, (old, new) in unexpected_changes(after, before, diff, None).items()
+            if new.misses + new.partials > old.misses + old.partials
+        ]
+        assert indirect_changes(after, before, diff, None) == expected, (head, base, diff)

@@ -18,7 +18,7 @@ from flask import Response, current_app, stream_with_context
 from ...endpoints import page_of
 from ...errors import NotFound
 from ...feedback.base import find_pull_with_base
-from ...feedback.patch import patch_coverage
+from ...feedback.comparison import Comparison
 from ...lines import Totals
 from ...models import Commit, Repository
 from ...pagination import Listing
@@ -205,7 +205,7 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
     base, head = _compared(repository, args)
     query, count = head_files(head)
     rows, envelope = page_of(Listing(query, count_query=count), args)
-    patch = patch_coverage(repository, base.sha, head)
+    patch = Comparison(repository, head, base.sha, base).patch
     changed = patch.changed if patch is not None else frozenset()
     patched = patch.files if patch is not None else {}
     files = [
