@@ -46,7 +46,10 @@ def test_the_page_and_the_comment_name_the_same_files_in_the_same_order(
         pulls={7: PullInfo(7, "open", "A change", "main", mirrored.base, "feature", mirrored.second)}
     )
     app.config.update(
-        COVERAGE_PROVIDERS={"github": provider}, COVERAGE_FEEDBACK_SENDER=False, COVERAGE_FEEDBACK_DELAY=0
+        COVERAGE_PROVIDERS={"github": provider},
+        COVERAGE_FEEDBACK_SENDER=False,
+        COVERAGE_FEEDBACK_DELAY=0,
+        COVERAGE_PUBLIC_URL="https://coverage.example",  # the comment's file links need an address
     )
     repository = "github/acme/widgets"
     upload_report(repository, BASE, commit=mirrored.base, branch="main")
