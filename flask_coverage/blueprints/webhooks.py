@@ -1,4 +1,5 @@
-"""``POST /webhooks/<service>``: the git hosts' pull-request webhooks (flask_coverage.providers.webhooks).
+"""``POST {COVERAGE_UPLOAD_URL_PREFIX}/webhooks/<service>``: the git hosts' pull-request webhooks
+(flask_coverage.providers.webhooks), a blueprint of their own at the upload prefix, where they always were.
 
 Answers are one line of text: 200 when a pull was updated, 202 when the event was understood and
 there was nothing to update (another event, an unknown repository, a pull without uploads), 401 with
@@ -11,19 +12,40 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import NoReturn
 
-from flask import Response, current_app, request
+from flask import Blueprint, Response, current_app, request
 
-from ...errors import CoverageError
-from ...identifiers import parse_service
-from ...inflate import check_size
-from ...providers.webhooks import pull_event, update_pull, verify, webhook_secret
-from . import _text, bp, fail
+from ..errors import CoverageError, InvalidInput
+from ..http_errors import handle_errors
+from ..identifiers import parse_service
+from ..inflate import check_size
+from ..providers.webhooks import pull_event, update_pull, verify, webhook_secret
 
 log = logging.getLogger(__name__)
 
+bp = Blueprint("coverage_webhooks", __name__)
+
 #: The largest webhook body read (GitHub caps its payloads at 25 MB; a pull's event is a few KiB).
 MAX_WEBHOOK_BYTES = 5 * 1024 * 1024
+
+
+def _text(status: int, body: str) -> Response:
+    return Response(body, status=status, mimetype="text/plain")
+
+
+def _render_error(error: CoverageError) -> Response:
+    # The service's own words (a body past the bound) as the refusal; a refusal made here is worded.
+    message = f"Webhook refused: {error}." if isinstance(error, InvalidInput) else str(error)
+    return _text(error.status, message + "\n")
+
+
+handle_errors(bp, _render_error, describe=lambda error: f"{error.name}: {error.description}")
+
+
+def fail(status: int, message: str) -> NoReturn:
+    """Refuse the request with ``status`` and a one-line ``message``."""
+    raise CoverageError(message, status=status)
 
 
 @bp.route("/webhooks/<service>", methods=["POST"])
