@@ -506,7 +506,10 @@ def settings_page(prov: str, owner: str, repo: str) -> Any:
             rotate_token(*names, kind="graph")
             done = "A new graph token was made: the README snippets below changed, and the old token no longer works."
         elif action == "visibility":
-            set_repo(*names, private=request.form.get("private") == "yes")
+            private = request.form.get("private")
+            if private not in ("yes", "no"):  # the form's own two values; anything else changes nothing
+                raise InvalidInput("private must be yes or no.")
+            set_repo(*names, private=private == "yes")
             done = "The repository is now " + ("private." if repository.private else "public.")
         else:
             set_repo(*names, branch=request.form.get("branch", ""))
