@@ -41,7 +41,7 @@ from ..http_errors import handle_errors
 from ..identifiers import normalize_sha, pull_number
 from ..lines import HIT, MISS, PARTIAL, Totals
 from ..models import SERVICE_BY_SHORT, Commit, Owner, Repository
-from ..operations import rotate_token, set_repo
+from ..operations import rotate_token, set_repo, webhook_secret
 from ..outage import plain_text_response
 from ..queries.compare import changed_files
 from ..queries.files import file_lines, flags_query
@@ -474,18 +474,27 @@ def flags_page(prov: str, owner: str, repo: str) -> Any:
 
 
 #: What an admin's settings form may ask (the ``action`` field).
-SETTINGS_ACTIONS = ("show-upload-token", "rotate-upload-token", "rotate-graph-token", "visibility", "branch")
+SETTINGS_ACTIONS = (
+    "show-upload-token",
+    "rotate-upload-token",
+    "rotate-graph-token",
+    "show-webhook-secret",
+    "rotate-webhook-secret",
+    "visibility",
+    "branch",
+)
 
 
 @bp.route(_REPO + "/settings", methods=["GET", "POST"])
 def settings_page(prov: str, owner: str, repo: str) -> Any:
     """A repository's settings for those who may read it: its badge and graph snippets (with the graph
     token of a private repository); for its admins, forms (with the session's CSRF token) that show or
-    rotate its upload token, rotate its graph token, and set its visibility and default branch."""
+    rotate its upload token, rotate its graph token, show or rotate its webhook secret, and set its
+    visibility and default branch."""
     view = _view(prov, owner, repo, Target())
     repository = view.repository
     admin = is_admin(_current_user(), repository.owner)
-    shown, done = None, None
+    shown, done, webhook = None, None, None
     if request.method == "POST":
         if not admin:
             raise Forbidden("Only the repository's admins may change its settings.")
@@ -505,6 +514,8 @@ def settings_page(prov: str, owner: str, repo: str) -> Any:
         elif action == "rotate-graph-token":
             rotate_token(*names, kind="graph")
             done = "A new graph token was made: the README snippets below changed, and the old token no longer works."
+        elif action in ("show-webhook-secret", "rotate-webhook-secret"):
+            webhook = webhook_secret(*names, rotate=action == "rotate-webhook-secret")
         elif action == "visibility":
             private = request.form.get("private")
             if private not in ("yes", "no"):  # the form's own two values; anything else changes nothing
@@ -522,6 +533,7 @@ def settings_page(prov: str, owner: str, repo: str) -> Any:
             repository=repository,
             admin=admin,
             shown=shown,
+            webhook_secret=webhook,
             done=done,
             page_url=absolute_url(page),
             badge_url=absolute_url(view.graph_url("badge")),

@@ -2,10 +2,11 @@
 (flask_coverage.providers.webhooks), a blueprint of their own at the upload prefix, where they always were.
 
 Answers are one line of text: 200 when a pull was updated, 202 when the event was understood and
-there was nothing to update (another event, an unknown repository, a pull without uploads), 401 with
-no signature, 403 with a wrong one, 404 for a service without a configured secret, 400 for a body
-that is not a pull event's JSON, 413 past :data:`MAX_WEBHOOK_BYTES`. Nothing is stored before the
-signature is checked; a refused signature is logged (without the header's value).
+there was nothing to update (another event, an unknown repository, a pull without uploads, a delivery
+received before), 401 with no signature, 403 with a wrong one, 404 for a service not configured, 400
+for a body that is not JSON (or too deeply nested) or a pull event breaking the rules, 413 past
+:data:`MAX_WEBHOOK_BYTES`. The body is parsed to find the repository whose secret may sign it; nothing
+is stored before the signature is checked; a refused signature is logged (without the header's value).
 """
 
 from __future__ import annotations
@@ -20,7 +21,16 @@ from ..errors import CoverageError, InvalidInput
 from ..http_errors import handle_errors
 from ..identifiers import parse_service
 from ..inflate import check_size
-from ..providers.webhooks import pull_event, update_pull, verify, webhook_secret
+from ..providers.webhooks import (
+    event_repository,
+    first_delivery,
+    pull_event,
+    repository_secret,
+    service_secret,
+    takes_webhooks,
+    update_pull,
+    verify,
+)
 
 log = logging.getLogger(__name__)
 
@@ -55,24 +65,29 @@ def webhook(service: str) -> Response:
         provider = parse_service(service)
     except ValueError:
         fail(404, f"Unknown service {service!r}.")
-    secret = webhook_secret(provider, current_app.config)
-    if secret is None:
+    if not takes_webhooks(provider, current_app.config):
         fail(404, f"No webhook is configured for {provider.value}.")
     check_size(request.content_length or 0, MAX_WEBHOOK_BYTES, "the webhook")
     body = request.stream.read(MAX_WEBHOOK_BYTES + 1)
     check_size(len(body), MAX_WEBHOOK_BYTES, "the webhook")
     try:
-        verify(provider, request.headers, body, secret)
+        payload = json.loads(body)
+    except (ValueError, RecursionError):  # the decoder's depth is Python's recursion limit
+        fail(400, "Webhook refused: not JSON.")
+    # The repository the body names: its own secret is one that may sign it.
+    repository = event_repository(provider, payload)
+    candidates = [service_secret(provider, current_app.config), repository and repository_secret(repository)]
+    try:
+        verify(provider, request.headers, body, [secret for secret in candidates if secret])
     except CoverageError as error:
         log.warning("a %s webhook was refused (%d): %s", provider.value, error.status, error)
         raise
-    try:
-        event = pull_event(provider, request.headers, json.loads(body))
-    except ValueError as error:
-        fail(400, f"Webhook refused: {error}." if "pull request" in str(error) else "Webhook refused: not JSON.")
+    event = pull_event(provider, request.headers, payload)
     if event is None:
         return _text(202, "Ignored: not a pull request event.\n")
     slug, info = event
-    if update_pull(provider, slug, info) is None:
+    if not first_delivery(provider, request.headers, body):
+        return _text(202, "Ignored: this delivery was received before.\n")
+    if update_pull(repository, info) is None:
         return _text(202, f"Ignored: no upload for pull {info.number} of {slug} yet.\n")
     return _text(200, f"Pull {info.number} of {slug}: {info.state}.\n")

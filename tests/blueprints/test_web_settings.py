@@ -132,3 +132,19 @@ def test_a_visibility_other_than_the_form_s_own_is_refused_and_changes_nothing(
         assert "private must be yes or no" in refused.text
     assert find_repository("github", "acme", "widgets").private is False
     assert find_repository("github", "acme", "secret").private is True
+
+
+def test_an_admin_shows_and_rotates_the_webhook_secret(testapp: TestApp, site: None) -> None:
+    admin = {"X-User": "ada"}
+    page = testapp.get(PAGE, headers=admin)
+    assert page.html.select_one("#coverage-webhook-secret") is None  # shown on request only
+    shown = page.forms[0].submit("action", value="show-webhook-secret", headers=admin)
+    secret = shown.html.select_one("#coverage-webhook-secret")["value"]
+    assert (
+        secret == operations.webhook_secret("github", "acme", "widgets")
+        and shown.headers["Cache-Control"] == "no-store"
+    )
+    rotated = shown.forms[0].submit("action", value="rotate-webhook-secret", headers=admin)
+    new = rotated.html.select_one("#coverage-webhook-secret")["value"]
+    assert new != secret and new == operations.webhook_secret("github", "acme", "widgets")
+    assert testapp.post(PAGE, {"action": "show-webhook-secret"}, headers={"X-User": "bob"}, status=403)
