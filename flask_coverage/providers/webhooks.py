@@ -32,7 +32,7 @@ import sqlalchemy as sa
 from flask import current_app
 
 from ..errors import Forbidden, InvalidInput, Unauthorized
-from ..identifiers import check_branch, normalize_sha, without_refused
+from ..identifiers import check_branch, normalize_sha, refused_character, without_refused
 from ..models import Commit, Pull, Repository, ServiceEnum, WebhookDelivery, WebhookSecret, utcnow
 from ..queries.repositories import find_repository
 from ..state import dialect_insert, execute, get_session
@@ -147,7 +147,9 @@ def first_delivery(service: ServiceEnum, headers: Any, body: bytes) -> bool:
     replay under a new delivery id, which no signature covers."""
     now = utcnow()
     execute(sa.delete(WebhookDelivery).where(WebhookDelivery.received_at < now - DELIVERY_WINDOW))
-    delivery = str(headers.get(_DELIVERY_HEADERS[service]) or "").strip()[:100] or None
+    delivery: Optional[str] = str(headers.get(_DELIVERY_HEADERS[service]) or "").strip()[:100]
+    if not delivery or refused_character(delivery) is not None:  # none, or one no database should keep
+        delivery = None
     digest = hashlib.sha256(body).hexdigest()
     seen = WebhookDelivery.digest == digest
     if delivery is not None:

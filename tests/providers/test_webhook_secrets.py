@@ -4,17 +4,22 @@ breaks the rules changes nothing."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import uuid
 from typing import Any, Callable
 
 import pytest
+import sqlalchemy as sa
 import webtest
 from flask import Flask
 from test_webhooks import HEAD, LCOV, NEXT, github_event, signed
 
 from flask_coverage import operations
 from flask_coverage.ingest import upload_report
+from flask_coverage.models import WebhookDelivery
+from flask_coverage.providers.webhooks import DELIVERY_WINDOW
+from flask_coverage.state import get_engine
 
 APP_SECRET = "the-app-s-secret"  # noqa: S105 - the tests'
 
@@ -165,14 +170,6 @@ def test_a_replayed_delivery_changes_nothing(service: webtest.TestApp) -> None:
 
 
 def test_deliveries_are_forgotten_after_the_window(service: webtest.TestApp) -> None:
-    import datetime as dt
-
-    import sqlalchemy as sa
-
-    from flask_coverage.models import WebhookDelivery
-    from flask_coverage.providers.webhooks import DELIVERY_WINDOW
-    from flask_coverage.state import get_engine
-
     secret = secret_of(service, "acme", "widgets")
     post(service, event_of("acme", "widgets"), secret, 200)
     post(service, event_of("acme", "widgets", action="reopened", merged=False), secret, 200)
@@ -231,3 +228,12 @@ def test_the_cli_shows_and_rotates_a_repository_s_secret(service: webtest.TestAp
     assert rotated.exit_code == 0 and new != secret and new == secret_of(service, "acme", "widgets")
     both = runner.invoke(args=["coverage", "rotate-token", "github", "acme", "widgets", "--webhook", "--upload"])
     assert both.exit_code == 1 and secret_of(service, "acme", "widgets") == new
+
+
+def test_a_delivery_id_no_database_should_keep_is_left_out_and_the_body_still_counts(service: webtest.TestApp) -> None:
+    secret = secret_of(service, "acme", "widgets")
+    post(service, event_of("acme", "widgets"), secret, 200, **{"X-GitHub-Delivery": "d\x7f\u202e"})
+    post(service, event_of("acme", "widgets"), secret, 202, **{"X-GitHub-Delivery": "d\x7f\u202e"})
+    assert pull(service)["state"] == "merged"
+    with service.app.app_context(), get_engine().begin() as connection:
+        assert connection.execute(sa.select(WebhookDelivery.delivery)).scalars().all() == [None]
