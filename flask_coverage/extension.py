@@ -42,6 +42,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_BIND_KEY": None,
     "COVERAGE_SOURCE_GIT_ROOT": None,
     "COVERAGE_PROVIDERS": {},
+    "COVERAGE_WEBHOOK_KEY": None,
+    "COVERAGE_WEBHOOK_SHARED_SECRET": False,
     "COVERAGE_FEEDBACK_DELAY": 2,
     "COVERAGE_FEEDBACK_SENDER": True,
     "COVERAGE_FEEDBACK_LEASE": 120,
@@ -104,6 +106,9 @@ class CoverageService:
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
         source, docs/web.md), ``COVERAGE_PROVIDERS`` (the git hosts' APIs and credentials by service,
         docs/pull-requests.md; it replaces the old source API key, which is refused),
+        ``COVERAGE_WEBHOOK_KEY`` (the key each repository's webhook secret is derived with; ``SECRET_KEY``
+        when unset) and ``COVERAGE_WEBHOOK_SHARED_SECRET`` (a provider's ``webhook_secret`` signs every
+        repository's hooks; unsafe with several tenants),
         ``COVERAGE_FEEDBACK_DELAY`` (seconds after a commit's last upload its statuses and comment are
         sent) and ``COVERAGE_FEEDBACK_SENDER`` (whether each worker process sends them in a thread of its
         own; else ``flask coverage notify``), ``COVERAGE_FEEDBACK_LEASE`` (seconds a sender holds a

@@ -50,6 +50,17 @@ def refused_character(value: str) -> Optional[str]:
     return None
 
 
+def without_refused(value: str) -> str:
+    """``value`` without the characters the rule refuses (a refused space, a line break, becomes a space):
+    for display text that arrives from elsewhere and is kept, such as a pull request's title."""
+    if refused_character(value) is None:
+        return value
+    kept = (
+        " " if char.isspace() else "" if unicodedata.category(char) in _REFUSED_CATEGORIES else char for char in value
+    )
+    return "".join(kept)
+
+
 def refusal(what: str, char: str) -> str:
     """The one message for ``what`` holding the refused character ``char``."""
     return f"{what} {REFUSED} (it holds U+{ord(char):04X})"

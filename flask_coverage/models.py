@@ -531,3 +531,30 @@ class AccessToken(Base):
     last_used: Mapped[Optional[dt.datetime]]
 
     owner: Mapped[Owner] = relationship()
+
+
+class WebhookSecret(Base):
+    """The random nonce a repository's webhook secret is derived from (flask_coverage.providers.webhooks):
+    the secret itself is never stored; a new nonce rotates it. No row: no secret signs its webhooks."""
+
+    __tablename__ = "coverage_webhook_secret"
+
+    repository_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"), primary_key=True
+    )
+    nonce: Mapped[str] = mapped_column(sa.String(32))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class WebhookDelivery(Base):
+    """A webhook delivery that was acted on: its provider's delivery id and its body's SHA-256, kept a
+    bounded time (flask_coverage.providers.webhooks.DELIVERY_WINDOW) so a replay of either changes nothing."""
+
+    __tablename__ = "coverage_webhook_delivery"
+    __table_args__ = (sa.UniqueConstraint("service", "digest"), sa.UniqueConstraint("service", "delivery"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    service: Mapped[ServiceEnum] = mapped_column(_service_type)
+    delivery: Mapped[Optional[str]] = mapped_column(sa.String(100))
+    digest: Mapped[str] = mapped_column(sa.String(64))
+    received_at: Mapped[dt.datetime] = mapped_column(default=utcnow, index=True)

@@ -40,8 +40,10 @@ from .models import (
     TreeEntry,
     Upload,
     UploadFlag,
+    WebhookSecret,
     metadata,
 )
+from .providers.webhooks import new_nonce, repository_secret
 from .queries.repositories import find_repository, get_owner, require_owner, require_repository
 from .queries.tree import fill_trees
 from .queries.trend import refresh_trend
@@ -210,12 +212,14 @@ def remove_member(service: Union[str, ServiceEnum], org: str, username: str) -> 
 
 
 def rotate_token(service: Union[str, ServiceEnum], owner: str, name: str, *, kind: str) -> str:
-    """Give the repository a new ``"upload"`` or ``"graph"`` token and return it.
+    """Give the repository a new ``"upload"`` or ``"graph"`` token, or ``"webhook"`` secret, and return it.
 
-    The old one stops working at once, on every worker: both are read from the database on each request.
+    The old one stops working at once, on every worker: all are read from the database on each request.
     """
-    if kind not in ("upload", "graph"):
-        raise InvalidInput(f"unknown token kind {kind!r}: expected upload or graph")
+    if kind not in ("upload", "graph", "webhook"):
+        raise InvalidInput(f"unknown token kind {kind!r}: expected upload, graph or webhook")
+    if kind == "webhook":
+        return webhook_secret(service, owner, name, rotate=True)
     repository = require_repository(service, owner, name)
     if kind == "upload":
         repository.upload_token = token = generate_token()
@@ -223,6 +227,17 @@ def rotate_token(service: Union[str, ServiceEnum], owner: str, name: str, *, kin
         repository.image_token = token = _new_graph_token()
     get_session().commit()
     return token
+
+
+def webhook_secret(service: Union[str, ServiceEnum], owner: str, name: str, *, rotate: bool = False) -> str:
+    """The secret of the repository's own webhooks (docs/pull-requests.md#webhooks), made on first
+    request, or a new one with ``rotate``; :class:`InvalidInput` when the app has no key to derive it."""
+    repository = require_repository(service, owner, name)
+    secret = None if rotate else repository_secret(repository)
+    if secret is None:
+        secret = new_nonce(repository)
+        get_session().commit()
+    return secret
 
 
 def set_member(
@@ -301,6 +316,7 @@ def _delete_repositories(ids: sa.Select) -> None:
         sa.delete(Branch).where(Branch.repository_id.in_(ids)),
         sa.delete(Pull).where(Pull.repository_id.in_(ids)),
         sa.delete(Commit).where(Commit.repository_id.in_(ids)),
+        sa.delete(WebhookSecret).where(WebhookSecret.repository_id.in_(ids)),
         sa.delete(Repository).where(Repository.id.in_(ids)),
     ):
         execute(statement)

@@ -13,7 +13,7 @@ from ..state import call_hook
 
 #: The names of the service's blueprints (what :func:`no_sniffing` answers for).
 BLUEPRINT_NAMES = frozenset(
-    f"coverage_{name}" for name in ("api", "legacy", "upload", "account", "graphs", "web", "health")
+    f"coverage_{name}" for name in ("api", "legacy", "upload", "webhooks", "account", "graphs", "web", "health")
 )
 
 
@@ -44,7 +44,7 @@ def no_sniffing(response: Response) -> Response:
 
 def register_blueprints(app: Flask) -> None:
     """Mount every blueprint of the service at the URL prefixes configured on ``app``."""
-    from . import account, api, graphs, health, legacy, upload, web
+    from . import account, api, graphs, health, legacy, upload, web, webhooks
 
     app.after_request(no_sniffing)
     config = app.config
@@ -53,6 +53,8 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(api.bp, url_prefix=config["COVERAGE_API_URL_PREFIX"] or None)
     app.register_blueprint(legacy.bp, url_prefix=config["COVERAGE_LEGACY_URL_PREFIX"] or None)
     app.register_blueprint(upload.bp, url_prefix=config["COVERAGE_UPLOAD_URL_PREFIX"] or None)
+    # The git hosts call the webhooks at the address the uploaders use (docs/pull-requests.md#webhooks).
+    app.register_blueprint(webhooks.bp, url_prefix=config["COVERAGE_UPLOAD_URL_PREFIX"] or None)
     app.register_blueprint(account.bp, url_prefix=config["COVERAGE_ACCOUNT_URL_PREFIX"] or None)
     app.register_blueprint(graphs.bp, url_prefix=config["COVERAGE_GRAPH_URL_PREFIX"] or None)
     if config["COVERAGE_WEB_URL_PREFIX"] is not None:

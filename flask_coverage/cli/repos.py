@@ -1,4 +1,5 @@
-"""Repositories: ``add-repo``, ``list-repos``, ``show-repo``, ``set-repo``, ``rotate-token``, ``delete-repo``."""
+"""Repositories: ``add-repo``, ``list-repos``, ``show-repo``, ``set-repo``, ``rotate-token``, ``webhook-secret``,
+``delete-repo``."""
 
 from __future__ import annotations
 
@@ -98,13 +99,21 @@ def set_repo_command(
 @service_command("rotate-token", "OWNER", "REPO")
 @click.option("--upload", is_flag=True, help="Replace the upload token.")
 @click.option("--graph", is_flag=True, help="Replace the graph token.")
-def rotate_token_command(service: ServiceEnum, owner: str, repo: str, upload: bool, graph: bool) -> None:
-    """Replace a repository's upload or graph token and print the new one; the old one stops at once."""
-    if upload == graph:
-        raise InvalidInput("say which one token to replace: --upload or --graph")
-    kind = "upload" if upload else "graph"
+@click.option("--webhook", is_flag=True, help="Replace the webhook secret.")
+def rotate_token_command(service: ServiceEnum, owner: str, repo: str, upload: bool, graph: bool, webhook: bool) -> None:
+    """Replace a repository's upload or graph token or webhook secret and print the new one; the old one
+    stops at once."""
+    if upload + graph + webhook != 1:
+        raise InvalidInput("say which one to replace: --upload or --graph (a token), or --webhook (the webhook secret)")
+    kind = "upload" if upload else "graph" if graph else "webhook"
     token = operations.rotate_token(service, owner, repo, kind=kind)
-    click.echo(f"{kind}_token={token}")
+    click.echo(f"{kind}_secret={token}" if webhook else f"{kind}_token={token}")
+
+
+@service_command("webhook-secret", "OWNER", "REPO")
+def webhook_secret_command(service: ServiceEnum, owner: str, repo: str) -> None:
+    """Print the secret of a repository's own pull-request webhooks (made on first request)."""
+    click.echo(f"webhook_secret={operations.webhook_secret(service, owner, repo)}")
 
 
 @service_command("delete-repo", "OWNER", "REPO")

@@ -1,75 +1,178 @@
 """Pull-request webhooks: who sent them, what they say, and the pull they keep current.
 
-A git host calls ``POST {COVERAGE_UPLOAD_URL_PREFIX}/webhooks/<service>`` (blueprints/upload) when a
-pull request opens, changes, closes or merges; the secret is ``COVERAGE_PROVIDERS[service]
-["webhook_secret"]`` (docs/pull-requests.md#webhooks):
+A git host calls ``POST {COVERAGE_UPLOAD_URL_PREFIX}/webhooks/<service>`` (blueprints/webhooks.py) when
+a pull request opens, changes, closes or merges (docs/pull-requests.md#webhooks):
 
 - GitHub (and Enterprise): event ``pull_request``, signed with HMAC-SHA256 of the body in
   ``X-Hub-Signature-256: sha256=<hex>``;
 - GitLab (and self-managed): ``Merge Request Hook``, the secret itself in ``X-Gitlab-Token``;
 - Bitbucket Cloud: ``pullrequest:*`` events, signed like GitHub's in ``X-Hub-Signature``.
 
-Every comparison is constant-time. A pull the service has no upload for is not created: its first
-upload creates it, and the next webhook (or the feedback's own look at the provider) fills it in.
+A repository's hook is signed with that repository's own secret (:func:`repository_secret`), derived
+from a key of the service and a stored nonce, so one tenant's secret opens no other repository. The one
+secret that signs every repository's events is a GitHub App's (``COVERAGE_PROVIDERS[service]
+["webhook_secret"]`` beside an ``app_id``), or a provider's ``webhook_secret`` when the operator opts in
+with ``COVERAGE_WEBHOOK_SHARED_SECRET`` (:func:`service_secret`). Every comparison is constant-time. A
+delivery acted on is remembered by its delivery id and its body's digest for :data:`DELIVERY_WINDOW`, so
+its replay changes nothing (:func:`first_delivery`). A pull the service has no upload for is not
+created: its first upload creates it, and the next webhook (or the feedback's own look at the provider)
+fills it in.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import hmac
+import secrets
 from collections.abc import Mapping
 from typing import Any, Optional
 
 import sqlalchemy as sa
+from flask import current_app
 
-from ..errors import Forbidden, Unauthorized
-from ..models import Commit, Pull, Repository, ServiceEnum
+from ..errors import Forbidden, InvalidInput, Unauthorized
+from ..identifiers import check_branch, normalize_sha, refused_character, without_refused
+from ..models import Commit, Pull, Repository, ServiceEnum, WebhookDelivery, WebhookSecret, utcnow
 from ..queries.repositories import find_repository
-from ..state import get_session
+from ..state import dialect_insert, execute, get_session
 from . import PullInfo
 
 _GITHUB = (ServiceEnum.github, ServiceEnum.github_enterprise)
 _GITLAB = (ServiceEnum.gitlab, ServiceEnum.gitlab_enterprise)
 _GITLAB_STATES = {"opened": "open", "reopened": "open", "locked": "open", "merged": "merged", "closed": "closed"}
 _BITBUCKET_STATES = {"OPEN": "open", "MERGED": "merged", "DECLINED": "closed", "SUPERSEDED": "closed"}
+#: The header naming a delivery, by service (Bitbucket Server sends no webhooks here).
+_DELIVERY_HEADERS = {
+    **dict.fromkeys(_GITHUB, "X-GitHub-Delivery"),
+    **dict.fromkeys(_GITLAB, "X-Gitlab-Event-UUID"),
+    ServiceEnum.bitbucket: "X-Request-UUID",
+}
+
+#: How long a delivery acted on is remembered (GitHub lets a delivery be redelivered for three days).
+DELIVERY_WINDOW = dt.timedelta(days=7)
+_SECRET_SALT = b"flask-coverage webhook secret\x00"
 
 
-def webhook_secret(service: ServiceEnum, config: Mapping[str, Any]) -> Optional[str]:
-    """The service's webhook secret, or ``None`` when none is configured."""
+def _settings(service: ServiceEnum, config: Mapping[str, Any]) -> Optional[Mapping[str, Any]]:
     settings = (config.get("COVERAGE_PROVIDERS") or {}).get(service.value)
-    secret = settings.get("webhook_secret") if isinstance(settings, Mapping) else None
-    return str(secret) if secret and service != ServiceEnum.bitbucket_server else None
+    return settings if isinstance(settings, Mapping) and service in _DELIVERY_HEADERS else None
 
 
-def verify(service: ServiceEnum, headers: Any, body: bytes, secret: str) -> None:
+def takes_webhooks(service: ServiceEnum, config: Mapping[str, Any]) -> bool:
+    """Whether the service's webhooks are served: it is configured in ``COVERAGE_PROVIDERS`` and sends some."""
+    return _settings(service, config) is not None
+
+
+def service_secret(service: ServiceEnum, config: Mapping[str, Any]) -> Optional[str]:
+    """The one secret that signs every repository's events, or ``None``: a GitHub App's ``webhook_secret``
+    (the App's, which only the operator knows), or any provider's when ``COVERAGE_WEBHOOK_SHARED_SECRET``
+    is set (unsafe with several tenants: whoever has it signs events for every repository)."""
+    settings = _settings(service, config) or {}
+    secret = settings.get("webhook_secret")
+    if not secret or not (settings.get("app_id") is not None or config.get("COVERAGE_WEBHOOK_SHARED_SECRET")):
+        return None
+    return str(secret)
+
+
+def _webhook_key(config: Mapping[str, Any]) -> Optional[bytes]:
+    key = config.get("COVERAGE_WEBHOOK_KEY") or config.get("SECRET_KEY")
+    return (key if isinstance(key, bytes) else str(key).encode()) if key else None
+
+
+def _derive(key: bytes, repository: Repository, nonce: str) -> str:
+    return hmac.new(key, _SECRET_SALT + f"{repository.id}\x00{nonce}".encode(), hashlib.sha256).hexdigest()[:40]
+
+
+def repository_secret(repository: Repository) -> Optional[str]:
+    """The secret of ``repository``'s own webhooks: HMAC-SHA256 of its id and nonce under
+    ``COVERAGE_WEBHOOK_KEY`` (else ``SECRET_KEY``); ``None`` before its first nonce (:func:`new_nonce`)
+    or without a key. Nothing stored reveals it: the nonce alone opens nothing."""
+    key = _webhook_key(current_app.config)
+    query = sa.select(WebhookSecret.nonce).where(WebhookSecret.repository_id == repository.id)
+    nonce = execute(query).scalar_one_or_none()
+    return _derive(key, repository, nonce) if key is not None and nonce is not None else None
+
+
+def new_nonce(repository: Repository) -> str:
+    """Give ``repository`` a new nonce (not committed) and return its new webhook secret; the old one
+    stops working. :class:`InvalidInput` when the app has no key to derive secrets with."""
+    key = _webhook_key(current_app.config)
+    if key is None:
+        raise InvalidInput("webhook secrets need COVERAGE_WEBHOOK_KEY or SECRET_KEY in the app's config")
+    session = get_session()
+    row = session.get(WebhookSecret, repository.id)
+    nonce = secrets.token_hex(16)
+    if row is None:
+        session.add(WebhookSecret(repository_id=repository.id, nonce=nonce))
+    else:
+        row.nonce, row.created_at = nonce, utcnow()
+    return _derive(key, repository, nonce)
+
+
+def event_repository(service: ServiceEnum, payload: Any) -> Optional[Repository]:
+    """The known repository an event's body names (a ping's too), or ``None``."""
+    try:
+        holder = payload["project"] if service in _GITLAB else payload["repository"]
+        slug = holder["path_with_namespace" if service in _GITLAB else "full_name"]
+    except (KeyError, TypeError):
+        return None
+    owner, _, name = slug.rpartition("/") if isinstance(slug, str) else ("", "", "")
+    return find_repository(service, owner, name) if owner else None
+
+
+def verify(service: ServiceEnum, headers: Any, body: bytes, candidates: list[str]) -> None:
     """:class:`Unauthorized` when the request carries no signature (or token), :class:`Forbidden`
-    when it is wrong."""
+    when no secret of ``candidates`` made it."""
     if service in _GITLAB:
         given = headers.get("X-Gitlab-Token")
         if not given:
             raise Unauthorized("the webhook carries no X-Gitlab-Token")
-        if not hmac.compare_digest(given.encode(), secret.encode()):
+        if not any([hmac.compare_digest(given.encode(), secret.encode()) for secret in candidates]):
             raise Forbidden("the webhook's X-Gitlab-Token is wrong")
         return
     name = "X-Hub-Signature-256" if service in _GITHUB else "X-Hub-Signature"
     given = headers.get(name)
     if not given:
         raise Unauthorized(f"the webhook carries no {name}")
-    expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-    if not hmac.compare_digest(given.encode(), expected.encode()):
+    expected = ["sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest() for secret in candidates]
+    # Every candidate compared (a list, not a short-circuit), each in constant time.
+    if not any([hmac.compare_digest(given.encode(), signature.encode()) for signature in expected]):
         raise Forbidden(f"the webhook's {name} does not match its body")
+
+
+def first_delivery(service: ServiceEnum, headers: Any, body: bytes) -> bool:
+    """Remember this delivery (not committed: with the pull's update); ``False`` when its delivery id or
+    its body was acted on within :data:`DELIVERY_WINDOW`, on any worker. The body's digest catches a
+    replay under a new delivery id, which no signature covers."""
+    now = utcnow()
+    execute(sa.delete(WebhookDelivery).where(WebhookDelivery.received_at < now - DELIVERY_WINDOW))
+    delivery: Optional[str] = str(headers.get(_DELIVERY_HEADERS[service]) or "").strip()[:100]
+    if not delivery or refused_character(delivery) is not None:  # none, or one no database should keep
+        delivery = None
+    digest = hashlib.sha256(body).hexdigest()
+    seen = WebhookDelivery.digest == digest
+    if delivery is not None:
+        seen = sa.or_(seen, WebhookDelivery.delivery == delivery)
+    if execute(sa.select(WebhookDelivery.id).where(WebhookDelivery.service == service, seen)).first() is not None:
+        return False
+    row = {"service": service, "delivery": delivery, "digest": digest, "received_at": now}
+    # Another worker may have taken it between the two statements: then nothing is inserted.
+    return bool(execute(dialect_insert(WebhookDelivery).values(row).on_conflict_do_nothing()).rowcount)
 
 
 def pull_event(service: ServiceEnum, headers: Any, payload: Any) -> Optional[tuple[str, PullInfo]]:
     """``("owner/name", the pull as the event says)``, or ``None`` for an event about something else;
-    ``ValueError`` for a pull event missing what it must say."""
+    :class:`InvalidInput` for a pull event missing what it must say, or whose branches or shas break
+    identifiers.py's rules. The title is display text: the characters those rules refuse are dropped
+    from it (:func:`~flask_coverage.identifiers.without_refused`), so the rest of the event still counts."""
     try:
         if service in _GITHUB:
             if headers.get("X-GitHub-Event") != "pull_request":
                 return None
             pull = payload["pull_request"]
             state = "merged" if pull.get("merged") or pull.get("merged_at") else pull["state"]
-            info = PullInfo(
+            info = _pull_info(
                 int(pull["number"]),
                 "open" if state == "open" else "merged" if state == "merged" else "closed",
                 str(pull["title"]),
@@ -83,9 +186,9 @@ def pull_event(service: ServiceEnum, headers: Any, payload: Any) -> Optional[tup
             if payload.get("object_kind") != "merge_request":
                 return None
             attributes = payload["object_attributes"]
-            info = PullInfo(
+            info = _pull_info(
                 int(attributes["iid"]),
-                _GITLAB_STATES.get(attributes["state"], "closed"),  # type: ignore[arg-type]
+                _GITLAB_STATES.get(attributes["state"], "closed"),
                 str(attributes["title"]),
                 str(attributes["target_branch"]),
                 "",  # the event does not name the target's sha
@@ -96,9 +199,9 @@ def pull_event(service: ServiceEnum, headers: Any, payload: Any) -> Optional[tup
         if not str(headers.get("X-Event-Key", "")).startswith("pullrequest:"):
             return None
         pull = payload["pullrequest"]
-        info = PullInfo(
+        info = _pull_info(
             int(pull["id"]),
-            _BITBUCKET_STATES.get(pull["state"], "closed"),  # type: ignore[arg-type]
+            _BITBUCKET_STATES.get(pull["state"], "closed"),
             str(pull["title"]),
             str(pull["destination"]["branch"]["name"]),
             str(pull["destination"]["commit"]["hash"]),
@@ -106,15 +209,26 @@ def pull_event(service: ServiceEnum, headers: Any, payload: Any) -> Optional[tup
             str(pull["source"]["commit"]["hash"]),
         )
         return str(payload["repository"]["full_name"]), info
+    except InvalidInput:
+        raise
     except (KeyError, TypeError, ValueError, AttributeError):
-        raise ValueError("the webhook's pull request is missing a field it must have") from None
+        raise InvalidInput("the webhook's pull request is missing a field it must have") from None
 
 
-def update_pull(service: ServiceEnum, slug: str, info: PullInfo) -> Optional[Pull]:
+def _pull_info(number: int, state: Any, title: str, base: str, base_sha: str, head: str, head_sha: str) -> PullInfo:
+    """A :class:`PullInfo` by identifiers.py's rules (InvalidInput for a bad branch or sha; a sha may be
+    absent, or the 12-digit prefix Bitbucket names its commits by)."""
+    shas = [normalize_sha(sha, prefix=True) if sha else "" for sha in (base_sha, head_sha)]
+    for given, sha in zip((base_sha, head_sha), shas):
+        if sha is None:
+            raise InvalidInput(f"the webhook's pull request names {given[:80]!r}, which is not a commit sha")
+    base, head = check_branch(base), check_branch(head)
+    return PullInfo(number, state, without_refused(title), base, shas[0] or "", head, shas[1] or "")
+
+
+def update_pull(repository: Optional[Repository], info: PullInfo) -> Optional[Pull]:
     """Store the provider's word on the pull (state, title, target branch and sha; the head when its
-    commit has coverage here); ``None`` if the service has no upload for that pull of that repository."""
-    owner, _, name = slug.rpartition("/")
-    repository: Optional[Repository] = find_repository(service, owner, name) if owner else None
+    commit has coverage here); ``None`` if the service has no upload for that pull of ``repository``."""
     session = get_session()
     pull = (
         session.scalars(

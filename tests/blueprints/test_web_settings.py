@@ -118,3 +118,33 @@ def test_every_form_needs_the_session_s_csrf_token(testapp: TestApp, site: None)
         assert "security token" in refused.text
     token = testapp.get(PAGE, headers=admin).forms[0]["csrf_token"].value
     testapp.post(PAGE, {"action": "nope", "csrf_token": token}, headers=admin, status=400)
+
+
+@pytest.mark.parametrize("value", ["maybe", "", "YES", None])
+def test_a_visibility_other_than_the_form_s_own_is_refused_and_changes_nothing(
+    testapp: TestApp, site: None, value: Any
+) -> None:
+    admin = {"X-User": "ada"}
+    for repo in ("widgets", "secret"):
+        token = testapp.get(f"/gh/acme/{repo}/settings", headers=admin).forms[0]["csrf_token"].value
+        fields = {"action": "visibility", "csrf_token": token, **({} if value is None else {"private": value})}
+        refused = testapp.post(f"/gh/acme/{repo}/settings", fields, headers=admin, status=400)
+        assert "private must be yes or no" in refused.text
+    assert find_repository("github", "acme", "widgets").private is False
+    assert find_repository("github", "acme", "secret").private is True
+
+
+def test_an_admin_shows_and_rotates_the_webhook_secret(testapp: TestApp, site: None) -> None:
+    admin = {"X-User": "ada"}
+    page = testapp.get(PAGE, headers=admin)
+    assert page.html.select_one("#coverage-webhook-secret") is None  # shown on request only
+    shown = page.forms[0].submit("action", value="show-webhook-secret", headers=admin)
+    secret = shown.html.select_one("#coverage-webhook-secret")["value"]
+    assert (
+        secret == operations.webhook_secret("github", "acme", "widgets")
+        and shown.headers["Cache-Control"] == "no-store"
+    )
+    rotated = shown.forms[0].submit("action", value="rotate-webhook-secret", headers=admin)
+    new = rotated.html.select_one("#coverage-webhook-secret")["value"]
+    assert new != secret and new == operations.webhook_secret("github", "acme", "widgets")
+    assert testapp.post(PAGE, {"action": "show-webhook-secret"}, headers={"X-User": "bob"}, status=403)

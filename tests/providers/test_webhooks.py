@@ -29,7 +29,8 @@ def service(make_app: Callable[..., Flask], make_database_url: Callable[[], str]
     settings = {"url": "http://127.0.0.1:9", "token": "t", "webhook_secret": SECRET}
     enterprise = {"url": "http://127.0.0.1:9", "token": "t"}
     providers = {"github": settings, "gitlab": settings, "bitbucket": settings, "github_enterprise": enterprise}
-    app = make_app(make_database_url(), COVERAGE_PROVIDERS=providers)
+    # The service-wide secret signs these repositories' hooks as before per-repository secrets (opted in).
+    app = make_app(make_database_url(), COVERAGE_PROVIDERS=providers, COVERAGE_WEBHOOK_SHARED_SECRET=True)
     with app.app_context():
         for service in ("github", "gitlab", "bitbucket"):
             operations.add_org(service, "acme")
@@ -107,7 +108,7 @@ def test_events_with_nothing_to_update(service: webtest.TestApp) -> None:
         ("/webhooks/gitlab", {}, b"{}", 401, "carries no X-Gitlab-Token"),
         ("/webhooks/gitlab", {"X-Gitlab-Token": "not-the-secret"}, b"{}", 403, "X-Gitlab-Token is wrong"),
         ("/webhooks/bitbucket", {"X-Hub-Signature": "sha256=00"}, b"{}", 403, "X-Hub-Signature does not match"),
-        ("/webhooks/github_enterprise", {}, b"{}", 404, "No webhook is configured for github_enterprise"),
+        ("/webhooks/gitlab_enterprise", {}, b"{}", 404, "No webhook is configured for gitlab_enterprise"),
         ("/webhooks/gitea", {}, b"{}", 404, "Unknown service"),
         ("/webhooks/github", {"X-Hub-Signature-256": signed(b"not json")}, b"not json", 400, "not JSON"),
         (

@@ -283,5 +283,5 @@ def _decompressed(body: bytes, limit: Optional[int]) -> bytes | bytearray:
     return gunzip(body, limit)
 
 
-# The codecov-cli protocol's views, the providers' webhooks and the YAML validator join bp.
-from . import codecov_cli, validate, webhooks  # noqa: E402, F401
+# The codecov-cli protocol's views and the YAML validator join bp.
+from . import codecov_cli, validate  # noqa: E402, F401

@@ -1,0 +1,93 @@
+"""``POST {COVERAGE_UPLOAD_URL_PREFIX}/webhooks/<service>``: the git hosts' pull-request webhooks
+(flask_coverage.providers.webhooks), a blueprint of their own at the upload prefix, where they always were.
+
+Answers are one line of text: 200 when a pull was updated, 202 when the event was understood and
+there was nothing to update (another event, an unknown repository, a pull without uploads, a delivery
+received before), 401 with no signature, 403 with a wrong one, 404 for a service not configured, 400
+for a body that is not JSON (or too deeply nested) or a pull event breaking the rules, 413 past
+:data:`MAX_WEBHOOK_BYTES`. The body is parsed to find the repository whose secret may sign it; nothing
+is stored before the signature is checked; a refused signature is logged (without the header's value).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import NoReturn
+
+from flask import Blueprint, Response, current_app, request
+
+from ..errors import CoverageError, InvalidInput
+from ..http_errors import handle_errors
+from ..identifiers import parse_service
+from ..inflate import check_size
+from ..providers.webhooks import (
+    event_repository,
+    first_delivery,
+    pull_event,
+    repository_secret,
+    service_secret,
+    takes_webhooks,
+    update_pull,
+    verify,
+)
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("coverage_webhooks", __name__)
+
+#: The largest webhook body read (GitHub caps its payloads at 25 MB; a pull's event is a few KiB).
+MAX_WEBHOOK_BYTES = 5 * 1024 * 1024
+
+
+def _text(status: int, body: str) -> Response:
+    return Response(body, status=status, mimetype="text/plain")
+
+
+def _render_error(error: CoverageError) -> Response:
+    # The service's own words (a body past the bound) as the refusal; a refusal made here is worded.
+    message = f"Webhook refused: {error}." if isinstance(error, InvalidInput) else str(error)
+    return _text(error.status, message + "\n")
+
+
+handle_errors(bp, _render_error, describe=lambda error: f"{error.name}: {error.description}")
+
+
+def fail(status: int, message: str) -> NoReturn:
+    """Refuse the request with ``status`` and a one-line ``message``."""
+    raise CoverageError(message, status=status)
+
+
+@bp.route("/webhooks/<service>", methods=["POST"])
+def webhook(service: str) -> Response:
+    """Keep a pull's state, title, base and head as the provider says."""
+    try:
+        provider = parse_service(service)
+    except ValueError:
+        fail(404, f"Unknown service {service!r}.")
+    if not takes_webhooks(provider, current_app.config):
+        fail(404, f"No webhook is configured for {provider.value}.")
+    check_size(request.content_length or 0, MAX_WEBHOOK_BYTES, "the webhook")
+    body = request.stream.read(MAX_WEBHOOK_BYTES + 1)
+    check_size(len(body), MAX_WEBHOOK_BYTES, "the webhook")
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError):  # the decoder's depth is Python's recursion limit
+        fail(400, "Webhook refused: not JSON.")
+    # The repository the body names: its own secret is one that may sign it.
+    repository = event_repository(provider, payload)
+    candidates = [service_secret(provider, current_app.config), repository and repository_secret(repository)]
+    try:
+        verify(provider, request.headers, body, [secret for secret in candidates if secret])
+    except CoverageError as error:
+        log.warning("a %s webhook was refused (%d): %s", provider.value, error.status, error)
+        raise
+    event = pull_event(provider, request.headers, payload)
+    if event is None:
+        return _text(202, "Ignored: not a pull request event.\n")
+    slug, info = event
+    if not first_delivery(provider, request.headers, body):
+        return _text(202, "Ignored: this delivery was received before.\n")
+    if update_pull(repository, info) is None:
+        return _text(202, f"Ignored: no upload for pull {info.number} of {slug} yet.\n")
+    return _text(200, f"Pull {info.number} of {slug}: {info.state}.\n")
