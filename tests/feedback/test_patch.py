@@ -145,7 +145,7 @@ def test_the_pull_page_shows_the_patch_rounded_by_the_yaml(mirrored: History, te
     assert (changed["new.py"][1], changed["new.py"][4]) == ("new", "50.00%")
     assert changed["other.py"][3:] == ["-100.00", "not in the diff"]
     # other.py lost its coverage outside the diff: an indirect change.
-    assert "1 files changed coverage outside the diff (indirect changes)" in patch
+    assert "1 file changed coverage outside the diff (indirect changes)" in patch
     operations.set_repository_yaml("github", "acme", "widgets", "coverage:\n  precision: 1\n  round: up\n")
     page = testapp.get("/gh/acme/widgets/pull/7")
     assert "Patch coverage: 50.0% of 6" in page.html.find(id="coverage-patch").get_text(" ", strip=True)
