@@ -69,26 +69,21 @@ def pytest_run(*args: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_tests_whose_tools_are_missing_skip_naming_them_and_the_last_lines_say_so(tmp_path: Path) -> None:
-    # A bare machine: no Chromium, no Node.js. The browser and clients tests skip, and say why.
+    # A bare machine: no Chromium, no Node.js (PATH holds neither). The browser and clients tests skip,
+    # and say why.
     skips = tmp_path / "skips"
     nowhere, bare_path = str(tmp_path / "no-chromium"), str(tmp_path / "bin")
     (tmp_path / "bin").mkdir()
-    browser = pytest_run(
-        "-m", "browser", "tests/browser/test_browser_badges.py",
-        CHROMIUM_PATH=nowhere, COVERAGE_TEST_SKIPS=str(skips / "browser.txt"), COVERAGE_TEST_TOOLS="",
-    )  # fmt: skip
-    assert browser.returncode == 0, browser.stdout
-    clients = pytest_run(
-        "-m", "clients", "tests/test_real_uploaders.py",
-        PATH=bare_path, COVERAGE_TEST_SKIPS=str(skips / "clients.txt"), COVERAGE_TEST_TOOLS="",
-    )  # fmt: skip
-    assert clients.returncode == 0, clients.stdout
+    files = ["tests/browser/test_browser_badges.py", "tests/test_real_uploaders.py"]
+    tools = dict(CHROMIUM_PATH=nowhere, PATH=bare_path, COVERAGE_TEST_TOOLS="")
+    skipped = pytest_run("-m", "browser or clients", *files, COVERAGE_TEST_SKIPS=str(skips / "tools.txt"), **tools)
+    assert skipped.returncode == 0, skipped.stdout
     lines = run(tmp_path / "bin", "--skips", str(skips)).stdout.splitlines()[2:]
     assert len(lines) == 2, lines
-    assert lines[0].startswith("browser: ") and f"skipped: no Chromium at {nowhere} (set CHROMIUM_PATH)" in lines[0]
-    assert lines[1].startswith("clients: ") and "skipped: no node or npm on PATH" in lines[1]
+    assert lines[0].startswith("tools: ") and f"skipped: no Chromium at {nowhere} (set CHROMIUM_PATH)" in lines[0]
+    assert lines[1].startswith("tools: ") and "skipped: no node or npm on PATH" in lines[1]
     assert not list(skips.glob("*.txt"))  # printed once: the next run does not repeat them
     # CI has them all: there a missing one fails.
-    required = pytest_run("-m", "browser", "tests/browser/test_browser_badges.py", CHROMIUM_PATH=nowhere,
-                          COVERAGE_TEST_TOOLS="required")  # fmt: skip
-    assert required.returncode == 1 and f"no Chromium at {nowhere}" in required.stdout
+    required = pytest_run("-m", "browser or clients", *files, **{**tools, "COVERAGE_TEST_TOOLS": "required"})
+    assert required.returncode == 1
+    assert f"no Chromium at {nowhere}" in required.stdout and "no node or npm on PATH" in required.stdout
