@@ -1,13 +1,18 @@
 """Which of Python 3.9-3.13 the test environments can run on: each ``python3.X`` on ``PATH`` is run
 (``python3.X --version``), since a name on ``PATH`` may be a shim that fails (pyenv's, for a version that
 is installed but not selected). ``tox -e interpreters`` prints it; ``.ci/run`` runs it with ``--require``,
-which exits 1 when any is missing, so that CI never passes having tested less than the README says."""
+which exits 1 when any is missing, so that CI never passes having tested less than the README says.
+
+With ``--skips DIR`` it also prints what the test environments skipped and why (each writes
+``DIR/<env>.txt``: tests/conftest.py), then removes those files: the last lines of ``tox p`` say what this
+machine did not test (no Chromium, no Node.js, no C compiler, no PostgreSQL)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 VERSIONS = [f"3.{minor}" for minor in range(9, 14)]
 
@@ -37,6 +42,11 @@ def main(argv: list[str]) -> int:
     missing = [f"python{version} ({problem})" for version, problem in problems.items() if problem is not None]
     print("Pythons that run, so tested:", ", ".join(working) or "none")
     print("Pythons not on PATH or not working, so not tested:", "; ".join(missing) or "none")
+    if "--skips" in argv:
+        for written in sorted(Path(argv[argv.index("--skips") + 1]).glob("*.txt")):
+            for line in written.read_text().splitlines():
+                print(f"{written.stem}: {line}")
+            written.unlink()
     return 1 if missing and "--require" in argv else 0
 
 

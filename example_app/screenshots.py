@@ -52,12 +52,17 @@ PULL_PAGE = "/gh/acme/marshmallow/pull/41"
 FILE_VIEW = "/gh/globex/d3-hierarchy/blob/src/hierarchy/index.js"
 
 
+def chromium_path() -> str:
+    """Where the Chromium to drive is looked for: ``CHROMIUM_PATH``, else Debian's ``/usr/bin/chromium``."""
+    return os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
 def launch_chromium(playwright: Any) -> Any:
     """Launch Debian's Chromium (or the one at ``CHROMIUM_PATH``) headless with :data:`CHROMIUM_ARGS`.
 
     Raises :class:`FileNotFoundError`, saying what to do, when there is no Chromium at that path.
     """
-    path = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+    path = chromium_path()
     if not os.path.exists(path):
         raise FileNotFoundError(f"no Chromium at {path}: install Debian's chromium or set CHROMIUM_PATH")
     return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)

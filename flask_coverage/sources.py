@@ -65,6 +65,12 @@ class Source(NamedTuple):
 
     lines: Optional[tuple[Markup, ...]]
     reason: Optional[str] = None
+    #: When a failure was found (``time.time()``): it is cached for :data:`FAILURE_CACHE_SECONDS`.
+    failed_at: Optional[float] = None
+
+    def retry_in(self) -> int:
+        """Seconds until a cached failure is asked again (what the file view tells its reader)."""
+        return max(0, round((self.failed_at or 0.0) + FAILURE_CACHE_SECONDS - time.time()))
 
 
 def load_source(repository: Repository, sha: str, path: str) -> Source:
@@ -78,6 +84,8 @@ def load_source(repository: Repository, sha: str, path: str) -> Source:
     if isinstance(cached, Source):
         return cached
     source, seconds = _run_loader(repository, sha, path)
+    if source.lines is None and seconds == FAILURE_CACHE_SECONDS:
+        source = source._replace(failed_at=time.time())
     with cache_errors("file view"):
         cache.set(key, source, timeout=seconds)
     return source

@@ -60,9 +60,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             items[:] = [item for item in items if item.get_closest_marker(marker) is None]
 
 
+def missing_tool(marker: str) -> str | None:
+    """Why the tests marked ``marker`` cannot run on this machine (a program they drive is missing), or None."""
+    if marker == "browser":
+        from example_app.screenshots import chromium_path
+
+        return None if os.path.exists(chromium_path()) else f"no Chromium at {chromium_path()} (set CHROMIUM_PATH)"
+    if marker == "clients":
+        absent = [name for name in ("node", "npm") if shutil.which(name) is None]
+        return f"no {' or '.join(absent)} on PATH: Node.js runs npm's codecov and Prism" if absent else None
+    return None
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("postgresql") is not None and not SERVER_URL:
         pytest.skip("needs COVERAGE_TEST_DATABASE_URL (PostgreSQL)")
+    for marker in ("browser", "clients"):
+        why = missing_tool(marker) if item.get_closest_marker(marker) is not None else None
+        if why is not None:
+            # CI (.ci/run) has every tool: there a missing one is a failure, never a skip.
+            if os.environ.get("COVERAGE_TEST_TOOLS") == "required":
+                pytest.fail(f"{why} (COVERAGE_TEST_TOOLS=required)", pytrace=False)
+            pytest.skip(why)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    # Under tox, each environment writes why its skipped tests did not run, one line per reason with
+    # its count, where the last environment (interpreters) prints them all: a reader of `tox p` sees
+    # what this machine could not test.
+    target = os.environ.get("COVERAGE_TEST_SKIPS")
+    if not target:
+        return
+    reasons: dict[str, int] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    Path(target).write_text("".join(f"{count} skipped: {reason}\n" for reason, count in sorted(reasons.items())))
 
 
 def _admin_engine() -> sa.Engine:

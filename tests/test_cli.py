@@ -102,6 +102,23 @@ def test_add_member(runner, db, acme) -> None:
     assert [tuple(row) for row in rows] == [("alice", True, True), ("bob", False, False)]
 
 
+def test_a_member_added_deactivated_is_told_how_to_activate(runner, db, acme, client) -> None:
+    token = create_token("github", "alice", name="ci")[1]
+    added = run_ok(runner, "add-member", "gh/acme", "alice").output.splitlines()
+    assert added[0] == (
+        "Added alice to acme, not activated: alice sees nothing of acme (its private repositories, its members: "
+        "404) until activated with"
+    )
+    assert client.get(URL, headers={"Authorization": f"Bearer {token}"}).status_code == 404
+    # The printed command, as printed, opens the users list.
+    command = added[1].split()
+    assert command[:2] == ["flask", "coverage"]
+    run_ok(runner, *command[2:])
+    assert client.get(URL, headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    run_ok(runner, "add-user", "gh/bob")
+    assert run_ok(runner, "add-member", "gh/acme", "bob", "--activated").output == "Added bob to acme.\n"
+
+
 def test_add_member_errors(runner, db, acme) -> None:
     run_ok(runner, "add-member", "github", "acme", "alice")
     assert "already a member" in run_error(runner, db, "add-member", "github", "acme", "alice")

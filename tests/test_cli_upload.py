@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from flask_coverage.parsers import REPORT_FORMATS
 from flask_coverage.queries.files import file_totals
 from flask_coverage.queries.repositories import find_repository
 from flask_coverage.queries.targets import resolve_commit
@@ -91,3 +93,16 @@ def test_a_truncated_report_changes_nothing(runner, widgets, snapshot, tmp_path)
     result = upload(runner, str(truncated), "--repo", REPO, "--commit", SHA)
     assert result.exit_code == 1 and "Error: invalid XML report" in result.stderr
     assert snapshot() == before
+
+
+def test_the_readme_the_docs_and_the_help_name_every_format_read(runner) -> None:
+    names = [report_format.name for report_format in REPORT_FORMATS]
+    readme = (DATA.parent.parent / "README.md").read_text()
+    listed = re.search(r"`FORMAT` is one of `([^`]*)`", readme)
+    assert listed is not None and re.split(r",\s*", listed.group(1)) == names
+    help_text = runner.invoke(args=["coverage", "upload", "--help"], terminal_width=500).output
+    assert "--format " + "|".join(["auto", *names]) in help_text
+    # The prose counts them where it counts them.
+    for page in (readme, (DATA.parent.parent / "docs" / "upload.md").read_text()):
+        counts = {int(count) for count in re.findall(r"\b(\d+) (?:report )?formats (?:are )?read", page)}
+        assert counts == {len(names)}, counts

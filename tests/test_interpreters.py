@@ -60,3 +60,30 @@ def test_the_environments_that_name_a_python_have_no_fallback() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert "python3 .ci/interpreters.py --require" in ci
     assert "--skip-missing-interpreters false" in ci
+
+
+def pytest_run(*args: str, **env: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    return subprocess.run(command, capture_output=True, text=True, env=environ, cwd=ROOT, check=False)  # noqa: S603
+
+
+def test_tests_whose_tools_are_missing_skip_naming_them_and_the_last_lines_say_so(tmp_path: Path) -> None:
+    # A bare machine: no Chromium, no Node.js (PATH holds neither). The browser and clients tests skip,
+    # and say why.
+    skips = tmp_path / "skips"
+    nowhere, bare_path = str(tmp_path / "no-chromium"), str(tmp_path / "bin")
+    (tmp_path / "bin").mkdir()
+    files = ["tests/browser/test_browser_badges.py", "tests/test_real_uploaders.py"]
+    tools = dict(CHROMIUM_PATH=nowhere, PATH=bare_path, COVERAGE_TEST_TOOLS="")
+    skipped = pytest_run("-m", "browser or clients", *files, COVERAGE_TEST_SKIPS=str(skips / "tools.txt"), **tools)
+    assert skipped.returncode == 0, skipped.stdout
+    lines = run(tmp_path / "bin", "--skips", str(skips)).stdout.splitlines()[2:]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("tools: ") and f"skipped: no Chromium at {nowhere} (set CHROMIUM_PATH)" in lines[0]
+    assert lines[1].startswith("tools: ") and "skipped: no node or npm on PATH" in lines[1]
+    assert not list(skips.glob("*.txt"))  # printed once: the next run does not repeat them
+    # CI has them all: there a missing one fails.
+    required = pytest_run("-m", "browser or clients", *files, **{**tools, "COVERAGE_TEST_TOOLS": "required"})
+    assert required.returncode == 1
+    assert f"no Chromium at {nowhere}" in required.stdout and "no node or npm on PATH" in required.stdout

@@ -89,7 +89,16 @@ def delete_org_command(service: ServiceEnum, org: str, yes: bool) -> None:
 def add_member_command(service: ServiceEnum, org: str, username: str, activated: bool, admin: bool) -> None:
     """Make a user a member of an organization, e.g. gh/acme alice."""
     membership = operations.add_member(service, org, username, activated=activated, admin=admin)
-    click.echo(f"Added {membership.user.username} to {membership.org.username}.")
+    user, org_name = membership.user.username, membership.org.username
+    if membership.activated:
+        click.echo(f"Added {user} to {org_name}.")
+        return
+    # Nothing says why a deactivated member gets 404s: say it here, with the way out.
+    click.echo(
+        f"Added {user} to {org_name}, not activated: {user} sees nothing of {org_name} (its private "
+        f"repositories, its members: 404) until activated with\n"
+        f"  flask coverage set-member {service.short}/{org_name} {user} --activated"
+    )
 
 
 @service_command("set-member", "ORG", "USERNAME", metavar="SERVICE/ORG USERNAME")

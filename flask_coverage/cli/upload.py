@@ -53,7 +53,7 @@ def upload_command(
     report_format: str,
     flags: tuple[str, ...],
 ) -> None:
-    """Merge a coverage report (Cobertura XML, coverage.py JSON or LCOV; - for stdin) into a commit."""
+    """Merge a coverage report (- for stdin) into a commit; --format lists every format read."""
     meta = ingest.UploadMeta.create(flags=flags)
     skips = Skips()
     try:

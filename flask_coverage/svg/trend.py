@@ -80,14 +80,13 @@ def render_trend_svg(
             out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
             out.append(f'<text x="{left - 4}" y="{y + 3:.1f}" text-anchor="end" {_FONT}>{percent}%</text>')
         ticks = _date_ticks(points, plot_w)
-        # Within two days, hours tell the points apart; beyond, days.
-        label = "%H:%M" if span < 2 * 86400 else "%b %d"
-        for index, moment in enumerate(ticks):
+        for moment, text in ticks:
             x = x_of(moment)
             # The first and last labels stay inside the chart.
-            anchor = "middle" if len(ticks) == 1 else {0: "start", len(ticks) - 1: "end"}.get(index, "middle")
+            edges = {} if len(ticks) == 1 else {points[0].time: "start", points[-1].time: "end"}
+            anchor = edges.get(moment, "middle")
             out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 3}" stroke="#999"/>')
-            out.append(f'<text x="{x:.1f}" y="{height - 6}" text-anchor="{anchor}" {_FONT}>{moment:{label}}</text>')
+            out.append(f'<text x="{x:.1f}" y="{height - 6}" text-anchor="{anchor}" {_FONT}>{text}</text>')
     if points:
         color = coverage_color(points[-1].coverage, low, high)
         coordinates = [(x_of(point.time), y_of(point.coverage)) for point in points]
@@ -108,13 +107,20 @@ def render_trend_svg(
     return "".join(out).encode()
 
 
-def _date_ticks(points: Sequence[TrendPoint], plot_w: float) -> list[dt.datetime]:
-    """Where the date axis is labelled: the first and last point's times and evenly between (one label
-    per 120 pixels at most; one when every point has the same time)."""
+def _date_ticks(points: Sequence[TrendPoint], plot_w: float) -> list[tuple[dt.datetime, str]]:
+    """Where the date axis is labelled, and the label: the first and last point's times and evenly
+    between (one label per 120 pixels at most), in hours within two days, else in days. A label that
+    would repeat the one before it is left out; one left alone (commits of one minute) sits in the middle."""
     if not points:
         return []
     first, last = points[0].time, points[-1].time
-    if first == last:
-        return [first]
-    count = max(2, min(6, int(plot_w // 120)))
-    return [first + (last - first) * index / (count - 1) for index in range(count)]
+    label = "%H:%M" if (last - first).total_seconds() < 2 * 86400 else "%b %d"
+    count = 1 if first == last else max(2, min(6, int(plot_w // 120)))
+    ticks: list[tuple[dt.datetime, str]] = []
+    for index in range(count):
+        moment = first + (last - first) * index / max(count - 1, 1)
+        if not ticks or ticks[-1][1] != f"{moment:{label}}":
+            ticks.append((moment, f"{moment:{label}}"))
+    if len(ticks) == 1:
+        return [(first + (last - first) / 2, ticks[0][1])]
+    return ticks

@@ -3,12 +3,25 @@ compiled reader and without it (``parsers/_speedups``, docs/parsing.md#compiled-
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 from typing import Dict, List, Tuple
 from unittest import mock
 
+import pytest
+
 from flask_coverage.errors import ReportError
-from flask_coverage.parsers import ParseContext, Skips
+from flask_coverage.parsers import ParseContext, Skips, _speedups
+
+
+def skip_unless_built(name: str) -> pytest.MarkDecorator:
+    """Skips a test of the compiled reader ``name`` where it was not built (no C compiler at install),
+    unless ``COVERAGE_SPEEDUPS=required`` (as in CI), where the test runs and fails."""
+    return pytest.mark.skipif(
+        _speedups.load(name) is None and os.environ.get("COVERAGE_SPEEDUPS") != "required",
+        reason=f"parsers/_speedups/{name}.c was not built: no C compiler at install (COVERAGE_SPEEDUPS=required fails)",
+    )
+
 
 #: The files (path, entries), the skip counts and the error ("" for none) of one read.
 Outcome = Tuple[List[Tuple[str, List[Tuple[int, int, int]]]], Dict[str, int], str]

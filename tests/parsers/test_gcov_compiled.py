@@ -8,7 +8,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from compiled_readers import Outcome, both_ways, read
+from compiled_readers import Outcome, both_ways, read, skip_unless_built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +16,7 @@ from flask_coverage.parsers import gcov
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
-pytestmark = pytest.mark.skipif(gcov._compiled is None, reason="the compiled gcov reader was not built")
+pytestmark = skip_unless_built("gcov")
 
 Outcome = Outcome
 _parse = partial(read, gcov)

@@ -11,7 +11,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from compiled_readers import Outcome, both_ways, read
+from compiled_readers import Outcome, both_ways, read, skip_unless_built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +19,7 @@ from flask_coverage.lines import _U32
 from flask_coverage.parsers import go
 
 GO_DATA = Path(__file__).resolve().parent.parent / "data" / "tools" / "go"
-needs_reader = pytest.mark.skipif(go._compiled is None, reason="the compiled Go reader was not built")
+needs_reader = skip_unless_built("go")
 
 Parsed = Outcome
 _parse = partial(read, go)

@@ -6,11 +6,11 @@ files, lines, skips and errors, whatever odd values are mixed in."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from compiled_readers import skip_unless_built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,9 +21,7 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 compiled = coveralls._compiled
-needs_compiled = pytest.mark.skipif(
-    compiled is None and os.environ.get("COVERAGE_SPEEDUPS") == "optional", reason="json_lines was not built"
-)
+needs_compiled = skip_unless_built("json_lines")
 
 # Counts as the tools write them, mostly, and now and then an odd one.
 PLAIN = st.none() | st.integers(0, 500)

@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from compiled_readers import Outcome, both_ways, read
+from compiled_readers import Outcome, both_ways, read, skip_unless_built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +17,7 @@ from flask_coverage.lines import _U32
 from flask_coverage.parsers import lcov
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-needs_reader = pytest.mark.skipif(lcov._compiled is None, reason="the compiled LCOV reader was not built")
+needs_reader = skip_unless_built("lcov")
 
 Parsed = Outcome
 _parse = partial(read, lcov)

@@ -8,7 +8,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from compiled_readers import Outcome, both_ways, read
+from compiled_readers import Outcome, both_ways, read, skip_unless_built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +17,7 @@ from flask_coverage.parsers import luacov
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "tools" / "lua" / "luacov.report.out"
 RULE = "=" * 78
 
-pytestmark = pytest.mark.skipif(luacov._compiled is None, reason="the compiled luacov reader was not built")
+pytestmark = skip_unless_built("luacov")
 
 Outcome = Outcome
 _parse = partial(read, luacov)

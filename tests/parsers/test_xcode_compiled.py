@@ -3,13 +3,12 @@ Python reader reads: the same files, lines, skips and errors, for any report and
 
 from __future__ import annotations
 
-import os
 from array import array
 from functools import partial
 from pathlib import Path
 
 import pytest
-from compiled_readers import Outcome, both_ways, read
+from compiled_readers import Outcome, both_ways, read, skip_unless_built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,10 +21,7 @@ Parsed = Outcome
 _read = partial(read, xcode)
 _both = partial(both_ways, xcode)
 
-needs_compiled = pytest.mark.skipif(
-    xcode._compiled is None and os.environ.get("COVERAGE_SPEEDUPS") == "optional",
-    reason="COVERAGE_SPEEDUPS=optional: the compiled reader was not built",
-)
+needs_compiled = skip_unless_built("xcode")
 
 
 @needs_compiled

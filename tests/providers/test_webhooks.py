@@ -25,9 +25,10 @@ LCOV = b"SF:a.py\nDA:1,1\nDA:2,0\nend_of_record\n"
 @pytest.fixture
 def service(make_app: Callable[..., Flask], make_database_url: Callable[[], str]) -> webtest.TestApp:
     # The APIs at a closed loopback port: the pages that ask them (feedback's base, diff, codecov.yml)
-    # get a refused connection, never the network.
-    settings = {"url": "http://127.0.0.1:9", "token": "t", "webhook_secret": SECRET}
-    enterprise = {"url": "http://127.0.0.1:9", "token": "t"}
+    # get a refused connection, never the network; a timeout shorter than the transport's first backoff
+    # refuses at once instead of retrying (two waits per upload: 15 s of each test's setup).
+    settings = {"url": "http://127.0.0.1:9", "token": "t", "webhook_secret": SECRET, "timeout": 0.4}
+    enterprise = {"url": "http://127.0.0.1:9", "token": "t", "timeout": 0.4}
     providers = {"github": settings, "gitlab": settings, "bitbucket": settings, "github_enterprise": enterprise}
     # The service-wide secret signs these repositories' hooks as before per-repository secrets (opted in).
     app = make_app(make_database_url(), COVERAGE_PROVIDERS=providers, COVERAGE_WEBHOOK_SHARED_SECRET=True)

@@ -54,3 +54,19 @@ def test_no_commits_and_a_small_chart() -> None:
     small = ET.fromstring(render_trend_svg([TrendPoint(DAY, 80.0)], 100, 40))
     assert list(small.iter(f"{SVG}text")) == []  # too small for axes: the point and the bands alone
     assert len(list(small.iter(f"{SVG}circle"))) == 1
+
+
+def axis_labels(points: list[TrendPoint]) -> list[tuple[str, str]]:
+    texts = list(ET.fromstring(render_trend_svg(points, 700, 150)).iter(f"{SVG}text"))[5:]
+    return [(text.text, text.get("text-anchor")) for text in texts]
+
+
+def test_the_date_axis_never_repeats_a_label() -> None:
+    # Commits of one minute (a CI matrix uploading at once): one label, in the middle, not six "12:00".
+    minute = [TrendPoint(DAY + dt.timedelta(seconds=10 * k), 50.0 + k) for k in range(5)]
+    assert axis_labels(minute) == [("12:00", "middle")]
+    # Two and a half days: six ticks would say each day twice; each day is said once, the edges inside.
+    days = [TrendPoint(DAY, 50.0), TrendPoint(DAY + dt.timedelta(hours=60), 60.0)]
+    labels = axis_labels(days)
+    assert [text for text, _ in labels] == ["Nov 01", "Nov 02", "Nov 03", "Nov 04"]
+    assert labels[0][1] == "start" and labels[-1][1] == "end"
