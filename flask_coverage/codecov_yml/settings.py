@@ -87,16 +87,17 @@ def owner_yaml(repository: Repository) -> Optional[dict[str, Any]]:
     return stored_yaml(repository.owner.yaml, f"owner {repository.owner_id}")
 
 
-def read_commit_file(
-    repository: Repository, sha: str, *, local: bool = False
-) -> Optional[tuple[Optional[str], Optional[bytes]]]:
-    """``(path, bytes)`` of the commit's ``codecov.yml`` (``(None, None)`` if it has none): from the
-    git mirror, else from the provider, or ``None`` when ``local`` and the mirror cannot tell. Raises
-    :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
+def _mirror_file(repository: Repository, sha: str) -> Optional[tuple[Optional[str], Optional[bytes]]]:
+    """``(path, bytes)`` of the commit's ``codecov.yml`` in the git mirror (``(None, None)`` if it has
+    none), or ``None`` when there is no mirror or it cannot tell."""
     git_dir = git_mirror.mirror(repository)
-    found = git_mirror.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES) if git_dir is not None else None
-    if found is not None or local:
-        return found
+    return git_mirror.first_file(git_dir, sha, PLACES, MAX_YAML_BYTES) if git_dir is not None else None
+
+
+def _provider_file(repository: Repository, sha: str) -> tuple[Optional[str], Optional[bytes]]:
+    """``(path, bytes)`` of the commit's ``codecov.yml`` read from the provider (``(None, None)`` if it
+    has none, or no provider is configured). Raises :class:`~flask_coverage.providers.ProviderError`
+    if the provider could not answer."""
     provider = provider_for(repository)
     if provider is None:
         return None, None
@@ -107,15 +108,9 @@ def read_commit_file(
     return None, None
 
 
-def read_commit_yaml(repository: Repository, sha: str, *, local: bool = False) -> Optional[dict[str, Any]]:
-    """What the commit's own ``codecov.yml`` says, as the columns of its
-    :class:`~flask_coverage.models.CommitYaml` row (``path``, ``settings``, ``error``); ``None`` when
-    ``local`` and the git mirror cannot tell (:func:`read_commit_file`). Raises
-    :class:`~flask_coverage.providers.ProviderError` if the provider could not answer."""
-    found = read_commit_file(repository, sha, local=local)
-    if found is None:
-        return None
-    path, data = found
+def _columns(path: Optional[str], data: Optional[bytes]) -> dict[str, Any]:
+    """What a commit's ``codecov.yml`` (``data`` at ``path``, ``None`` without one) says, as the columns
+    of its :class:`~flask_coverage.models.CommitYaml` row (``path``, ``settings``, ``error``)."""
     settings = error = None
     if data is not None:
         try:
@@ -124,6 +119,20 @@ def read_commit_yaml(repository: Repository, sha: str, *, local: bool = False) -
         except YamlError as invalid:
             error = f"{path}: {invalid}"
     return {"path": path, "settings": settings, "error": error}
+
+
+def local_commit_yaml(repository: Repository, sha: str) -> Optional[dict[str, Any]]:
+    """The :class:`~flask_coverage.models.CommitYaml` columns of the commit's ``codecov.yml`` from the
+    git mirror alone (what an upload may read), or ``None`` when the mirror cannot tell."""
+    found = _mirror_file(repository, sha)
+    return None if found is None else _columns(*found)
+
+
+def read_commit_yaml(repository: Repository, sha: str) -> dict[str, Any]:
+    """The :class:`~flask_coverage.models.CommitYaml` columns of the commit's ``codecov.yml``: from the
+    git mirror, else from the provider. Raises :class:`~flask_coverage.providers.ProviderError` if the
+    provider could not answer."""
+    return local_commit_yaml(repository, sha) or _columns(*_provider_file(repository, sha))
 
 
 def _stored(commit_id: int) -> Optional[CommitYaml]:
@@ -143,7 +152,7 @@ def commit_yaml(repository: Repository, commit: Commit) -> CommitYaml:
     if stored is not None:
         return stored
     try:
-        values = read_commit_yaml(repository, commit.sha) or {}  # None only for a local read
+        values = read_commit_yaml(repository, commit.sha)
     except ProviderError as failed:
         return CommitYaml(commit_id=commit.id, error=f"The codecov.yml could not be read from the provider: {failed}")
     store_commit_yaml(commit.id, values)
@@ -183,6 +192,6 @@ def upload_settings(repository: Repository, sha: str) -> tuple[Settings, Optiona
     stored = execute(query).scalar()
     if stored is not None:
         return _applying(repository, stored.settings, stored.path, stored.error), None
-    values = read_commit_yaml(repository, sha, local=True)
+    values = local_commit_yaml(repository, sha)
     own = values or {}
     return _applying(repository, own.get("settings"), own.get("path"), own.get("error")), values

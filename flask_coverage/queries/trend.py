@@ -150,14 +150,13 @@ def refresh_days(repository_id: int, branches: set[Optional[str]], timestamp: dt
 
 def _refresh_day(repository_id: int, branch: str, day: int) -> None:
     key = {"repository_id": repository_id, "branch": branch, "day": day}
+    start = trend_day_start(day)
+    day_query = day_coverage(repository_id, branch, day, start, start + dt.timedelta(days=1))
     # Takes the row's lock first (an empty row if new): a concurrent upload of the same day and branch
     # commits before the next statement reads the commits, so that statement sees its commit too.
     lock = dialect_insert(_DAYS).values(**key).on_conflict_do_update(index_elements=list(key), set_={"day": day})
     execute(lock)
-    start = trend_day_start(day)
-    _, commits, low, high, total = execute(
-        day_coverage(repository_id, branch, day, start, start + dt.timedelta(days=1))
-    ).one()
+    _, commits, low, high, total = execute(day_query).one()
     this = sa.and_(*(_days[name] == value for name, value in key.items()))
     if commits:
         execute(sa.update(_DAYS).where(this).values(commits=commits, low=low, high=high, total=total))

@@ -186,7 +186,7 @@ def test_a_yaml_that_cannot_be_read_at_all_never_fails_the_upload(
     def broken(*args: Any) -> Any:
         raise RuntimeError("the provider's settings cannot make a client")
 
-    monkeypatch.setattr("flask_coverage.codecov_yml.settings.read_commit_yaml", broken)
+    monkeypatch.setattr("flask_coverage.codecov_yml.settings.local_commit_yaml", broken)
     sha = "c" * 40
     upload(testapp, sha)
     assert stored(sha) == ["build/docs/conf.py", "build/lib/util.py", "build/src/app.py", "build/src/app_test.py"]
