@@ -64,7 +64,7 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                     yield ParsedFile(path, file.build())
                 for source, lines, hits, states, ordered in sections[:-1]:
                     if ordered:
-                        coverage = LineCoverage._trusted(array(_U32, lines), array(_U32, hits), states)
+                        coverage = LineCoverage.from_bytes(lines, hits, states)
                     else:
                         coverage = _File.of(lines, hits, states).build()
                     yield ParsedFile(resolver.resolve(source), coverage)
@@ -148,13 +148,13 @@ class _File:
         self.states = bytearray()
 
     @classmethod
-    def of(cls, lines: bytes, hits: bytes, states: bytearray) -> _File:
+    def of(cls, lines: bytes, hits: bytes, states: bytes) -> _File:
         """A file starting with the columns of the compiled reader (native uint32 lines and hits)."""
         file = cls()
         file.extend(lines, hits, states)
         return file
 
-    def extend(self, lines: bytes, hits: bytes, states: bytearray) -> None:
+    def extend(self, lines: bytes, hits: bytes, states: bytes) -> None:
         self.lines.frombytes(lines)
         self.hits.frombytes(hits)
         self.states += states

@@ -12,62 +12,12 @@
  * line, the end line only if it ends after its second column; per line the largest count, HIT (0) if
  * all its blocks counted, MISS (1) if none, PARTIAL (2) if some. Lines sorted and unique.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "common.h"
 
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define FIELDS 5
-#define MAX_U32 4294967295ULL
-
-/* At most `most` ASCII digits, no leading zero (a lone "0" is fine), at p < end. Returns the position
- * after them, or NULL. */
-static const char *
-digits(const char *p, const char *end, int most, unsigned long long *value)
-{
-    unsigned long long v = 0;
-    int n = 0;
-    if (p >= end || *p < '0' || *p > '9') {
-        return NULL;
-    }
-    if (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9') {
-        return NULL;
-    }
-    while (p < end && *p >= '0' && *p <= '9') {
-        if (n == most) {
-            return NULL;
-        }
-        v = v * 10 + (unsigned long long)(*p - '0');
-        n++;
-        p++;
-    }
-    *value = v;
-    return p;
-}
-
-typedef struct {
-    uint32_t *values;
-    Py_ssize_t used, size;
-} Column;
-
-static int
-column_grow(Column *column)
-{
-    Py_ssize_t size = column->size ? column->size * 2 : 1024;
-    uint32_t *values;
-    if (size > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(uint32_t)) {
-        return -1;
-    }
-    values = PyMem_Realloc(column->values, (size_t)size * sizeof(uint32_t));
-    if (values == NULL) {
-        return -1;
-    }
-    column->values = values;
-    column->size = size;
-    return 0;
-}
+#define COLUMN_DIGITS 9 /* go.py _BLOCK: columns and statements of at most 9 digits */
 
 typedef struct {
     Py_ssize_t name_at, name_size, first_value, values;
@@ -79,9 +29,9 @@ go_read(PyObject *module, PyObject *args)
     PyObject *block, *runs_list = NULL, *result = NULL;
     long long max_line;
     const char *text, *p, *end;
-    Py_ssize_t size, run_count = 0, run_size = 0, k;
+    Py_ssize_t size, run_count = 0, k;
     Run *runs = NULL;
-    Column column = {NULL, 0, 0};
+    Buffer run_buffer = {NULL, 0, 0}, column = {NULL, 0, 0};
     unsigned long long spanned = 0;
     (void)module;
 
@@ -119,65 +69,51 @@ go_read(PyObject *module, PyObject *args)
             }
         }
         /* the numbers, up to the line end (no colon among them, so the name ends at the last colon) */
-        q = digits(colon + 1, end, 9, &first);
+        q = read_digits(colon + 1, end, LINE_DIGITS, 0, &first);
         if (q == NULL || q >= end || *q != '.') {
             goto odd;
         }
-        q = digits(q + 1, end, 9, &start);
+        q = read_digits(q + 1, end, COLUMN_DIGITS, 0, &start);
         if (q == NULL || q >= end || *q != ',') {
             goto odd;
         }
-        q = digits(q + 1, end, 9, &last);
+        q = read_digits(q + 1, end, LINE_DIGITS, 0, &last);
         if (q == NULL || q >= end || *q != '.') {
             goto odd;
         }
-        q = digits(q + 1, end, 9, &stop);
+        q = read_digits(q + 1, end, COLUMN_DIGITS, 0, &stop);
         if (q == NULL || q >= end || *q != ' ') {
             goto odd;
         }
-        q = digits(q + 1, end, 9, &statements);
+        q = read_digits(q + 1, end, COLUMN_DIGITS, 0, &statements);
         if (q == NULL || q >= end || *q != ' ') {
             goto odd;
         }
-        q = digits(q + 1, end, 10, &count);
+        q = read_digits(q + 1, end, NUMBER_DIGITS, 0, &count);
         if (q == NULL || q >= end || *q != '\n') {
             goto odd;
         }
         (void)statements;
-        if (first < 1 || last < first || (long long)last > max_line || count > MAX_U32) {
+        if (first < 1 || last < first || (long long)last > max_line || count > MAX_HITS) {
             goto odd;
         }
         spanned += last - first + 1;
         name_size = colon - p;
         if (run_count == 0 || runs[run_count - 1].name_size != name_size ||
             memcmp(text + runs[run_count - 1].name_at, p, (size_t)name_size) != 0) {
-            if (run_count == run_size) {
-                Py_ssize_t grown = run_size ? run_size * 2 : 64;
-                Run *more;
-                if (grown > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(Run)) {
-                    goto no_memory;
-                }
-                more = PyMem_Realloc(runs, (size_t)grown * sizeof(Run));
-                if (more == NULL) {
-                    goto no_memory;
-                }
-                runs = more;
-                run_size = grown;
+            Run run = {p - text, name_size, column.used / (Py_ssize_t)sizeof(uint32_t), 0};
+            if (buffer_put(&run_buffer, &run, (Py_ssize_t)sizeof(Run)) < 0) {
+                goto done;
             }
-            runs[run_count].name_at = p - text;
-            runs[run_count].name_size = name_size;
-            runs[run_count].first_value = column.used;
-            runs[run_count].values = 0;
             run_count++;
         }
-        if (column.size - column.used < FIELDS && column_grow(&column) < 0) {
-            goto no_memory;
+        runs = (Run *)run_buffer.data;
+        {
+            uint32_t values[FIELDS] = {(uint32_t)first, (uint32_t)start, (uint32_t)last, (uint32_t)stop, (uint32_t)count};
+            if (buffer_put(&column, values, (Py_ssize_t)sizeof(values)) < 0) {
+                goto done;
+            }
         }
-        column.values[column.used++] = (uint32_t)first;
-        column.values[column.used++] = (uint32_t)start;
-        column.values[column.used++] = (uint32_t)last;
-        column.values[column.used++] = (uint32_t)stop;
-        column.values[column.used++] = (uint32_t)count;
         runs[run_count - 1].values += FIELDS;
         p = q + 1;
     }
@@ -187,7 +123,7 @@ go_read(PyObject *module, PyObject *args)
     }
     for (k = 0; k < run_count; k++) {
         PyObject *item = Py_BuildValue(
-            "(s#y#)", text + runs[k].name_at, runs[k].name_size, (const char *)(column.values + runs[k].first_value),
+            "(s#y#)", text + runs[k].name_at, runs[k].name_size, (const char *)((uint32_t *)column.data + runs[k].first_value),
             runs[k].values * (Py_ssize_t)sizeof(uint32_t));
         if (item == NULL) {
             if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
@@ -205,12 +141,10 @@ odd:
     result = Py_None;
     Py_INCREF(result);
     goto done;
-no_memory:
-    PyErr_NoMemory();
 done:
     Py_XDECREF(runs_list);
-    PyMem_Free(runs);
-    PyMem_Free(column.values);
+    buffer_free(&run_buffer);
+    buffer_free(&column);
     return result;
 }
 
