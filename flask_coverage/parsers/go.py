@@ -25,14 +25,16 @@ from typing import Iterable, Iterator, cast
 
 from ..errors import ReportError
 from ..lines import _U32, MAX_HITS, LineCoverage, LineCoverageBuilder
-from ._common import LINE_BELOW_ONE, MAX_LINE_NUMBER, ParsedFile, bad_line_number
+from ._common import LINE_BELOW_ONE, MAX_LINE_NUMBER, NUMBER_DIGITS, ParsedFile, bad_line_number
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._speedups import load
 from ._text import text_blocks
 
 __all__ = ["FORMAT", "parse_go"]
 
-_BLOCK = re.compile(r"(.+):([0-9]{1,9})\.([0-9]{1,9}),([0-9]{1,9})\.([0-9]{1,9}) ([0-9]{1,9}) ([0-9]{1,20})")
+_BLOCK = re.compile(
+    rf"(.+):([0-9]{{1,9}})\.([0-9]{{1,9}}),([0-9]{{1,9}})\.([0-9]{{1,9}}) ([0-9]{{1,9}}) ([0-9]{{1,{NUMBER_DIGITS}}})"
+)
 _FIRST_BLOCK = re.compile(rb"[^\s:]+\.go:[0-9]+\.[0-9]+,[0-9]+\.[0-9]+ [0-9]+ [0-9]+\s")
 _compiled = load("go")
 _MODES = ("mode: set", "mode: count", "mode: atomic")

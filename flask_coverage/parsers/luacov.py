@@ -21,14 +21,22 @@ import re
 from typing import Iterable, Iterator
 
 from ..lines import HIT, MISS, LineCoverageBuilder
-from ._common import EMPTY_NAME, MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile, bad_hit_count, bad_line_number
+from ._common import (
+    EMPTY_NAME,
+    MAX_LINE_NUMBER,
+    MAX_REPORTED_HITS,
+    NUMBER_DIGITS,
+    ParsedFile,
+    bad_hit_count,
+    bad_line_number,
+)
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._text import text_blocks
 
 __all__ = ["FORMAT", "parse_luacov"]
 
 _RULE = re.compile(r"={7,}")
-_COUNT = re.compile(r" *([0-9]{1,20}|\*+0) ")
+_COUNT = re.compile(rf" *([0-9]{{1,{NUMBER_DIGITS}}}|\*+0) ")
 _HEAD = re.compile(rb"={7,}\r?\n[^\r\n]*\r?\n={7,}\r?(?:\n|$)")
 
 
