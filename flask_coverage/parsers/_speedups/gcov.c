@@ -299,6 +299,11 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
                 }
             }
             at += 5;
+            for (k = at; line + k < first_colon; k++) {
+                if (!is_space((unsigned char)line[k])) {
+                    goto give_up; /* "#####*" and the like: the Python reader skips and counts them */
+                }
+            }
             if (mark == '#') {
                 Py_ssize_t k2 = 0;
                 while (k2 < code_size && is_space((unsigned char)code[k2])) {
