@@ -183,9 +183,16 @@ def _lines(
         order = sorted(regions)
         firsts, starts, lasts, ends = (list(column) for column in zip(*order))
         counts = list(map(regions.__getitem__, order))
+    if max(counts) > MAX_HITS:
+        counts = list(map(min, counts, repeat(MAX_HITS)))
+    if lasts == firsts and _increasing(firsts):
+        # Blocks of one line each, one after the other.
+        if len(firsts) > allowance:
+            return None
+        hits = array(_U32, counts)
+        return LineCoverage._trusted(array(_U32, firsts), hits, bytearray(map(not_, hits)))  # HIT 0, MISS 1
     # The end line drops out when the block ends at its first or second column (a "}" alone).
     lasts = list(map(sub, lasts, map(and_, map(gt, lasts, firsts), map(le, ends, repeat(2)))))
-    counts = list(map(min, counts, repeat(MAX_HITS)))
     if all(map(lt, lasts, firsts[1:])):
         # Blocks one after the other (the usual file): their lines, each once.
         spans = list(map(add, map(sub, lasts, firsts), repeat(1)))
@@ -193,7 +200,7 @@ def _lines(
             return None
         lines = array(_U32, chain.from_iterable(map(range, firsts, map(add, lasts, repeat(1)))))
         hits = array(_U32, chain.from_iterable(map(repeat, counts, spans)))
-        return LineCoverage._trusted(lines, hits, bytearray(map(not_, hits)))  # HIT 0, MISS 1
+        return LineCoverage._trusted(lines, hits, bytearray(map(not_, hits)))
     return _overlapping(firsts, lasts, counts, allowance)
 
 
