@@ -1,10 +1,11 @@
 /* What every compiled reader shares (docs/parsing.md#compiled-readers): the bounds and line states of
  * the Python side, the one number rule, a growable buffer and the three columns of a file's lines.
  *
- * The number rule is parsers/_common.py's (plain_number): plain decimal digits, at most NUMBER_DIGITS
- * of them; a line number at most LINE_DIGITS (those of MAX_LINE_NUMBER). C reads at most C_DIGITS (an
- * unsigned long long holds them all) and leaves a longer number to the Python reader, which decides by
- * the rule; the equivalence tests of each reader hold the two sides equal on numbers of every length.
+ * The number rule is parsers/_common.py's (NUMBER_DIGITS, LINE_DIGITS): decimal digits, at most
+ * NUMBER_DIGITS of them; a line number at most LINE_DIGITS (those of MAX_LINE_NUMBER). C reads at most
+ * C_DIGITS (an unsigned long long holds them all) and leaves a longer number to the Python reader,
+ * which decides by the rule; tests/parsers/test_number_rule.py holds the two sides equal on numbers of
+ * every length.
  */
 #ifndef FLASK_COVERAGE_SPEEDUPS_COMMON_H
 #define FLASK_COVERAGE_SPEEDUPS_COMMON_H
