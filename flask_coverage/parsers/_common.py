@@ -21,6 +21,13 @@ class SkipCounter(Protocol):
 MAX_LINE_NUMBER = 10_000_000
 #: Hit counts above this are refused as corrupt; anything that fits is stored saturated at 2**32-1.
 MAX_REPORTED_HITS = 2**63 - 1
+#: The number rule every reader shares (mirrored in ``_speedups/common.h``): a number is decimal digits,
+#: at most NUMBER_DIGITS of them (a longer one is never converted: it is not a number, or one too large,
+#: as the reader's rule says); a line number fits in LINE_DIGITS, those of MAX_LINE_NUMBER. A fast path
+#: takes a number of at most those digits and compares its value with the bounds; the checked path
+#: (``line_number``, ``hit_count``) decides every other.
+NUMBER_DIGITS = 20
+LINE_DIGITS = len(str(MAX_LINE_NUMBER))
 
 # The skip reasons the parsers share (docs/parsing.md): fixed phrases, counted per upload.
 LINE_BELOW_ONE = "lines numbered 0 or less, skipped"
@@ -143,7 +150,7 @@ def _to_int(text: str) -> int | None:
         sign = -1
     else:
         sign = 1
-    if not stripped or len(stripped) > 20 or not stripped.isdecimal():
+    if not stripped or len(stripped) > NUMBER_DIGITS or not stripped.isdecimal():
         return None
     return sign * int(stripped)
 
@@ -155,6 +162,6 @@ def _number_problem(text: str, limit: int) -> str | None:
         return "not an integer"
     if stripped.startswith("-"):
         return "negative"
-    if len(digits) > 20 or int(digits) > limit:
+    if len(digits) > NUMBER_DIGITS or int(digits) > limit:
         return f"too large (the limit is {limit})"
     return None

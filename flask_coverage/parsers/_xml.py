@@ -29,13 +29,18 @@ more than this whole Cobertura parser.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, NoReturn, Optional
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, NoReturn, Optional, Tuple
 from xml.parsers import expat
 
 from ..errors import ReportError
-from ._common import ParsedFile, _to_int, quote
+from ..lines import LineColumns, LineCoverage
+from ._common import EMPTY_NAME, ParsedFile, _to_int, line_number, quote
+
+if TYPE_CHECKING:
+    from ._format import ParseContext
 
 __all__ = [
+    "FileXmlReader",
     "MAX_RUN",
     "SMALL_NUMBERS",
     "UNKNOWN_ENCODING",
@@ -92,6 +97,85 @@ class XmlReader:
             )
         self.parser.StartElementHandler = self.start
         self.start(name, attrs)
+
+
+class FileXmlReader(XmlReader):
+    """The skeleton of a format whose files are elements holding one element per line (JaCoCo,
+    SonarQube, Clover): :meth:`start` follows the document and calls :meth:`open_file` at a file; the
+    file's line elements are read by the format's :meth:`line_reader` (the fast path, appending to
+    ``lines``, else :meth:`checked_line` and the format's :meth:`line`); the file ends where
+    :meth:`start` calls :meth:`finish` (the next file, a new package) or where the document ends, and
+    :meth:`file_done` keeps it.
+    """
+
+    #: The root elements the format allows.
+    roots: Tuple[str, ...] = ()
+
+    def __init__(self, context: ParseContext) -> None:
+        super().__init__(*self.roots)
+        self.skips = context.skips
+        self.resolver = context.resolver()
+        self.path = ""
+        self.lines = LineColumns()
+        #: The C appends of ``lines``' columns (line, hits, state), for the fast paths.
+        self.appends = (self.lines.lines.append, self.lines.hits.append, self.lines.states.append)
+        self._in_file = False
+        self._start_in_file = self.file_handler()
+
+    #: A line's element, and its attribute that holds the line number.
+    line_element = number_key = ""
+
+    def file_handler(self) -> Callable[[str, List[str]], None]:
+        """The start handler inside a file: its line elements to :meth:`line_reader`'s reader, any other
+        element to :meth:`start`."""
+        line_element, read_line, other = self.line_element, self.line_reader(), self.start
+
+        def start_in_file(name: str, attrs: List[str]) -> None:
+            if name == line_element:
+                read_line(attrs)
+            else:
+                other(name, attrs)
+
+        return start_in_file
+
+    def line_reader(self) -> Callable[[List[str]], None]:
+        """What reads a line element's attributes: at once where they have the usual shape (appended
+        with ``appends``), else through :meth:`checked_line`."""
+        raise NotImplementedError
+
+    def checked_line(self, attrs: List[str]) -> None:
+        """A line element by the checked rules: its number (skipped and counted, or refused, as in
+        every format), then the format's :meth:`line`."""
+        named = attributes(attrs)
+        number = line_number(named.get(self.number_key, ""), self.path, self.skips)
+        if number is not None:
+            self.line(number, named)
+
+    def line(self, number: int, attrs: Dict[str, str]) -> None:
+        """The rest of a line element's checked path, its number read."""
+        raise NotImplementedError
+
+    def open_file(self, name: str, folder: str = "") -> None:
+        """End the file being read, then read the file ``name`` (in ``folder``, as the report writes
+        them) from the next start tag on; a file without a name is skipped and counted."""
+        self.finish()
+        name = name.strip()
+        if not name:
+            self.skips.add(EMPTY_NAME)
+            return
+        self.path = self.resolver.resolve(f"{folder}/{name}" if folder else name)
+        self._in_file = True
+        self.parser.StartElementHandler = self._start_in_file
+
+    def finish(self) -> None:
+        if self._in_file:
+            self._in_file = False
+            self.parser.StartElementHandler = self.start
+            self.file_done(self.lines.take())
+
+    def file_done(self, lines: LineCoverage) -> None:
+        """Keep the file just read (a format may drop lines, or the file)."""
+        self.done.append(ParsedFile(self.path, lines))
 
 
 def read_xml(chunks: Iterable[bytes], reader: XmlReader) -> Iterator[ParsedFile]:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator, List
 
-from ..lines import HIT, MISS, PARTIAL, LineColumns, LineCoverage
-from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
+from ..lines import HIT, MISS, PARTIAL, LineCoverage
+from ._common import ParsedFile, hit_count
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import SMALL_NUMBERS, XmlReader, attributes, int_attribute, read_xml
+from ._xml import SMALL_NUMBERS, FileXmlReader, attributes, int_attribute, read_xml
 
 __all__ = ["FORMAT", "parse_clover"]
 
@@ -37,20 +37,11 @@ def parse_clover(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Par
     return read_xml(chunks, _CloverReader(context))
 
 
-class _CloverReader(XmlReader):
-    title = "Clover XML"
-
-    def __init__(self, context: ParseContext) -> None:
-        super().__init__("coverage")
-        self._skips = context.skips
-        self._resolver = context.resolver()
-        self._istanbul = False
-        self._path = ""
-        self._in_file = False
-        self._php = False
-        self._end_of_file: int | None = None
-        self._lines = LineColumns()
-        self._start_in_file = self._file_handler()
+class _CloverReader(FileXmlReader):
+    title, roots, line_element, number_key = "Clover XML", ("coverage",), "line", "num"
+    _istanbul = False  # the root says Istanbul wrote the report
+    _php = False  # the file being read is PHP
+    _end_of_file: int | None = None  # its loc, where a PHP file's <metrics> say it
 
     def start(self, name: str, attrs: list[str]) -> None:
         # Only start tags are followed: a file ends where the next file, package or project starts,
@@ -59,18 +50,14 @@ class _CloverReader(XmlReader):
             self.finish()
             named = attributes(attrs)
             file_name = (named.get("path") or named.get("name") or "").strip()
-            if not file_name:
-                self._skips.add(EMPTY_NAME)
-            elif "{" in file_name:
-                self._skips.add("files whose name is a template ({), skipped")
+            if "{" in file_name:
+                self.skips.add("files whose name is a template ({), skipped")
             elif file_name.endswith(".php") and "/vendor/" in "/" + file_name.replace("\\", "/"):
-                self._skips.add("PHP files under vendor/, skipped")
+                self.skips.add("PHP files under vendor/, skipped")
             else:
-                self._path = self._resolver.resolve(file_name)
                 self._php = file_name.endswith(".php")
                 self._end_of_file = None
-                self._in_file = True
-                self.parser.StartElementHandler = self._start_in_file
+                self.open_file(file_name)
         elif name == "metrics":
             if self._in_file and self._php and self._end_of_file is None:
                 # The file's own <metrics> (a project's or package's counts its files).
@@ -82,98 +69,85 @@ class _CloverReader(XmlReader):
         elif name == "coverage":
             self._istanbul = attributes(attrs).get("clover") == ISTANBUL_CLOVER
 
-    def _file_handler(self) -> Callable[[str, List[str]], None]:
+    def line_reader(self) -> Callable[[List[str]], None]:
         # The start handler inside a <file>: its <line>s, in the attribute orders of Istanbul
         # (num count type) and PHPUnit (num type count), read here.
-        add_line, add_hits, add_state = self._lines.lines.append, self._lines.hits.append, self._lines.states.append
-        small = SMALL_NUMBERS.get
-        other, checked, reader = self.start, self._line, self
-        hit, miss, partial = HIT, MISS, PARTIAL
+        add_line, add_hits, add_state = self.appends
+        small, checked, reader = SMALL_NUMBERS.get, self.checked_line, self
 
-        def start_in_file(name: str, attrs: list[str]) -> None:
-            if name == "line":
-                if len(attrs) == 6:
-                    number_key, number_text, key, value, other_key, other_value = attrs
-                    if key == "count":
-                        count_text, kind = value, other_value
-                        in_order = other_key == "type"
+        def read_line(attrs: list[str]) -> None:
+            if len(attrs) == 6:
+                number_key, number_text, key, value, other_key, other_value = attrs
+                if key == "count":
+                    count_text, kind = value, other_value
+                    in_order = other_key == "type"
+                else:
+                    count_text, kind = other_value, value
+                    in_order = key == "type" and other_key == "count"
+                number = small(number_text)
+                count = small(count_text)
+                if number and count is not None and in_order and number_key == "num" and kind != "cond":
+                    add_line(number)
+                    add_hits(count)
+                    add_state(HIT if count else MISS)
+                    return
+            elif len(attrs) == 10:
+                # Istanbul's cond line: num count type truecount falsecount.
+                number_key, number_text, count_key, count_text, type_key, kind, true_key, true_text = attrs[:8]
+                number = small(number_text)
+                count = small(count_text)
+                true_count = small(true_text)
+                false_count = small(attrs[9])
+                if (
+                    number
+                    and count is not None
+                    and true_count is not None
+                    and false_count is not None
+                    and number_key == "num"
+                    and count_key == "count"
+                    and type_key == "type"
+                    and kind == "cond"
+                    and true_key == "truecount"
+                    and attrs[8] == "falsecount"
+                ):
+                    add_line(number)
+                    add_hits(count)
+                    if not count:
+                        add_state(MISS)
+                    elif reader._istanbul:
+                        add_state(PARTIAL if false_count else HIT)
                     else:
-                        count_text, kind = other_value, value
-                        in_order = key == "type" and other_key == "count"
-                    number = small(number_text)
-                    count = small(count_text)
-                    if number and count is not None and in_order and number_key == "num" and kind != "cond":
-                        add_line(number)
-                        add_hits(count)
-                        add_state(hit if count else miss)
-                        return
-                elif len(attrs) == 10:
-                    # Istanbul's cond line: num count type truecount falsecount.
-                    number_key, number_text, count_key, count_text, type_key, kind, true_key, true_text = attrs[:8]
-                    number = small(number_text)
-                    count = small(count_text)
-                    true_count = small(true_text)
-                    false_count = small(attrs[9])
-                    if (
-                        number
-                        and count is not None
-                        and true_count is not None
-                        and false_count is not None
-                        and number_key == "num"
-                        and count_key == "count"
-                        and type_key == "type"
-                        and kind == "cond"
-                        and true_key == "truecount"
-                        and attrs[8] == "falsecount"
-                    ):
-                        add_line(number)
-                        add_hits(count)
-                        if not count:
-                            add_state(miss)
-                        elif reader._istanbul:
-                            add_state(partial if false_count else hit)
-                        else:
-                            add_state(partial if not true_count or not false_count else hit)
-                        return
-                checked(attributes(attrs))
-            else:
-                other(name, attrs)
+                        add_state(PARTIAL if not true_count or not false_count else HIT)
+                    return
+            checked(attrs)
 
-        return start_in_file
+        return read_line
 
-    def _line(self, attrs: dict[str, str]) -> None:
-        number = line_number(attrs.get("num", ""), self._path, self._skips)
-        if number is None:
-            return
-        count = hit_count(attrs["count"], number, self._path, self._skips) if attrs.get("count") else 0
+    def line(self, number: int, attrs: dict[str, str]) -> None:
+        count = hit_count(attrs["count"], number, self.path, self.skips) if attrs.get("count") else 0
         if count is None:
             return
         state = HIT if count else MISS
         if count and attrs.get("type") == "cond":
-            true_count = hit_count(attrs.get("truecount", ""), number, self._path, self._skips)
-            false_count = hit_count(attrs.get("falsecount", ""), number, self._path, self._skips)
+            true_count = hit_count(attrs.get("truecount", ""), number, self.path, self.skips)
+            false_count = hit_count(attrs.get("falsecount", ""), number, self.path, self.skips)
             if true_count is None or false_count is None:
                 return
             if self._istanbul:
                 state = PARTIAL if false_count > 0 else HIT
             elif true_count == 0 or false_count == 0:
                 state = PARTIAL
-        self._lines.add(number, count, state)
+        self.lines.add(number, count, state)
 
-    def finish(self) -> None:
-        if not self._in_file:
-            return
-        self._in_file = False
-        self.parser.StartElementHandler = self.start
-        lines = self._lines.take()
+    def file_done(self, lines: LineCoverage) -> None:
         end = self._end_of_file
         if end is not None:
             kept = [entry for entry in lines if entry[0] <= end]
             if len(kept) < len(lines):
-                self._skips.add("PHP lines past the file's end (loc), skipped", len(lines) - len(kept))
+                self.skips.add("PHP lines past the file's end (loc), skipped", len(lines) - len(kept))
                 lines = LineCoverage(kept)
         if len(lines):
-            self.done.append(ParsedFile(self._path, lines))
+            super().file_done(lines)
 
 
 def _detect(head: ReportHead) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator
 
 from ..lines import HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
 from . import _speedups
-from ._common import LINE_NOT_A_NUMBER, MAX_LINE_NUMBER, ParsedFile, bad_line_number
+from ._common import LINE_NOT_A_NUMBER, MAX_LINE_NUMBER, NUMBER_DIGITS, ParsedFile, bad_line_number
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._json import JsonStream
 from .coveralls import json_hit_count
@@ -68,7 +68,7 @@ def _file_lines(lines: Any, skips: Skips) -> LineCoverage | None:
     states = bytearray()
     for key, coverage in entries:
         if type(key) is str:  # an object's key (what _line_number reads, without the call)
-            number = int(key) if key.isdecimal() and len(key) < 20 else -1
+            number = int(key) if key.isdecimal() and len(key) <= NUMBER_DIGITS else -1
         else:
             number = _line_number(key)
         if coverage is None or coverage is False or coverage == -1 or number == 0:
@@ -96,7 +96,7 @@ def _file_lines(lines: Any, skips: Skips) -> LineCoverage | None:
 def _line(coverage: Any, skips: Skips) -> tuple[int, int] | None:
     """The hits and state of a line's coverage value (not null, false or -1), or None for one skipped
     (and counted)."""
-    if isinstance(coverage, str) and coverage.isdecimal() and len(coverage) < 20:
+    if isinstance(coverage, str) and coverage.isdecimal() and len(coverage) <= NUMBER_DIGITS:
         coverage = int(coverage)
     if coverage is True:
         return 1, PARTIAL
@@ -112,7 +112,7 @@ def _line_number(key: Any) -> int:
     # A list's index, or an object's key: a decimal string; anything else is -1.
     if type(key) is int:
         return key
-    return int(key) if isinstance(key, str) and key.isdecimal() and len(key) < 20 else -1
+    return int(key) if isinstance(key, str) and key.isdecimal() and len(key) <= NUMBER_DIGITS else -1
 
 
 def _detect(head: ReportHead) -> bool:

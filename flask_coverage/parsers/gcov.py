@@ -29,7 +29,7 @@ from typing import Iterable, Iterator
 
 from ..lines import _U32, HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
 from . import _speedups
-from ._common import HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, ParsedFile, line_number
+from ._common import HITS_NOT_A_NUMBER, LINE_DIGITS, MAX_LINE_NUMBER, NUMBER_DIGITS, ParsedFile, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._text import text_blocks
 
@@ -64,7 +64,7 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                     yield ParsedFile(path, file.build())
                 for source, lines, hits, states, ordered in sections[:-1]:
                     if ordered:
-                        coverage = LineCoverage._trusted(array(_U32, lines), array(_U32, hits), states)
+                        coverage = LineCoverage.from_bytes(lines, hits, states)
                     else:
                         coverage = _File.of(lines, hits, states).build()
                     yield ParsedFile(resolver.resolve(source), coverage)
@@ -115,12 +115,12 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                 count = 0
             else:
                 count_text = count_text.rstrip("*")
-                if not count_text.isdecimal() or len(count_text) > 20:
+                if not count_text.isdecimal() or len(count_text) > NUMBER_DIGITS:
                     skips.add(HITS_NOT_A_NUMBER)
                     continue
                 count = int(count_text)
             stripped = number_text.strip()
-            if stripped.isdecimal() and len(stripped) < 9 and 0 < int(stripped) <= MAX_LINE_NUMBER:
+            if stripped.isdecimal() and len(stripped) <= LINE_DIGITS and 0 < int(stripped) <= MAX_LINE_NUMBER:
                 number = int(stripped)  # the usual line; line_number skips or refuses the others
             else:
                 checked = line_number(number_text, path, skips)
@@ -148,13 +148,13 @@ class _File:
         self.states = bytearray()
 
     @classmethod
-    def of(cls, lines: bytes, hits: bytes, states: bytearray) -> _File:
+    def of(cls, lines: bytes, hits: bytes, states: bytes) -> _File:
         """A file starting with the columns of the compiled reader (native uint32 lines and hits)."""
         file = cls()
         file.extend(lines, hits, states)
         return file
 
-    def extend(self, lines: bytes, hits: bytes, states: bytearray) -> None:
+    def extend(self, lines: bytes, hits: bytes, states: bytes) -> None:
         self.lines.frombytes(lines)
         self.hits.frombytes(hits)
         self.states += states

@@ -10,36 +10,49 @@ profile writes (``example.com/m/pkg/x.go``); placing it in the repository is the
 
 Skipped and counted: a line that is not a block (``go tool cover -func`` lines, garbage), a block
 starting on line 0 or ending before it starts. Refused: an unknown mode, a line number past the limit,
-blocks spanning more lines than a bound proportional to the profile's size. Blocks are read file by file: a file whose
-blocks come back later in the profile is yielded again, and merged per path like any duplicate.
+files whose blocks cover more distinct lines than the profile's blocks allow (:data:`_LINE_ALLOWANCE`
+and :data:`_LINES_PER_BLOCK`). Blocks are read file by file: a file whose blocks come back later in
+the profile is yielded again, and merged per path like any duplicate.
+
+Cost: a file's lines are built from its blocks in time and memory that follow its blocks and its
+distinct lines (at most its largest end line), never the lines its blocks span one by one: blocks of
+ten million lines each, overlapping, cost their distinct lines once, and those are counted against the
+allowance before anything per line is allocated.
 """
 
 from __future__ import annotations
 
 import re
 from array import array
-from itertools import chain, compress, repeat
+from heapq import heappop, heappush
+from itertools import chain, repeat
 from operator import add, and_, gt, le, lt, mul, not_, sub
 from types import ModuleType
 from typing import Iterable, Iterator, cast
 
 from ..errors import ReportError
-from ..lines import _U32, MAX_HITS, LineCoverage, LineCoverageBuilder
-from ._common import LINE_BELOW_ONE, MAX_LINE_NUMBER, ParsedFile, bad_line_number
+from ..lines import _U32, HIT, MAX_HITS, MISS, PARTIAL, LineCoverage
+from ._common import LINE_BELOW_ONE, MAX_LINE_NUMBER, NUMBER_DIGITS, ParsedFile, bad_line_number
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._speedups import load
 from ._text import text_blocks
 
 __all__ = ["FORMAT", "parse_go"]
 
-_BLOCK = re.compile(r"(.+):([0-9]{1,9})\.([0-9]{1,9}),([0-9]{1,9})\.([0-9]{1,9}) ([0-9]{1,9}) ([0-9]{1,20})")
+_BLOCK = re.compile(
+    rf"(.+):([0-9]{{1,9}})\.([0-9]{{1,9}}),([0-9]{{1,9}})\.([0-9]{{1,9}}) ([0-9]{{1,9}}) ([0-9]{{1,{NUMBER_DIGITS}}})"
+)
 _FIRST_BLOCK = re.compile(rb"[^\s:]+\.go:[0-9]+\.[0-9]+,[0-9]+\.[0-9]+ [0-9]+ [0-9]+\s")
 _compiled = load("go")
+_BLOCK_SIZE = 5 * array(_U32).itemsize  # a block as the compiled reader packs it
 _MODES = ("mode: set", "mode: count", "mode: atomic")
-#: Lines the blocks may span in all, beyond this many per character read: a hostile profile of
-#: blocks from line 1 to line ten million must not cost ten million steps per block.
-_SPAN_PER_CHARACTER = 64
-_SPAN_ALLOWANCE = 1_000_000
+#: Distinct lines the files of a profile may hold in all: this many, plus _LINES_PER_BLOCK per block
+#: line read (a file's own lines are also at most its largest end line). A real profile holds far
+#: fewer (a block is a basic block: a few lines on average; a long generated one fits in the first
+#: term); a hostile one of long blocks is refused before its lines are built.
+_LINE_ALLOWANCE = 1_000_000
+_LINES_PER_BLOCK = 16
+TOO_MANY_LINES = "Go coverage profile: its blocks span too many lines for its size"
 
 
 def parse_go(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
@@ -70,7 +83,8 @@ class _Reader:
         self.columns: tuple[list[int], list[int], list[int], list[int], list[int]] = ([], [], [], [], [])
         self.packed: list[bytes] = []  # the same, as the compiled reader packs them
         self.seen_mode = False
-        self.characters = self.spanned = 0
+        # The block lines read (their files' allowance) and the distinct lines built.
+        self.blocks = self.kept = 0
 
     def read(self, block: str) -> Iterator[ParsedFile]:
         if block.startswith("mode:"):
@@ -80,22 +94,19 @@ class _Reader:
                 return
         if _compiled is not None:
             runs = _compiled.read(block, MAX_LINE_NUMBER)
-            # Blocks past the span bound are read line by line, which says where the bound was passed.
-            if runs is not None and self.spanned + runs[0] <= _SPAN_ALLOWANCE + _SPAN_PER_CHARACTER * self.characters:
-                self.spanned += runs[0]
-                self.characters += len(block)
-                for name, packed in runs[1]:
+            if runs is not None:
+                for name, packed in runs:
                     if name != self.name:
                         yield from self.file()
                         self.name = name
                     self.packed.append(packed)
+                    self.blocks += len(packed) // _BLOCK_SIZE
                 return
         for line in block.split("\n")[:-1]:
             yield from self._line(line)
 
     def _line(self, line: str) -> Iterator[ParsedFile]:
         skips = self.skips
-        self.characters += len(line) + 1
         match = _BLOCK.fullmatch(line.rstrip())
         if match is None:
             if line.startswith("mode:"):
@@ -115,18 +126,18 @@ class _Reader:
         if last < first:
             skips.add("blocks ending before they start, skipped")
             return
-        self.spanned += last - first + 1
-        if self.spanned > _SPAN_ALLOWANCE + _SPAN_PER_CHARACTER * self.characters:
-            raise ReportError("Go coverage profile: its blocks span too many lines for its size")
         if file_name != self.name:
             yield from self.file()
             self.name = file_name
+        self.blocks += 1
         for column, value in zip(self.columns, (first, int(start_column), last, int(end_column), int(count))):
             column.append(value)
 
     def file(self) -> Iterator[ParsedFile]:
         """The file read so far, if it has blocks; its blocks start empty again."""
         columns, packed = self.columns, self.packed
+        allowance = _LINE_ALLOWANCE + _LINES_PER_BLOCK * self.blocks - self.kept
+        coverage: LineCoverage | None
         if columns[0]:
             self.columns = ([], [], [], [], [])
             if packed:
@@ -134,19 +145,33 @@ class _Reader:
                 blocks = array(_U32, b"".join(packed))
                 for at, column in enumerate(columns):
                     column.extend(blocks[at::5])
-            yield ParsedFile(self.resolver.resolve(self.name), _lines(*columns))
+            coverage = _lines(*columns, allowance)
         elif packed:
             self.packed = []
             # Blocks are packed only by the compiled reader, so it is there.
-            lines, hits, states = cast(ModuleType, _compiled).lines(b"".join(packed))
-            coverage = LineCoverage.from_bytes(lines, hits, states)
-            yield ParsedFile(self.resolver.resolve(self.name), coverage)
+            built = cast(ModuleType, _compiled).lines(b"".join(packed), max(allowance, 0))
+            coverage = None if built is None else LineCoverage.from_bytes(*built)
+        else:
+            return
+        if coverage is None:
+            raise ReportError(TOO_MANY_LINES)
+        self.kept += len(coverage)
+        yield ParsedFile(self.resolver.resolve(self.name), coverage)
 
 
-def _lines(firsts: list[int], starts: list[int], lasts: list[int], ends: list[int], counts: list[int]) -> LineCoverage:
-    """The lines of one file's blocks: a block covers its lines from the start line to the end line,
-    the end line only when it ends after its second column; per line, all blocks counted HIT, none
-    MISS, some PARTIAL, the hits the largest count. A block listed twice counts once, with its larger count."""
+def _lines(
+    firsts: list[int],
+    starts: list[int],
+    lasts: list[int],
+    ends: list[int],
+    counts: list[int],
+    allowance: int = MAX_LINE_NUMBER,
+) -> LineCoverage | None:
+    """The lines of one file's blocks, or None when they are more than ``allowance`` distinct lines (by
+    default the most a file has): a
+    block covers its lines from the start line to the end line, the end line only when it ends after
+    its second column; per line, all blocks counted HIT, none MISS, some PARTIAL, the hits the largest
+    count. A block listed twice counts once, with its larger count."""
     # Blocks in order of their start lines (as go test writes them) are all different regions.
     if not all(map(lt, firsts, firsts[1:])) and not _increasing(
         list(map(add, map(mul, firsts, repeat(1 << 30)), starts))
@@ -155,33 +180,63 @@ def _lines(firsts: list[int], starts: list[int], lasts: list[int], ends: list[in
         regions: dict[tuple[int, int, int, int], int] = {}
         for region, count in zip(zip(firsts, starts, lasts, ends), counts):
             regions[region] = max(regions.get(region, 0), count)
-        firsts, starts, lasts, ends = (list(column) for column in zip(*regions)) if regions else ([], [], [], [])
-        counts = list(regions.values())
-    if lasts == firsts:
-        lines, hits = firsts, counts  # blocks of one line each
-    else:
-        # The end line drops out when the block ends at its first or second column (a "}" alone).
-        lasts = list(map(sub, lasts, map(and_, map(gt, lasts, firsts), map(le, ends, repeat(2)))))
+        order = sorted(regions)
+        firsts, starts, lasts, ends = (list(column) for column in zip(*order))
+        counts = list(map(regions.__getitem__, order))
+    if max(counts) > MAX_HITS:
+        counts = list(map(min, counts, repeat(MAX_HITS)))
+    if lasts == firsts and _increasing(firsts):
+        # Blocks of one line each, one after the other.
+        if len(firsts) > allowance:
+            return None
+        hits = array(_U32, counts)
+        return LineCoverage._trusted(array(_U32, firsts), hits, bytearray(map(not_, hits)))  # HIT 0, MISS 1
+    # The end line drops out when the block ends at its first or second column (a "}" alone).
+    lasts = list(map(sub, lasts, map(and_, map(gt, lasts, firsts), map(le, ends, repeat(2)))))
+    if all(map(lt, lasts, firsts[1:])):
+        # Blocks one after the other (the usual file): their lines, each once.
         spans = list(map(add, map(sub, lasts, firsts), repeat(1)))
-        lines = list(chain.from_iterable(map(range, firsts, map(add, firsts, spans))))
-        hits = list(chain.from_iterable(map(repeat, counts, spans)))
-    builder = LineCoverageBuilder()
-    if max(hits) > MAX_HITS:
-        hits = list(map(min, hits, repeat(MAX_HITS)))
-    if _increasing(lines):
-        builder.extend(lines, hits, bytes(map(not_, hits)))  # one block a line: HIT 0, MISS 1
-        return builder.build()
-    # Lines shared by blocks: the largest count (the last of each line once sorted by count), and
-    # PARTIAL where both a counted and an uncounted block cover the line.
-    order = sorted(range(len(hits)), key=hits.__getitem__)
-    largest = dict(zip(map(lines.__getitem__, order), map(hits.__getitem__, order)))
-    hit = set(compress(lines, hits))
-    missed = set(compress(lines, map(not_, hits)))
-    numbers = sorted(largest)
-    # MISS only: 1; HIT only: 0; both: 2.
-    states = bytes(map(mul, map(missed.__contains__, numbers), map(add, repeat(1), map(hit.__contains__, numbers))))
-    builder.extend(numbers, list(map(largest.__getitem__, numbers)), states)
-    return builder.build()
+        if sum(spans) > allowance:
+            return None
+        lines = array(_U32, chain.from_iterable(map(range, firsts, map(add, lasts, repeat(1)))))
+        hits = array(_U32, chain.from_iterable(map(repeat, counts, spans)))
+        return LineCoverage._trusted(lines, hits, bytearray(map(not_, hits)))
+    return _overlapping(firsts, lasts, counts, allowance)
+
+
+def _overlapping(firsts: list[int], lasts: list[int], counts: list[int], allowance: int) -> LineCoverage | None:
+    # Blocks in order of their start lines, some overlapping: their distinct lines are counted first;
+    # between two consecutive starts or ends every line has the same open blocks, so each such stretch
+    # is written at once (the largest count of the counted blocks open, PARTIAL where an uncounted one
+    # is open too).
+    distinct = reach = 0
+    for first, last in zip(firsts, lasts):
+        if last > reach:
+            distinct += last - max(first, reach + 1) + 1
+            reach = last
+    if distinct > allowance:
+        return None
+    points = sorted({*firsts, *map(add, lasts, repeat(1))})
+    counted: list[tuple[int, int]] = []  # (-count, last) of the counted blocks open
+    missed: list[int] = []  # the last lines of the uncounted blocks open
+    lines, hits, states = array(_U32), array(_U32), bytearray()
+    at, size = 0, len(firsts)
+    for start, stop in zip(points, points[1:]):
+        while at < size and firsts[at] == start:
+            if counts[at]:
+                heappush(counted, (-counts[at], lasts[at]))
+            else:
+                heappush(missed, lasts[at])
+            at += 1
+        while counted and counted[0][1] < start:
+            heappop(counted)
+        while missed and missed[0] < start:
+            heappop(missed)
+        if counted or missed:
+            lines.extend(range(start, stop))
+            hits.extend(repeat(-counted[0][0] if counted else 0, stop - start))
+            states.extend(repeat((PARTIAL if missed else HIT) if counted else MISS, stop - start))
+    return LineCoverage._trusted(lines, hits, states)
 
 
 def _increasing(numbers: list[int]) -> bool:

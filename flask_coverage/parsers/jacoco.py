@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator, List
 
-from ..lines import HIT, MISS, PARTIAL, LineColumns
-from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
+from ..lines import HIT, MISS, PARTIAL
+from ._common import ParsedFile, hit_count
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import SMALL_NUMBERS, XmlReader, attributes, read_xml
+from ._xml import SMALL_NUMBERS, FileXmlReader, attributes, read_xml
 
 __all__ = ["FORMAT", "parse_jacoco"]
 
@@ -29,87 +29,61 @@ def parse_jacoco(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Par
     return read_xml(chunks, _JacocoReader(context))
 
 
-class _JacocoReader(XmlReader):
-    title = "JaCoCo XML"
-
-    def __init__(self, context: ParseContext) -> None:
-        super().__init__("report")
-        self._skips = context.skips
-        self._resolver = context.resolver()
-        self._package = ""
-        self._path = ""
-        self._in_file = False
-        self._lines = LineColumns()
-        self._start_in_file = self._file_handler()
+class _JacocoReader(FileXmlReader):
+    title, roots, line_element, number_key = "JaCoCo XML", ("report",), "line", "nr"
+    _package = ""  # the <package> being read
 
     def start(self, name: str, attrs: list[str]) -> None:
         # Only start tags are followed: a source file ends where the next element that is not one of
         # its lines or counters starts, or where the document ends.
         if name == "sourcefile":
-            self.finish()
-            file_name = attributes(attrs).get("name", "").strip()
-            if not file_name:
-                self._skips.add(EMPTY_NAME)
-                return
-            self._path = self._resolver.resolve(f"{self._package}/{file_name}" if self._package else file_name)
-            self._in_file = True
-            self.parser.StartElementHandler = self._start_in_file
+            self.open_file(attributes(attrs).get("name", ""), self._package)
         elif name == "package":
             self.finish()
             self._package = attributes(attrs).get("name", "").strip().strip("/")
         elif name != "counter" and name != "line":
             self.finish()
 
-    def _file_handler(self) -> Callable[[str, List[str]], None]:
+    def line_reader(self) -> Callable[[List[str]], None]:
         # The start handler inside a <sourcefile>: its <line>s, as JaCoCo writes them, read here.
-        add_line, add_hits, add_state = self._lines.lines.append, self._lines.hits.append, self._lines.states.append
-        small = SMALL_NUMBERS.get
-        other, checked = self.start, self._line
-        hit, miss, partial = HIT, MISS, PARTIAL
+        add_line, add_hits, add_state = self.appends
+        small, checked = SMALL_NUMBERS.get, self.checked_line
 
-        def start_in_file(name: str, attrs: list[str]) -> None:
-            if name == "line":
-                if len(attrs) == 10:
-                    nr_key, nr, mi_key, _, ci_key, ci, mb_key, mb, cb_key, cb = attrs
-                    number = small(nr)
-                    covered = small(ci)
-                    missed_branches = small(mb)
-                    covered_branches = small(cb)
-                    if (
-                        number
-                        and covered is not None
-                        and missed_branches is not None
-                        and covered_branches is not None
-                        and nr_key == "nr"
-                        and mi_key == "mi"
-                        and ci_key == "ci"
-                        and mb_key == "mb"
-                        and cb_key == "cb"
-                    ):
-                        add_line(number)
-                        if missed_branches:
-                            add_hits((covered or 1) if covered_branches else 0)
-                            add_state(partial if covered_branches else miss)
-                        elif covered_branches or covered:
-                            add_hits(covered or 1)
-                            add_state(hit)
-                        else:
-                            add_hits(0)
-                            add_state(miss)
-                        return
-                checked(attributes(attrs))
-            else:
-                other(name, attrs)
+        def read_line(attrs: list[str]) -> None:
+            if len(attrs) == 10:
+                nr_key, nr, mi_key, _, ci_key, ci, mb_key, mb, cb_key, cb = attrs
+                number = small(nr)
+                covered = small(ci)
+                missed_branches = small(mb)
+                covered_branches = small(cb)
+                if (
+                    number
+                    and covered is not None
+                    and missed_branches is not None
+                    and covered_branches is not None
+                    and nr_key == "nr"
+                    and mi_key == "mi"
+                    and ci_key == "ci"
+                    and mb_key == "mb"
+                    and cb_key == "cb"
+                ):
+                    add_line(number)
+                    if missed_branches:
+                        add_hits((covered or 1) if covered_branches else 0)
+                        add_state(PARTIAL if covered_branches else MISS)
+                    else:
+                        counted = covered_branches or covered
+                        add_hits((covered or 1) if counted else 0)
+                        add_state(HIT if counted else MISS)
+                    return
+            checked(attrs)
 
-        return start_in_file
+        return read_line
 
-    def _line(self, attrs: dict[str, str]) -> None:
-        number = line_number(attrs.get("nr", ""), self._path, self._skips)
-        if number is None:
-            return
+    def line(self, number: int, attrs: dict[str, str]) -> None:
         counts = []
         for key in ("ci", "mb", "cb"):
-            count = hit_count(attrs.get(key, ""), number, self._path, self._skips)
+            count = hit_count(attrs.get(key, ""), number, self.path, self.skips)
             if count is None:
                 return
             counts.append(count)
@@ -118,13 +92,7 @@ class _JacocoReader(XmlReader):
             state = PARTIAL if covered_branches else MISS
         else:
             state = HIT if covered_branches or covered else MISS
-        self._lines.add(number, 0 if state == MISS else max(covered, 1), state)
-
-    def finish(self) -> None:
-        if self._in_file:
-            self._in_file = False
-            self.parser.StartElementHandler = self.start
-            self.done.append(ParsedFile(self._path, self._lines.take()))
+        self.lines.add(number, 0 if state == MISS else max(covered, 1), state)
 
 
 def _detect(head: ReportHead) -> bool:

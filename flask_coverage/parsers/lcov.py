@@ -21,7 +21,9 @@ from ..lines import _U32, HIT, MAX_HITS, MISS, LineCoverage, LineCoverageBuilder
 from . import _speedups
 from ._common import (
     EMPTY_NAME,
+    LINE_DIGITS,
     MAX_LINE_NUMBER,
+    NUMBER_DIGITS,
     ParsedFile,
     hit_count,
     line_number,
@@ -159,7 +161,12 @@ class _Reader:
                     continue
                 number_text, _, rest = record[3:].partition(",")
                 hits_text = rest.partition(",")[0]
-                if number_text.isdecimal() and hits_text.isdecimal() and len(number_text) < 9 and len(hits_text) < 10:
+                if (
+                    number_text.isdecimal()
+                    and hits_text.isdecimal()
+                    and len(number_text) <= LINE_DIGITS
+                    and len(hits_text) <= NUMBER_DIGITS
+                ):
                     line, count = int(number_text), int(hits_text)  # a well-formed record, at once
                     if 1 <= line <= MAX_LINE_NUMBER and count <= MAX_HITS:
                         builder.add(line, count, HIT if count else MISS)

@@ -11,33 +11,33 @@ ran), placed by the network list.
 
 Skipped and counted: rows before the first file, a file with an empty name (its rows too); refused as
 in every format: a count over 2**63-1, a file over 10,000,000 lines. Read line by line; a file's rows
-with a count are held until its end, where the width is known.
-
-Where it was built, the compiled reader (``_speedups/luacov.c``) reads the files that a block holds whole
-with the same rules; the code below reads the rest (a block's first and last, cut, files, a nameless
-file, a count of more than 10 significant digits, the ``Summary``).
+with a count are held until its end, where the width is known. It has no compiled reader: luacov's
+reports are small (docs/parsing.md#compiled-readers says what one would save).
 """
 
 from __future__ import annotations
 
 import re
-from array import array
 from typing import Iterable, Iterator
 
-from ..lines import _U32, HIT, MISS, LineCoverage, LineCoverageBuilder
-from . import _speedups
-from ._common import EMPTY_NAME, MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile, bad_hit_count, bad_line_number
+from ..lines import HIT, MISS, LineCoverageBuilder
+from ._common import (
+    EMPTY_NAME,
+    MAX_LINE_NUMBER,
+    MAX_REPORTED_HITS,
+    NUMBER_DIGITS,
+    ParsedFile,
+    bad_hit_count,
+    bad_line_number,
+)
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._text import text_blocks
 
 __all__ = ["FORMAT", "parse_luacov"]
 
 _RULE = re.compile(r"={7,}")
-_RULE_ROW = re.compile(r"^={7,}\n", re.MULTILINE)
-_COUNT = re.compile(r" *([0-9]{1,20}|\*+0) ")
+_COUNT = re.compile(rf" *([0-9]{{1,{NUMBER_DIGITS}}}|\*+0) ")
 _HEAD = re.compile(rb"={7,}\r?\n[^\r\n]*\r?\n={7,}\r?(?:\n|$)")
-# The compiled reader of a block's whole files (_speedups/luacov.c), or None: then Python reads all.
-_compiled = _speedups.load("luacov")
 
 
 def parse_luacov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
@@ -51,55 +51,38 @@ def parse_luacov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Par
     rows: list[tuple[int, int, int]] = []  # (line, hits, where the count ends) of the file being read
     number = 0
     for block in text_blocks(chunks, "luacov report"):
-        at, size = 0, len(block)
-        while at < size:
-            stop = size
-            if _compiled is not None:
-                if state == "name":
-                    # C reads the whole files from here, then leaves block[at:stop] to the rules below.
-                    files, at, stop = _compiled.read(block, at)
-                    for name, lines, hits, states in files:
-                        coverage = LineCoverage._trusted(array(_U32, lines), array(_U32, hits), states)
-                        yield ParsedFile(resolver.resolve(name), coverage)
+        for row in block.split("\n")[:-1]:
+            rule = _RULE.fullmatch(row) is not None
+            if state == "body":
+                if rule and number == 0:
+                    continue  # the rule under the name
+                if rule:
+                    yield _finished(path, rows)
+                    rows, state = [], "name"
+                    continue
+                number += 1
+                if number > MAX_LINE_NUMBER:
+                    bad_line_number(str(number), path)
+                match = _COUNT.match(row)
+                if match is not None:
+                    count = match.group(1)
+                    rows.append((number, 0 if count[0] == "*" else int(count), match.end()))
+            elif state == "name":
+                if row == "Summary":
+                    return  # luacov's own table follows
+                number, rows = 0, []
+                if row.strip():
+                    path, state = resolver.resolve(row), "body"
                 else:
-                    # Only a rule leads back to "name" (and C): the rules below read up to the next one.
-                    found = _RULE_ROW.search(block, at)
-                    stop = size if found is None else found.end()
-            part = block[at:stop].split("\n")
-            part.pop()  # the empty string after the last line end
-            at = stop
-            for row in part:
-                rule = _RULE.fullmatch(row) is not None
-                if state == "body":
-                    if rule and number == 0:
-                        continue  # the rule under the name
-                    if rule:
-                        yield _finished(path, rows)
-                        rows, state = [], "name"
-                        continue
-                    number += 1
-                    if number > MAX_LINE_NUMBER:
-                        bad_line_number(str(number), path)
-                    match = _COUNT.match(row)
-                    if match is not None:
-                        count = match.group(1)
-                        rows.append((number, 0 if count[0] == "*" else int(count), match.end()))
-                elif state == "name":
-                    if row == "Summary":
-                        return  # luacov's own table follows
-                    number, rows = 0, []
-                    if row.strip():
-                        path, state = resolver.resolve(row), "body"
-                    else:
-                        skips.add(EMPTY_NAME)
-                        state = "skip"
-                elif rule:
-                    if state == "skip" and number == 0:
-                        number = 1  # the rule under the empty name
-                    else:
-                        state = "name"
-                elif state == "start" and row.strip():
-                    skips.add("rows before the first file, skipped")
+                    skips.add(EMPTY_NAME)
+                    state = "skip"
+            elif rule:
+                if state == "skip" and number == 0:
+                    number = 1  # the rule under the empty name
+                else:
+                    state = "name"
+            elif state == "start" and row.strip():
+                skips.add("rows before the first file, skipped")
     if state == "body":
         yield _finished(path, rows)
 

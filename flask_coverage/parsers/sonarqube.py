@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, Iterator, List
 
-from ..lines import HIT, MISS, PARTIAL, LineColumns
-from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
+from ..lines import HIT, MISS, PARTIAL
+from ._common import ParsedFile, hit_count
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import SMALL_NUMBERS, XmlReader, attributes, read_xml
+from ._xml import SMALL_NUMBERS, FileXmlReader, attributes, read_xml
 
 __all__ = ["FORMAT", "is_sonarqube", "parse_sonarqube"]
 
@@ -33,105 +33,76 @@ def parse_sonarqube(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
     return read_xml(chunks, _SonarReader(context))
 
 
-class _SonarReader(XmlReader):
-    title = "SonarQube generic coverage XML"
-
-    def __init__(self, context: ParseContext) -> None:
-        super().__init__("coverage")
-        self._skips = context.skips
-        self._resolver = context.resolver()
-        self._path = ""
-        self._in_file = False
-        self._lines = LineColumns()
-        self._start_in_file = self._file_handler()
+class _SonarReader(FileXmlReader):
+    title, roots = "SonarQube generic coverage XML", ("coverage",)
+    line_element, number_key = "lineToCover", "lineNumber"
 
     def start(self, name: str, attrs: list[str]) -> None:
         if name == "file":
-            self.finish()
-            path = attributes(attrs).get("path", "").strip()
-            if not path:
-                self._skips.add(EMPTY_NAME)
-                return
-            self._path = self._resolver.resolve(path)
-            self._in_file = True
-            self.parser.StartElementHandler = self._start_in_file
+            self.open_file(attributes(attrs).get("path", ""))
 
-    def _file_handler(self) -> Callable[[str, List[str]], None]:
+    def line_reader(self) -> Callable[[List[str]], None]:
         # The start handler inside a <file>: its <lineToCover>s, as the tools write them, read here.
-        add_line, add_hits, add_state = self._lines.lines.append, self._lines.hits.append, self._lines.states.append
-        small = SMALL_NUMBERS.get
-        other, checked = self.start, self._line
-        hit, miss, partial = HIT, MISS, PARTIAL
+        add_line, add_hits, add_state = self.appends
+        small, checked = SMALL_NUMBERS.get, self.checked_line
 
-        def start_in_file(name: str, attrs: list[str]) -> None:
-            if name == "lineToCover":
-                size = len(attrs)
-                if size == 4:
-                    number_key, number_text, covered_key, covered = attrs
-                    number = small(number_text)
-                    if number and number_key == "lineNumber" and covered_key == "covered":
-                        if covered == "true":
-                            add_line(number)
-                            add_hits(1)
-                            add_state(hit)
-                            return
-                        if covered == "false":
-                            add_line(number)
-                            add_hits(0)
-                            add_state(miss)
-                            return
-                elif size == 8:
-                    number_key, number_text, covered_key, covered, branches_key, branches, taken_key, taken = attrs
-                    number = small(number_text)
-                    branch_count = small(branches)
-                    taken_count = small(taken)
-                    if (
-                        number
-                        and branch_count is not None
-                        and taken_count is not None
-                        and number_key == "lineNumber"
-                        and covered_key == "covered"
-                        and branches_key == "branchesToCover"
-                        and taken_key == "coveredBranches"
-                    ):
-                        if covered == "true":
-                            add_line(number)
-                            add_hits(1)
-                            add_state(partial if taken_count < branch_count else hit)
-                            return
-                        if covered == "false":
-                            add_line(number)
-                            add_hits(0)
-                            add_state(miss)
-                            return
-                checked(attributes(attrs))
-            else:
-                other(name, attrs)
+        def read_line(attrs: list[str]) -> None:
+            size = len(attrs)
+            if size == 4:
+                number_key, number_text, covered_key, covered = attrs
+                number = small(number_text)
+                if number and number_key == "lineNumber" and covered_key == "covered":
+                    if covered == "true":
+                        add_line(number)
+                        add_hits(1)
+                        add_state(HIT)
+                        return
+                    if covered == "false":
+                        add_line(number)
+                        add_hits(0)
+                        add_state(MISS)
+                        return
+            elif size == 8:
+                number_key, number_text, covered_key, covered, branches_key, branches, taken_key, taken = attrs
+                number = small(number_text)
+                branch_count = small(branches)
+                taken_count = small(taken)
+                if (
+                    number
+                    and branch_count is not None
+                    and taken_count is not None
+                    and number_key == "lineNumber"
+                    and covered_key == "covered"
+                    and branches_key == "branchesToCover"
+                    and taken_key == "coveredBranches"
+                ):
+                    if covered == "true":
+                        add_line(number)
+                        add_hits(1)
+                        add_state(PARTIAL if taken_count < branch_count else HIT)
+                        return
+                    if covered == "false":
+                        add_line(number)
+                        add_hits(0)
+                        add_state(MISS)
+                        return
+            checked(attrs)
 
-        return start_in_file
+        return read_line
 
-    def _line(self, attrs: dict[str, str]) -> None:
-        number = line_number(attrs.get("lineNumber", ""), self._path, self._skips)
-        if number is None:
-            return
+    def line(self, number: int, attrs: dict[str, str]) -> None:
         covered = attrs.get("covered", "").strip().lower()
         if covered not in ("true", "false"):
-            self._skips.add(NOT_TRUE_OR_FALSE)
+            self.skips.add(NOT_TRUE_OR_FALSE)
             return
-        branches = hit_count(attrs.get("branchesToCover", "0"), number, self._path, self._skips)
-        covered_branches = hit_count(attrs.get("coveredBranches", "0"), number, self._path, self._skips)
+        branches = hit_count(attrs.get("branchesToCover", "0"), number, self.path, self.skips)
+        covered_branches = hit_count(attrs.get("coveredBranches", "0"), number, self.path, self.skips)
         if branches is None or covered_branches is None:
             return
         if covered == "false":
-            self._lines.add(number, 0, MISS)
+            self.lines.add(number, 0, MISS)
         else:
-            self._lines.add(number, 1, PARTIAL if covered_branches < branches else HIT)
-
-    def finish(self) -> None:
-        if self._in_file:
-            self._in_file = False
-            self.parser.StartElementHandler = self.start
-            self.done.append(ParsedFile(self._path, self._lines.take()))
+            self.lines.add(number, 1, PARTIAL if covered_branches < branches else HIT)
 
 
 def is_sonarqube(head: ReportHead) -> bool:

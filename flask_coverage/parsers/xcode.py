@@ -25,7 +25,15 @@ from typing import Iterable, Iterator
 
 from ..lines import _U32, HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
 from . import _speedups
-from ._common import HITS_NOT_A_NUMBER, MAX_LINE_NUMBER, MAX_REPORTED_HITS, ParsedFile, line_number
+from ._common import (
+    HITS_NOT_A_NUMBER,
+    LINE_DIGITS,
+    MAX_LINE_NUMBER,
+    MAX_REPORTED_HITS,
+    NUMBER_DIGITS,
+    ParsedFile,
+    line_number,
+)
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._text import text_blocks
 
@@ -92,7 +100,12 @@ def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
                 count_text = count_text.replace("E", "").strip()
             if not count_text or "}" in source and (_COLOR.sub("", source) if colour else source).strip() == "}":
                 continue
-            if number_text.isdecimal() and count_text.isdecimal() and len(number_text) < 9 and len(count_text) < 19:
+            if (
+                number_text.isdecimal()
+                and count_text.isdecimal()
+                and len(number_text) <= LINE_DIGITS
+                and len(count_text) <= NUMBER_DIGITS
+            ):
                 number, count = int(number_text), int(count_text)  # the usual row, read at once
                 if not 1 <= number <= MAX_LINE_NUMBER:
                     number = line_number(number_text, path, skips)  # type: ignore[assignment]

@@ -14,13 +14,24 @@ from flask_coverage.errors import ReportError
 from flask_coverage.parsers import ParseContext, Skips, _speedups
 
 
+def _not_built_reason(name: str) -> str:
+    return f"parsers/_speedups/{name}.c was not built: no C compiler at install (COVERAGE_SPEEDUPS=required fails)"
+
+
+def _may_skip() -> bool:
+    return os.environ.get("COVERAGE_SPEEDUPS") != "required"
+
+
 def skip_unless_built(name: str) -> pytest.MarkDecorator:
     """Skips a test of the compiled reader ``name`` where it was not built (no C compiler at install),
     unless ``COVERAGE_SPEEDUPS=required`` (as in CI), where the test runs and fails."""
-    return pytest.mark.skipif(
-        _speedups.load(name) is None and os.environ.get("COVERAGE_SPEEDUPS") != "required",
-        reason=f"parsers/_speedups/{name}.c was not built: no C compiler at install (COVERAGE_SPEEDUPS=required fails)",
-    )
+    return pytest.mark.skipif(_speedups.load(name) is None and _may_skip(), reason=_not_built_reason(name))
+
+
+def require_built(module: ModuleType) -> None:
+    """The same as :func:`skip_unless_built`, inside a test, for the reader of the parser ``module``."""
+    if module._compiled is None and _may_skip():
+        pytest.skip(_not_built_reason(module.__name__.rsplit(".", 1)[-1]))
 
 
 #: The files (path, entries), the skip counts and the error ("" for none) of one read.

@@ -247,3 +247,14 @@ def test_files_out_of_order_in_one_block_read_the_same():
     compiled, python = _both(("\n".join(parts) + "\n").encode(), 1 << 20)
     assert compiled == python
     assert compiled[0][3] == ("f3.c", [(2, 3, 0), (7, 3, 0), (9, 7, 0), (10, 1, 0)])
+
+
+@pytest.mark.parametrize("mark", ["#####*", "#####**", "=====*", "##### x"])
+@pytest.mark.parametrize("code", ["static int f(void)", "  inline int g(void)", "  x();"])
+def test_a_mark_with_a_suffix_is_skipped_and_counted_both_ways(mark, code):
+    # Issue 35 item 8: "#####*" before an unused static function was passed over silently in C, and
+    # skipped and counted (a count that is not a number) in Python.
+    data = f"        -:    0:Source:a.c\n        1:    1:int a;\n{mark:>9}:    2:{code}\n".encode()
+    compiled, python = _both(data)
+    assert compiled == python
+    assert compiled[1] == {"lines whose hit count is not a number, skipped": 1}

@@ -87,11 +87,11 @@ def test_a_clean_profile_is_read_by_the_reader():
 
 @needs_reader
 def test_the_reader_refuses_lines_that_need_a_rule():
-    assert go._compiled.read("a.go:1.2,3.4 1 5\nb.go:2.1,2.9 0 0\n", 10) == (
-        4,
-        [("a.go", struct.pack("=5I", 1, 2, 3, 4, 5)), ("b.go", struct.pack("=5I", 2, 1, 2, 9, 0))],
-    )
-    assert go._compiled.read("", 10) == (0, [])
+    assert go._compiled.read("a.go:1.2,3.4 1 5\nb.go:2.1,2.9 0 0\n", 10) == [
+        ("a.go", struct.pack("=5I", 1, 2, 3, 4, 5)),
+        ("b.go", struct.pack("=5I", 2, 1, 2, 9, 0)),
+    ]
+    assert go._compiled.read("", 10) == []
     for odd in (
         "a.go:1.2,11.4 1 5\n",  # past the line limit given
         "a.go:1.2,3.4 1 4294967296\n",  # a count to clamp

@@ -17,25 +17,7 @@
  * branch line left counting at the block's end. lines and hits are native uint32 bytes, states a
  * bytearray (0 HIT, 1 MISS, 2 PARTIAL); ordered is True when the lines strictly increase.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <stdint.h>
-#include <string.h>
-
-#define MAX_LINE_NUMBER 10000000
-#define MAX_HITS 4294967295LL
-#define HIT 0
-#define MISS 1
-#define PARTIAL 2
-
-typedef struct {
-    uint32_t *lines;
-    uint32_t *hits;
-    unsigned char *states;
-    Py_ssize_t size;
-    Py_ssize_t capacity;
-} Columns;
+#include "common.h"
 
 /* Whitespace for str.strip() and re's \s among ASCII characters. */
 static int
@@ -60,16 +42,6 @@ static int
 starts_with(const char *text, Py_ssize_t length, const char *word, Py_ssize_t size)
 {
     return length >= size && memcmp(text, word, (size_t)size) == 0;
-}
-
-static void
-push(Columns *columns, long long line, long long hits, int state)
-{
-    /* The capacity is a bound on the entries of the block, checked by the caller once. */
-    columns->lines[columns->size] = (uint32_t)line;
-    columns->hits[columns->size] = (uint32_t)hits;
-    columns->states[columns->size] = (unsigned char)state;
-    columns->size++;
 }
 
 static int
@@ -131,33 +103,11 @@ branchy(const char *code, Py_ssize_t length)
     return found;
 }
 
-/* The segment columns[start:] as (lines, hits, states), or NULL with an exception set. */
-static PyObject *
-segment(const Columns *columns, Py_ssize_t start)
-{
-    Py_ssize_t count = columns->size - start;
-    PyObject *lines, *hits, *states, *result;
-    lines = PyBytes_FromStringAndSize((const char *)(columns->lines + start), count * (Py_ssize_t)sizeof(uint32_t));
-    hits = PyBytes_FromStringAndSize((const char *)(columns->hits + start), count * (Py_ssize_t)sizeof(uint32_t));
-    states = PyByteArray_FromStringAndSize((const char *)(columns->states + start), count);
-    if (lines == NULL || hits == NULL || states == NULL) {
-        Py_XDECREF(lines);
-        Py_XDECREF(hits);
-        Py_XDECREF(states);
-        return NULL;
-    }
-    result = PyTuple_Pack(3, lines, hits, states);
-    Py_DECREF(lines);
-    Py_DECREF(hits);
-    Py_DECREF(states);
-    return result;
-}
-
 /* Appends (source, lines, hits, states, ordered) to sections; -1 with an exception set on failure. */
 static int
 close_section(PyObject *sections, PyObject *source, const Columns *columns, Py_ssize_t start, int ordered)
 {
-    PyObject *columns_tuple = segment(columns, start);
+    PyObject *columns_tuple = columns_bytes(columns, start, columns->size);
     PyObject *section;
     int failed;
     if (columns_tuple == NULL) {
@@ -199,7 +149,7 @@ read_pending(PyObject *pending, long long values[4])
             return -1;
         }
     }
-    if (values[0] < 1 || values[0] > MAX_LINE_NUMBER || values[1] > MAX_HITS) {
+    if (values[0] < 1 || values[0] > (long long)MAX_LINE_NUMBER || values[1] > (long long)MAX_HITS) {
         PyErr_SetString(PyExc_TypeError, "pending values out of range");
         return -1;
     }
@@ -221,7 +171,7 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
         const char *line = text + position;
         const char *end = memchr(line, '\n', (size_t)(length - position));
         const char *first_colon, *second_colon, *code;
-        Py_ssize_t size, at, code_size, digits;
+        Py_ssize_t size, at, code_size;
         Py_ssize_t first_non_space;
         long long count = 0, number = 0;
         int found, brace, paren;
@@ -242,7 +192,7 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
         }
         if (*has_pending) {
             if (open) {
-                push(columns, pending[0], pending[1], branch_state(pending[2], pending[3]));
+                columns_push(columns, (uint32_t)pending[0], (uint32_t)pending[1], branch_state(pending[2], pending[3]));
                 if (pending[0] <= last) {
                     ordered = 0;
                 }
@@ -282,7 +232,7 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
                 }
                 rest += 9;
                 if (source == NULL) {
-                    *head = segment(columns, start);
+                    *head = columns_bytes(columns, start, columns->size);
                     if (*head == NULL) {
                         return -1;
                     }
@@ -349,6 +299,11 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
                 }
             }
             at += 5;
+            for (k = at; line + k < first_colon; k++) {
+                if (!is_space((unsigned char)line[k])) {
+                    goto give_up; /* "#####*" and the like: the Python reader skips and counts them */
+                }
+            }
             if (mark == '#') {
                 Py_ssize_t k2 = 0;
                 while (k2 < code_size && is_space((unsigned char)code[k2])) {
@@ -363,17 +318,13 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
                 }
             }
         } else if (line[at] >= '0' && line[at] <= '9') {
-            digits = 0;
-            while (line + at < first_colon && line[at] >= '0' && line[at] <= '9') {
-                if (++digits > 10) {
-                    goto give_up;
-                }
-                count = count * 10 + (line[at] - '0');
-                at++;
-            }
-            if (count > MAX_HITS) {
+            unsigned long long value;
+            const char *after = read_digits(line + at, first_colon, NUMBER_DIGITS, 1, &value);
+            if (after == NULL || value > MAX_HITS) {
                 goto give_up;
             }
+            count = (long long)value;
+            at = after - line;
             while (line + at < first_colon && line[at] == '*') {
                 at++;
             }
@@ -391,18 +342,19 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
         while (line + at < second_colon && is_space((unsigned char)line[at])) {
             at++;
         }
-        digits = 0;
-        while (line + at < second_colon && line[at] >= '0' && line[at] <= '9') {
-            if (++digits > 8) {
+        if (line + at < second_colon && is_digit((unsigned char)line[at])) {
+            unsigned long long value;
+            const char *after = read_digits(line + at, second_colon, LINE_DIGITS, 1, &value);
+            if (after == NULL) {
                 goto give_up;
             }
-            number = number * 10 + (line[at] - '0');
-            at++;
+            number = (long long)value;
+            at = after - line;
         }
         while (line + at < second_colon && is_space((unsigned char)line[at])) {
             at++;
         }
-        if (line + at != second_colon || number < 1 || number > MAX_LINE_NUMBER) {
+        if (line + at != second_colon || number < 1 || number > (long long)MAX_LINE_NUMBER) {
             goto give_up;
         }
         found = count && paren ? branchy(code, code_size) : 0;
@@ -415,7 +367,7 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
             pending[1] = count;
             pending[2] = pending[3] = 0;
         } else {
-            push(columns, number, count, count ? HIT : MISS);
+            columns_push(columns, (uint32_t)number, (uint32_t)count, count ? HIT : MISS);
             if (number <= last) {
                 ordered = 0;
             }
@@ -423,7 +375,7 @@ read_lines(const char *text, Py_ssize_t length, int open, int *has_pending, long
         }
     }
     if (source == NULL) {
-        *head = segment(columns, start);
+        *head = columns_bytes(columns, start, columns->size);
         return *head == NULL ? -1 : 1;
     }
     closed = close_section(sections, source, columns, start, ordered);
@@ -458,23 +410,16 @@ gcov_read(PyObject *module, PyObject *args)
         return NULL;
     }
     /* An entry takes at least "1:1:\n" (5 bytes), plus the pending line of the previous block. */
-    columns.capacity = length / 5 + 2;
-    columns.size = 0;
-    columns.lines = PyMem_Malloc((size_t)columns.capacity * sizeof(uint32_t));
-    columns.hits = PyMem_Malloc((size_t)columns.capacity * sizeof(uint32_t));
-    columns.states = PyMem_Malloc((size_t)columns.capacity);
+    if (columns_alloc(&columns, length / 5 + 2) < 0) {
+        return NULL;
+    }
     sections = PyList_New(0);
-    if (columns.lines == NULL || columns.hits == NULL || columns.states == NULL || sections == NULL) {
-        PyMem_Free(columns.lines);
-        PyMem_Free(columns.hits);
-        PyMem_Free(columns.states);
-        Py_XDECREF(sections);
-        return PyErr_NoMemory();
+    if (sections == NULL) {
+        columns_free(&columns);
+        return NULL;
     }
     status = read_lines(text, length, open, &has_pending, pending, &columns, &head, sections);
-    PyMem_Free(columns.lines);
-    PyMem_Free(columns.hits);
-    PyMem_Free(columns.states);
+    columns_free(&columns);
     if (status <= 0) {
         Py_XDECREF(head);
         Py_DECREF(sections);

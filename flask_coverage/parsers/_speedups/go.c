@@ -1,73 +1,24 @@
 /* The compiled reader of the well-formed Go coverage profile (docs/parsing.md#compiled-readers).
  *
  * read(block, max_line): the blocks of one chunk of whole lines, each "name:l1.c1,l2.c2 stmts count",
- * as runs of consecutive lines of one file: (spanned, [(name, packed), ...]) where packed holds five
- * native uint32 per block (start line, start column, end line, end column, count) and spanned is the
- * sum of (end line - start line + 1). None when any line is not such a block or needs a rule of the
- * Python reader (a mode line, a blank, a line to skip, a number with a leading zero, too many digits,
- * a line past max_line, a count above 2**32 - 1, trailing blanks, ...).
+ * as runs of consecutive lines of one file: [(name, packed), ...] where packed holds five native
+ * uint32 per block (start line, start column, end line, end column, count). None when any line is not such a block or needs
+ * a rule of the Python reader (a mode line, a blank, a line to skip, a number with a leading zero, too
+ * many digits, a line past max_line, a count above 2**32 - 1, trailing blanks, ...).
  *
- * lines(packed): one file's blocks expanded to (lines, hits, states) bytes with go.py's _lines rule:
+ * lines(packed[, allowance]): one file's blocks as (lines, hits, states) bytes with go.py's _lines rule:
  * a block listed twice counts once with its larger count; a block covers its start line to its end
  * line, the end line only if it ends after its second column; per line the largest count, HIT (0) if
- * all its blocks counted, MISS (1) if none, PARTIAL (2) if some. Lines sorted and unique.
+ * all its blocks counted, MISS (1) if none, PARTIAL (2) if some. Lines sorted and unique. None when the
+ * blocks cover more than `allowance` distinct lines (by default MAX_LINE_NUMBER, a file's most), found before anything per line is allocated: the
+ * memory and time follow the distinct lines, never the lines the blocks span one by one.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "common.h"
 
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define FIELDS 5
-#define MAX_U32 4294967295ULL
-
-/* At most `most` ASCII digits, no leading zero (a lone "0" is fine), at p < end. Returns the position
- * after them, or NULL. */
-static const char *
-digits(const char *p, const char *end, int most, unsigned long long *value)
-{
-    unsigned long long v = 0;
-    int n = 0;
-    if (p >= end || *p < '0' || *p > '9') {
-        return NULL;
-    }
-    if (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9') {
-        return NULL;
-    }
-    while (p < end && *p >= '0' && *p <= '9') {
-        if (n == most) {
-            return NULL;
-        }
-        v = v * 10 + (unsigned long long)(*p - '0');
-        n++;
-        p++;
-    }
-    *value = v;
-    return p;
-}
-
-typedef struct {
-    uint32_t *values;
-    Py_ssize_t used, size;
-} Column;
-
-static int
-column_grow(Column *column)
-{
-    Py_ssize_t size = column->size ? column->size * 2 : 1024;
-    uint32_t *values;
-    if (size > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(uint32_t)) {
-        return -1;
-    }
-    values = PyMem_Realloc(column->values, (size_t)size * sizeof(uint32_t));
-    if (values == NULL) {
-        return -1;
-    }
-    column->values = values;
-    column->size = size;
-    return 0;
-}
+#define COLUMN_DIGITS 9 /* go.py _BLOCK: columns and statements of at most 9 digits */
 
 typedef struct {
     Py_ssize_t name_at, name_size, first_value, values;
@@ -79,10 +30,9 @@ go_read(PyObject *module, PyObject *args)
     PyObject *block, *runs_list = NULL, *result = NULL;
     long long max_line;
     const char *text, *p, *end;
-    Py_ssize_t size, run_count = 0, run_size = 0, k;
+    Py_ssize_t size, run_count = 0, k;
     Run *runs = NULL;
-    Column column = {NULL, 0, 0};
-    unsigned long long spanned = 0;
+    Buffer run_buffer = {NULL, 0, 0}, column = {NULL, 0, 0};
     (void)module;
 
     if (!PyArg_ParseTuple(args, "UL:read", &block, &max_line)) {
@@ -119,65 +69,50 @@ go_read(PyObject *module, PyObject *args)
             }
         }
         /* the numbers, up to the line end (no colon among them, so the name ends at the last colon) */
-        q = digits(colon + 1, end, 9, &first);
+        q = read_digits(colon + 1, end, LINE_DIGITS, 0, &first);
         if (q == NULL || q >= end || *q != '.') {
             goto odd;
         }
-        q = digits(q + 1, end, 9, &start);
+        q = read_digits(q + 1, end, COLUMN_DIGITS, 0, &start);
         if (q == NULL || q >= end || *q != ',') {
             goto odd;
         }
-        q = digits(q + 1, end, 9, &last);
+        q = read_digits(q + 1, end, LINE_DIGITS, 0, &last);
         if (q == NULL || q >= end || *q != '.') {
             goto odd;
         }
-        q = digits(q + 1, end, 9, &stop);
+        q = read_digits(q + 1, end, COLUMN_DIGITS, 0, &stop);
         if (q == NULL || q >= end || *q != ' ') {
             goto odd;
         }
-        q = digits(q + 1, end, 9, &statements);
+        q = read_digits(q + 1, end, COLUMN_DIGITS, 0, &statements);
         if (q == NULL || q >= end || *q != ' ') {
             goto odd;
         }
-        q = digits(q + 1, end, 10, &count);
+        q = read_digits(q + 1, end, NUMBER_DIGITS, 0, &count);
         if (q == NULL || q >= end || *q != '\n') {
             goto odd;
         }
         (void)statements;
-        if (first < 1 || last < first || (long long)last > max_line || count > MAX_U32) {
+        if (first < 1 || last < first || (long long)last > max_line || count > MAX_HITS) {
             goto odd;
         }
-        spanned += last - first + 1;
         name_size = colon - p;
         if (run_count == 0 || runs[run_count - 1].name_size != name_size ||
             memcmp(text + runs[run_count - 1].name_at, p, (size_t)name_size) != 0) {
-            if (run_count == run_size) {
-                Py_ssize_t grown = run_size ? run_size * 2 : 64;
-                Run *more;
-                if (grown > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(Run)) {
-                    goto no_memory;
-                }
-                more = PyMem_Realloc(runs, (size_t)grown * sizeof(Run));
-                if (more == NULL) {
-                    goto no_memory;
-                }
-                runs = more;
-                run_size = grown;
+            Run run = {p - text, name_size, column.used / (Py_ssize_t)sizeof(uint32_t), 0};
+            if (buffer_put(&run_buffer, &run, (Py_ssize_t)sizeof(Run)) < 0) {
+                goto done;
             }
-            runs[run_count].name_at = p - text;
-            runs[run_count].name_size = name_size;
-            runs[run_count].first_value = column.used;
-            runs[run_count].values = 0;
             run_count++;
         }
-        if (column.size - column.used < FIELDS && column_grow(&column) < 0) {
-            goto no_memory;
+        runs = (Run *)run_buffer.data;
+        {
+            uint32_t values[FIELDS] = {(uint32_t)first, (uint32_t)start, (uint32_t)last, (uint32_t)stop, (uint32_t)count};
+            if (buffer_put(&column, values, (Py_ssize_t)sizeof(values)) < 0) {
+                goto done;
+            }
         }
-        column.values[column.used++] = (uint32_t)first;
-        column.values[column.used++] = (uint32_t)start;
-        column.values[column.used++] = (uint32_t)last;
-        column.values[column.used++] = (uint32_t)stop;
-        column.values[column.used++] = (uint32_t)count;
         runs[run_count - 1].values += FIELDS;
         p = q + 1;
     }
@@ -187,8 +122,8 @@ go_read(PyObject *module, PyObject *args)
     }
     for (k = 0; k < run_count; k++) {
         PyObject *item = Py_BuildValue(
-            "(s#y#)", text + runs[k].name_at, runs[k].name_size, (const char *)(column.values + runs[k].first_value),
-            runs[k].values * (Py_ssize_t)sizeof(uint32_t));
+            "(s#y#)", text + runs[k].name_at, runs[k].name_size,
+            (const char *)((uint32_t *)column.data + runs[k].first_value), runs[k].values * (Py_ssize_t)sizeof(uint32_t));
         if (item == NULL) {
             if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
                 goto done;
@@ -199,18 +134,17 @@ go_read(PyObject *module, PyObject *args)
         }
         PyList_SET_ITEM(runs_list, k, item);
     }
-    result = Py_BuildValue("(KO)", spanned, runs_list);
+    result = runs_list;
+    runs_list = NULL;
     goto done;
 odd:
     result = Py_None;
     Py_INCREF(result);
     goto done;
-no_memory:
-    PyErr_NoMemory();
 done:
     Py_XDECREF(runs_list);
-    PyMem_Free(runs);
-    PyMem_Free(column.values);
+    buffer_free(&run_buffer);
+    buffer_free(&column);
     return result;
 }
 
@@ -240,38 +174,131 @@ by_region(const void *a, const void *b)
     return 0;
 }
 
+/* A block still open at the sweep's point: its end line and count. */
 typedef struct {
-    uint32_t line, count;
-} Entry;
+    uint32_t last, count;
+} Open;
+
+/* Binary heaps of open blocks: the counted ones by largest count, the uncounted ones by earliest end. */
+static int
+above(const Open *x, const Open *y, int by_count)
+{
+    return by_count ? x->count > y->count : x->last < y->last;
+}
+
+static void
+heap_push(Open *heap, Py_ssize_t *size, Open item, int by_count)
+{
+    Py_ssize_t at = (*size)++;
+    while (at > 0 && above(&item, &heap[(at - 1) / 2], by_count)) {
+        heap[at] = heap[(at - 1) / 2];
+        at = (at - 1) / 2;
+    }
+    heap[at] = item;
+}
+
+static void
+heap_pop(Open *heap, Py_ssize_t *size, int by_count)
+{
+    Open item = heap[--(*size)];
+    Py_ssize_t at = 0, child;
+    while ((child = 2 * at + 1) < *size) {
+        if (child + 1 < *size && above(&heap[child + 1], &heap[child], by_count)) {
+            child++;
+        }
+        if (!above(&heap[child], &item, by_count)) {
+            break;
+        }
+        heap[at] = heap[child];
+        at = child;
+    }
+    if (*size > 0) {
+        heap[at] = item;
+    }
+}
 
 static int
-by_line(const void *a, const void *b)
+by_value(const void *a, const void *b)
 {
-    const Entry *x = a, *y = b;
-    if (x->line != y->line) {
-        return x->line < y->line ? -1 : 1;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Fills the columns from blocks sorted by start line, overlapping: between two consecutive starts or
+ * ends every line has the same open blocks, so each such stretch is written at once. -1 on no memory. */
+static int
+sweep(const Block *blocks, Py_ssize_t n, uint32_t *line_out, uint32_t *hit_out, char *state_out)
+{
+    uint32_t *points = PyMem_Malloc((size_t)n * 2 * sizeof(uint32_t));
+    Open *counted = PyMem_Malloc((size_t)n * sizeof(Open));
+    Open *missed = PyMem_Malloc((size_t)n * sizeof(Open));
+    Py_ssize_t k, unique = 0, next = 0, counted_size = 0, missed_size = 0, out = 0;
+    if (points == NULL || counted == NULL || missed == NULL) {
+        PyMem_Free(points);
+        PyMem_Free(counted);
+        PyMem_Free(missed);
+        return -1;
     }
-    if (x->count != y->count) {
-        return x->count < y->count ? -1 : 1;
+    for (k = 0; k < n; k++) {
+        points[2 * k] = blocks[k].first;
+        points[2 * k + 1] = blocks[k].last + 1;
     }
+    qsort(points, (size_t)n * 2, sizeof(uint32_t), by_value);
+    for (k = 0; k < 2 * n; k++) {
+        if (unique == 0 || points[unique - 1] != points[k]) {
+            points[unique++] = points[k];
+        }
+    }
+    for (k = 0; k + 1 < unique; k++) {
+        uint32_t from = points[k], to = points[k + 1], line, count;
+        int state;
+        while (next < n && blocks[next].first == from) {
+            Open item = {blocks[next].last, blocks[next].count};
+            if (item.count) {
+                heap_push(counted, &counted_size, item, 1);
+            } else {
+                heap_push(missed, &missed_size, item, 0);
+            }
+            next++;
+        }
+        while (counted_size && counted[0].last < from) {
+            heap_pop(counted, &counted_size, 1);
+        }
+        while (missed_size && missed[0].last < from) {
+            heap_pop(missed, &missed_size, 0);
+        }
+        if (!counted_size && !missed_size) {
+            continue;
+        }
+        count = counted_size ? counted[0].count : 0;
+        state = counted_size ? (missed_size ? PARTIAL : HIT) : MISS;
+        for (line = from; line < to; line++) {
+            line_out[out] = line;
+            hit_out[out] = count;
+            state_out[out] = (char)state;
+            out++;
+        }
+    }
+    PyMem_Free(points);
+    PyMem_Free(counted);
+    PyMem_Free(missed);
     return 0;
 }
 
 static PyObject *
-go_lines(PyObject *module, PyObject *arg)
+go_lines(PyObject *module, PyObject *args)
 {
     Py_buffer view;
     Block *blocks = NULL;
-    Entry *entries = NULL;
-    Py_ssize_t n, k, kept, total_size, out = 0, unique = 0;
-    unsigned long long total = 0;
-    int ordered = 1;
+    Py_ssize_t n, k, kept, out = 0;
+    unsigned long long distinct = 0, reach = 0, allowance = MAX_LINE_NUMBER;
+    int ordered = 1, disjoint = 1;
     PyObject *lines = NULL, *hits = NULL, *states = NULL, *result = NULL;
     uint32_t *line_out, *hit_out;
     char *state_out;
     (void)module;
 
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) {
+    if (!PyArg_ParseTuple(args, "y*|K:lines", &view, &allowance)) {
         return NULL;
     }
     if (view.len % (Py_ssize_t)sizeof(Block) != 0 || view.len == 0) {
@@ -286,8 +313,8 @@ go_lines(PyObject *module, PyObject *arg)
     }
     memcpy(blocks, view.buf, (size_t)view.len);
     for (k = 0; k < n; k++) {
-        if (blocks[k].first < 1 || blocks[k].last < blocks[k].first) {
-            PyErr_SetString(PyExc_TypeError, "lines() takes blocks starting on line 1 or later, in order");
+        if (blocks[k].first < 1 || blocks[k].last < blocks[k].first || blocks[k].last > MAX_LINE_NUMBER) {
+            PyErr_SetString(PyExc_TypeError, "lines() takes blocks of lines 1 to MAX_LINE_NUMBER, in order");
             goto done;
         }
         if (k && (blocks[k].first < blocks[k - 1].first ||
@@ -310,91 +337,54 @@ go_lines(PyObject *module, PyObject *arg)
             }
         }
     }
+    /* The blocks are in order of their start lines now: count the distinct lines they cover. */
     for (k = 0; k < kept; k++) {
         /* the end line drops out when the block ends at its first or second column */
         if (blocks[k].last > blocks[k].first && blocks[k].stop <= 2) {
             blocks[k].last--;
         }
-        total += (unsigned long long)(blocks[k].last - blocks[k].first) + 1;
-    }
-    if (total > (unsigned long long)(PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(Entry))) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    total_size = (Py_ssize_t)total;
-    entries = PyMem_Malloc((size_t)total_size * sizeof(Entry));
-    if (entries == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    ordered = 1;
-    for (k = 0; k < kept; k++) {
-        uint32_t line = blocks[k].first;
-        for (;;) {
-            if (out && entries[out - 1].line >= line) {
-                ordered = 0;
-            }
-            entries[out].line = line;
-            entries[out].count = blocks[k].count;
-            out++;
-            if (line == blocks[k].last) {
-                break;
-            }
-            line++;
+        if (blocks[k].first <= reach) {
+            disjoint = 0;
+        }
+        if (blocks[k].last > reach) {
+            distinct += blocks[k].last - (blocks[k].first > reach ? blocks[k].first : reach + 1) + 1;
+            reach = blocks[k].last;
         }
     }
-    if (ordered) {
-        unique = out;
+    if (distinct > allowance) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
     }
-    else {
-        qsort(entries, (size_t)out, sizeof(Entry), by_line);
-        for (k = 0; k < out; k++) {
-            if (k == 0 || entries[k].line != entries[k - 1].line) {
-                unique++;
-            }
-        }
-    }
-    lines = PyBytes_FromStringAndSize(NULL, unique * (Py_ssize_t)sizeof(uint32_t));
-    hits = PyBytes_FromStringAndSize(NULL, unique * (Py_ssize_t)sizeof(uint32_t));
-    states = PyBytes_FromStringAndSize(NULL, unique);
+    lines = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)distinct * (Py_ssize_t)sizeof(uint32_t));
+    hits = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)distinct * (Py_ssize_t)sizeof(uint32_t));
+    states = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)distinct);
     if (lines == NULL || hits == NULL || states == NULL) {
         goto done;
     }
     line_out = (uint32_t *)PyBytes_AS_STRING(lines);
     hit_out = (uint32_t *)PyBytes_AS_STRING(hits);
     state_out = PyBytes_AS_STRING(states);
-    if (ordered) {
-        for (k = 0; k < out; k++) {
-            line_out[k] = entries[k].line;
-            hit_out[k] = entries[k].count;
-            state_out[k] = entries[k].count ? 0 : 1;
+    if (disjoint) {
+        for (k = 0; k < kept; k++) {
+            uint32_t line;
+            for (line = blocks[k].first; line <= blocks[k].last; line++) {
+                line_out[out] = line;
+                hit_out[out] = blocks[k].count;
+                state_out[out] = blocks[k].count ? HIT : MISS;
+                out++;
+            }
         }
     }
-    else {
-        /* per line: the largest count (the last once sorted); HIT if all counted, MISS if none, else PARTIAL */
-        Py_ssize_t at = 0, j;
-        for (k = 0; k < out && at < unique; k = j) {
-            int counted = 0, missed = 0;
-            for (j = k; j < out && entries[j].line == entries[k].line; j++) {
-                if (entries[j].count) {
-                    counted = 1;
-                }
-                else {
-                    missed = 1;
-                }
-            }
-            line_out[at] = entries[k].line;
-            hit_out[at] = entries[j - 1].count;
-            state_out[at] = (char)(missed ? (counted ? 2 : 1) : 0);
-            at++;
-        }
+    else if (sweep(blocks, kept, line_out, hit_out, state_out) < 0) {
+        PyErr_NoMemory();
+        goto done;
     }
     result = PyTuple_Pack(3, lines, hits, states);
 done:
     Py_XDECREF(lines);
     Py_XDECREF(hits);
     Py_XDECREF(states);
-    PyMem_Free(entries);
     PyMem_Free(blocks);
     PyBuffer_Release(&view);
     return result;
@@ -402,8 +392,9 @@ done:
 
 static PyMethodDef go_methods[] = {
     {"read", go_read, METH_VARARGS,
-     "read(block, max_line) -> (spanned, [(name, packed blocks), ...]) or None: the runs of one chunk."},
-    {"lines", go_lines, METH_O, "lines(packed blocks) -> (lines, hits, states) bytes of one file."},
+     "read(block, max_line) -> [(name, packed blocks), ...] or None: the runs of one chunk."},
+    {"lines", go_lines, METH_VARARGS,
+     "lines(packed blocks, allowance) -> (lines, hits, states) bytes of one file, or None past the allowance."},
     {NULL, NULL, 0, NULL},
 };
 

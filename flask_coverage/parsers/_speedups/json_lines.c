@@ -1,55 +1,13 @@
 /* The lines of decoded JSON coverage values (SimpleCov, Coveralls, covr, Codecov JSON): the columns of
  * the well-formed case, or None for the parser's Python code to read (docs/parsing.md#compiled-readers). */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
+#include "common.h"
 
-#define STATE_HIT 0
-#define STATE_MISS 1
-#define STATE_PARTIAL 2
-#define MAX_HITS 0xFFFFFFFFULL
-#define MAX_LINE_NUMBER 10000000LL
-
-/* The three columns being built: native uint32 lines and hits, one state byte a line. */
-typedef struct {
-    uint32_t *lines;
-    uint32_t *hits;
-    unsigned char *states;
-    Py_ssize_t count;
-} Columns;
-
-static int columns_alloc(Columns *columns, Py_ssize_t size)
-{
-    Py_ssize_t n = size > 0 ? size : 1;
-    columns->count = 0;
-    columns->lines = PyMem_Malloc((size_t)n * sizeof(uint32_t));
-    columns->hits = PyMem_Malloc((size_t)n * sizeof(uint32_t));
-    columns->states = PyMem_Malloc((size_t)n);
-    if (columns->lines == NULL || columns->hits == NULL || columns->states == NULL) {
-        PyMem_Free(columns->lines);
-        PyMem_Free(columns->hits);
-        PyMem_Free(columns->states);
-        PyErr_NoMemory();
-        return -1;
-    }
-    return 0;
-}
-
-static void columns_free(Columns *columns)
-{
-    PyMem_Free(columns->lines);
-    PyMem_Free(columns->hits);
-    PyMem_Free(columns->states);
-}
+#define BRANCH_DIGITS 9 /* codecov.py _BRANCHES: "n/m" of at most 9 digits each */
 
 /* (lines, hits, states) as bytes; the columns are freed either way. */
 static PyObject *columns_result(Columns *columns)
 {
-    Py_ssize_t n = columns->count;
-    PyObject *result = Py_BuildValue("(y#y#y#)", (const char *)columns->lines, n * (Py_ssize_t)sizeof(uint32_t),
-                                     (const char *)columns->hits, n * (Py_ssize_t)sizeof(uint32_t),
-                                     (const char *)columns->states, n);
+    PyObject *result = columns_bytes(columns, 0, columns->size);
     columns_free(columns);
     return result;
 }
@@ -75,19 +33,14 @@ static int read_count(PyObject *value, uint32_t *hits)
     return 1;
 }
 
-/* The value of at most 9 ASCII digits from s[0:n] (n >= 1), or -1. */
-static long long read_digits(const char *s, Py_ssize_t n)
+/* s[0:n] as a number of at most `most` digits (parsers/_common.py's rule) up to MAX_HITS, or -1 for
+ * anything else (the Python code reads it). */
+static long long digits_of(const char *s, Py_ssize_t n, int most)
 {
-    long long value = 0;
-    Py_ssize_t i;
-    if (n < 1 || n > 9)
+    unsigned long long value;
+    if (read_digits(s, s + n, most, 1, &value) != s + n || value > MAX_HITS)
         return -1;
-    for (i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        value = value * 10 + (s[i] - '0');
-    }
-    return value;
+    return (long long)value;
 }
 
 PyDoc_STRVAR(list_lines_doc,
@@ -108,7 +61,7 @@ static PyObject *list_lines(PyObject *self, PyObject *args)
     if (first != 0 && first != 1)
         Py_RETURN_NONE;
     size = PyList_GET_SIZE(counts);
-    if (size > MAX_LINE_NUMBER - first)
+    if (size > (Py_ssize_t)MAX_LINE_NUMBER - first)
         Py_RETURN_NONE;
     if (columns_alloc(&columns, size) < 0)
         return NULL;
@@ -133,10 +86,7 @@ static PyObject *list_lines(PyObject *self, PyObject *args)
         }
         if (i + first == 0)
             continue; /* line 0: no line */
-        columns.lines[columns.count] = (uint32_t)(i + first);
-        columns.hits[columns.count] = hits;
-        columns.states[columns.count] = hits ? STATE_HIT : STATE_MISS;
-        columns.count++;
+        columns_push(&columns, (uint32_t)(i + first), hits, hits ? HIT : MISS);
     }
     return columns_result(&columns);
 }
@@ -149,7 +99,7 @@ static int read_coverage(PyObject *value, uint32_t *hits, unsigned char *state)
         return 2;
     if (value == Py_True) {
         *hits = 1;
-        *state = STATE_PARTIAL;
+        *state = PARTIAL;
         return 1;
     }
     if (PyLong_CheckExact(value)) {
@@ -161,7 +111,7 @@ static int read_coverage(PyObject *value, uint32_t *hits, unsigned char *state)
             return 2;
         if (read_count(value, hits) != 1)
             return PyErr_Occurred() ? -1 : 0;
-        *state = *hits ? STATE_HIT : STATE_MISS;
+        *state = *hits ? HIT : MISS;
         return 1;
     }
     if (PyUnicode_CheckExact(value)) {
@@ -175,20 +125,20 @@ static int read_coverage(PyObject *value, uint32_t *hits, unsigned char *state)
             return -1;
         for (i = 0; i < n && s[i] != '/'; i++)
             ;
-        if (i == n) { /* a decimal count: no sign, at most 9 digits here */
-            covered = read_digits(s, n);
+        if (i == n) { /* a decimal count: no sign */
+            covered = digits_of(s, n, NUMBER_DIGITS);
             if (covered < 0)
                 return 0;
             *hits = (uint32_t)covered;
-            *state = covered ? STATE_HIT : STATE_MISS;
+            *state = covered ? HIT : MISS;
             return 1;
         }
-        covered = read_digits(s, i);
-        total = read_digits(s + i + 1, n - i - 1);
+        covered = digits_of(s, i, BRANCH_DIGITS);
+        total = digits_of(s + i + 1, n - i - 1, BRANCH_DIGITS);
         if (covered < 0 || total < 0)
             return 0;
-        *state = covered == total ? STATE_HIT : covered == 0 ? STATE_MISS : STATE_PARTIAL;
-        *hits = *state == STATE_MISS ? 0 : (uint32_t)covered;
+        *state = covered == total ? HIT : covered == 0 ? MISS : PARTIAL;
+        *hits = *state == MISS ? 0 : (uint32_t)covered;
         return 1;
     }
     return 0;
@@ -218,7 +168,7 @@ static PyObject *dict_lines(PyObject *self, PyObject *arg)
         const char *s;
         long long number;
         uint32_t hits = 0;
-        unsigned char state = STATE_HIT;
+        unsigned char state = HIT;
         int read;
         if (!PyUnicode_CheckExact(key) || !PyUnicode_IS_ASCII(key))
             goto fallback;
@@ -227,8 +177,8 @@ static PyObject *dict_lines(PyObject *self, PyObject *arg)
             goto error;
         if (n < 1 || s[0] == '0')
             goto fallback;
-        number = read_digits(s, n);
-        if (number < 1 || number > MAX_LINE_NUMBER || number <= last)
+        number = digits_of(s, n, LINE_DIGITS);
+        if (number < 1 || number > (long long)MAX_LINE_NUMBER || number <= last)
             goto fallback;
         last = number;
         read = read_coverage(value, &hits, &state);
@@ -238,12 +188,9 @@ static PyObject *dict_lines(PyObject *self, PyObject *arg)
             goto fallback;
         if (read == 2)
             continue;
-        if (columns.count >= PyDict_Size(arg))
+        if (columns.size >= columns.capacity)
             goto fallback; /* the dict changed size: cannot happen, guarded all the same */
-        columns.lines[columns.count] = (uint32_t)number;
-        columns.hits[columns.count] = hits;
-        columns.states[columns.count] = state;
-        columns.count++;
+        columns_push(&columns, (uint32_t)number, hits, state);
     }
     return columns_result(&columns);
 fallback:

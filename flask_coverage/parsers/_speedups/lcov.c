@@ -13,65 +13,7 @@
  * ASCII digits, too long or out of range, a BRDA line number with a leading zero, a stray line, an
  * "end_of_record" with anything after it, a str that is not UTF-8 encodable.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <stdint.h>
-#include <string.h>
-
-#define MAX_LINE_NUMBER 10000000ULL
-#define MAX_HITS 4294967295ULL
-
-typedef struct {
-    char *data;
-    Py_ssize_t used, size;
-} Buffer;
-
-static int
-put(Buffer *buffer, const void *value, Py_ssize_t size)
-{
-    if (buffer->used + size > buffer->size) {
-        Py_ssize_t grown = buffer->size ? buffer->size * 2 : 4096;
-        char *data;
-        while (grown < buffer->used + size) {
-            grown *= 2;
-        }
-        data = PyMem_Realloc(buffer->data, (size_t)grown);
-        if (data == NULL) {
-            return -1;
-        }
-        buffer->data = data;
-        buffer->size = grown;
-    }
-    memcpy(buffer->data + buffer->used, value, (size_t)size);
-    buffer->used += size;
-    return 0;
-}
-
-/* 1..most ASCII digits at p < end (leading zeros allowed only if zeros is set). Returns the position
- * after them, or NULL. */
-static const char *
-digits(const char *p, const char *end, int most, int zeros, unsigned long long *value)
-{
-    unsigned long long v = 0;
-    int n = 0;
-    if (p >= end || *p < '0' || *p > '9') {
-        return NULL;
-    }
-    if (!zeros && *p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9') {
-        return NULL;
-    }
-    while (p < end && *p >= '0' && *p <= '9') {
-        if (n == most) {
-            return NULL;
-        }
-        v = v * 10 + (unsigned long long)(*p - '0');
-        n++;
-        p++;
-    }
-    *value = v;
-    return p;
-}
+#include "common.h"
 
 /* Whether [p, end) is a record other than DA and BRDA: an upper-case key ([A-Z_], one letter at
  * least) and a colon. */
@@ -91,9 +33,7 @@ buffers_free(Buffer *buffers)
 {
     int i;
     for (i = 0; i < 5; i++) {
-        PyMem_Free(buffers[i].data);
-        buffers[i].data = NULL;
-        buffers[i].used = buffers[i].size = 0;
+        buffer_free(&buffers[i]);
     }
 }
 
@@ -247,21 +187,21 @@ lcov_read(PyObject *module, PyObject *args)
             if (!file_open) {
                 goto refuse;
             }
-            q = digits(p + 3, eol, 8, 1, &line);
+            q = read_digits(p + 3, eol, LINE_DIGITS, 1, &line);
             if (q == NULL || q >= eol || *q != ',' || line < 1 || line > MAX_LINE_NUMBER) {
                 goto refuse;
             }
-            q = digits(q + 1, eol, 9, 1, &count);
+            q = read_digits(q + 1, eol, NUMBER_DIGITS, 1, &count);
             if (q == NULL || (q < eol && *q != ',') || count > MAX_HITS) {
                 goto refuse;
             }
             value = (uint32_t)line;
             state = count ? 0 : 1;
-            if (put(&buffers[0], &value, 4) < 0) {
+            if (buffer_put(&buffers[0], &value, 4) < 0) {
                 goto memory;
             }
             value = (uint32_t)count;
-            if (put(&buffers[1], &value, 4) < 0 || put(&buffers[2], &state, 1) < 0) {
+            if (buffer_put(&buffers[1], &value, 4) < 0 || buffer_put(&buffers[2], &state, 1) < 0) {
                 goto memory;
             }
         }
@@ -282,7 +222,7 @@ lcov_read(PyObject *module, PyObject *args)
             if (commas < 3) {
                 goto refuse;
             }
-            q = digits(p + 5, eol, 8, 0, &line);
+            q = read_digits(p + 5, eol, LINE_DIGITS, 0, &line);
             if (q == NULL || *q != ',' || line < 1 || line > MAX_LINE_NUMBER) {
                 goto refuse;
             }
@@ -302,7 +242,7 @@ lcov_read(PyObject *module, PyObject *args)
                 taken = 1;
             }
             value = (uint32_t)line;
-            if (put(&buffers[3], &value, 4) < 0 || put(&buffers[4], &taken, 1) < 0) {
+            if (buffer_put(&buffers[3], &value, 4) < 0 || buffer_put(&buffers[4], &taken, 1) < 0) {
                 goto memory;
             }
         }

@@ -1,14 +1,7 @@
 /* The compiled reader of llvm-cov show text (parsers/xcode.py, docs/parsing.md#compiled-readers). */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "common.h"
 
-#include <stdint.h>
-#include <string.h>
-
-#define MAX_LINE_NUMBER 10000000u /* parsers/_common.py MAX_LINE_NUMBER */
-#define MAX_HITS 4294967295u      /* lines.py MAX_HITS */
-#define HIT 0
-#define MISS 1
+#define COUNT_DIGITS 18 /* a longer plain count is left to xcode.py */
 
 PyDoc_STRVAR(module_doc,
              "The well-formed rows of llvm-cov show text (``line|count|source``), read in C.\n\n"
@@ -27,12 +20,6 @@ is_space(unsigned char c)
 {
     /* The ASCII characters str.strip() removes. */
     return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
-}
-
-static int
-is_digit(unsigned char c)
-{
-    return c >= '0' && c <= '9';
 }
 
 /* Strips [*a, *b) of ASCII spaces; 0 if a byte of it is not ASCII (Unicode spaces are Python's). */
@@ -61,22 +48,20 @@ static const double POWERS[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9
 static int
 read_count(const unsigned char *text, Py_ssize_t a, Py_ssize_t b, uint32_t *hits)
 {
-    Py_ssize_t i, n = b - a, dot = -1, digits = 0;
+    Py_ssize_t i, dot = -1, digits = 0;
     uint64_t value = 0;
     double scale = 1.0, number;
     unsigned char last;
 
-    /* Plain digits: int(), up to 18 digits (xcode.py reads 19 or more through float()). */
+    /* Plain digits: int(), as xcode.py reads them by the number rule. */
     for (i = a; i < b && is_digit(text[i]); i++) {
     }
     if (i == b) {
-        if (n > 18) {
+        unsigned long long plain;
+        if (read_digits((const char *)text + a, (const char *)text + b, COUNT_DIGITS, 1, &plain) == NULL) {
             return 0;
         }
-        for (i = a; i < b; i++) {
-            value = value * 10u + (uint64_t)(text[i] - '0');
-        }
-        *hits = value > MAX_HITS ? MAX_HITS : (uint32_t)value;
+        *hits = plain > MAX_HITS ? MAX_HITS : (uint32_t)plain;
         return 1;
     }
     /* A decimal with a scale (1.2k, 3M, 0.5): float(digits) * scale, rounded down. */
@@ -128,24 +113,18 @@ usual_row(const unsigned char *text, Py_ssize_t p, Py_ssize_t size, uint32_t *nu
           Py_ssize_t *next)
 {
     Py_ssize_t q = p, d;
-    uint32_t n = 0;
-    uint64_t c = 0;
+    unsigned long long n = 0, c = 0;
+    const char *after;
     const unsigned char *end;
 
     while (q < size && text[q] == ' ') {
         q++;
     }
-    d = q;
-    while (q < size && is_digit(text[q])) {
-        if (q - d >= 8) {
-            return 0;
-        }
-        n = n * 10u + (uint32_t)(text[q] - '0');
-        q++;
-    }
-    if (q == d) {
+    after = read_digits((const char *)text + q, (const char *)text + size, LINE_DIGITS, 1, &n);
+    if (after == NULL) {
         return 0;
     }
+    q = after - (const char *)text;
     while (q < size && text[q] == ' ') {
         q++;
     }
@@ -157,12 +136,12 @@ usual_row(const unsigned char *text, Py_ssize_t p, Py_ssize_t size, uint32_t *nu
         q++;
     }
     d = q;
-    while (q < size && is_digit(text[q])) {
-        if (q - d >= 18) {
+    if (q < size && is_digit(text[q])) {
+        after = read_digits((const char *)text + q, (const char *)text + size, COUNT_DIGITS, 1, &c);
+        if (after == NULL) {
             return 0;
         }
-        c = c * 10u + (uint64_t)(text[q] - '0');
-        q++;
+        q = after - (const char *)text;
     }
     *counted = q > d;
     while (q < size && text[q] == ' ') {
@@ -176,58 +155,36 @@ usual_row(const unsigned char *text, Py_ssize_t p, Py_ssize_t size, uint32_t *nu
     if (end == NULL || (*counted && memchr(text + q, '}', (size_t)(end - (text + q))) != NULL)) {
         return 0;
     }
-    *number = n;
+    *number = (uint32_t)n;
     *hits = c > MAX_HITS ? MAX_HITS : (uint32_t)c;
     *next = end - text + 1;
     return 1;
 }
 
-typedef struct {
-    uint32_t *lines;
-    uint32_t *hits;
-    unsigned char *states;
-} Columns;
-
 /* Appends (path, lines[start:end], ...) to out; path is borrowed (None or a new str, stolen). */
 static int
 append_file(PyObject *out, PyObject *path, const Columns *columns, Py_ssize_t start, Py_ssize_t end)
 {
-    Py_ssize_t n = end - start;
-    PyObject *item, *lines, *hits, *states;
-
-    lines = PyBytes_FromStringAndSize((const char *)(columns->lines + start), n * 4);
-    hits = PyBytes_FromStringAndSize((const char *)(columns->hits + start), n * 4);
-    states = PyBytes_FromStringAndSize((const char *)(columns->states + start), n);
-    if (lines == NULL || hits == NULL || states == NULL) {
-        Py_XDECREF(lines);
-        Py_XDECREF(hits);
-        Py_XDECREF(states);
+    PyObject *item, *columns_tuple = columns_bytes(columns, start, end);
+    int failed;
+    if (columns_tuple == NULL) {
         Py_DECREF(path);
         return -1;
     }
-    item = PyTuple_New(4);
+    item = Py_BuildValue("(NOOO)", path, PyTuple_GET_ITEM(columns_tuple, 0), PyTuple_GET_ITEM(columns_tuple, 1),
+                         PyTuple_GET_ITEM(columns_tuple, 2));
+    Py_DECREF(columns_tuple);
     if (item == NULL) {
-        Py_DECREF(lines);
-        Py_DECREF(hits);
-        Py_DECREF(states);
-        Py_DECREF(path);
         return -1;
     }
-    PyTuple_SET_ITEM(item, 0, path);
-    PyTuple_SET_ITEM(item, 1, lines);
-    PyTuple_SET_ITEM(item, 2, hits);
-    PyTuple_SET_ITEM(item, 3, states);
-    if (PyList_Append(out, item) < 0) {
-        Py_DECREF(item);
-        return -1;
-    }
+    failed = PyList_Append(out, item);
     Py_DECREF(item);
-    return 0;
+    return failed;
 }
 
 /* The rows of text[0:size]; 1 read, 0 not taken (None), -1 error. */
 static int
-read_block(const unsigned char *text, Py_ssize_t size, int open, uint32_t last, Columns *columns, Py_ssize_t capacity,
+read_block(const unsigned char *text, Py_ssize_t size, int open, uint32_t last, Columns *columns,
            PyObject *out)
 {
     Py_ssize_t p = 0, rows = 0, start = 0;
@@ -240,19 +197,18 @@ read_block(const unsigned char *text, Py_ssize_t size, int open, uint32_t last, 
     while (p < size) {
         const unsigned char *end_ptr;
         const unsigned char *bar_ptr, *bar2_ptr, *brace;
-        Py_ssize_t e, bar, a, b, ca, cb, sa, sb, i, next = 0;
+        Py_ssize_t e, bar, a, b, ca, cb, sa, sb, next = 0;
         uint32_t number = 0, hits = 0;
+        unsigned long long digits;
         int counted = 0;
 
         if (open && usual_row(text, p, size, &number, &hits, &counted, &next)) {
             if (counted) {
-                if (number < 1 || number > MAX_LINE_NUMBER || number <= last || rows >= capacity) {
+                if (number < 1 || number > MAX_LINE_NUMBER || number <= last || rows >= columns->capacity) {
                     Py_XDECREF(path);
                     return 0;
                 }
-                columns->lines[rows] = number;
-                columns->hits[rows] = hits;
-                columns->states[rows] = hits ? HIT : MISS;
+                columns_push(columns, number, hits, hits ? HIT : MISS);
                 rows++;
                 last = number;
             }
@@ -343,25 +299,18 @@ read_block(const unsigned char *text, Py_ssize_t size, int open, uint32_t last, 
                 continue;
             }
         }
-        if (b - a > 8) {
+        if (read_digits((const char *)text + a, (const char *)text + b, LINE_DIGITS, 1, &digits) !=
+            (const char *)text + b) {
             Py_XDECREF(path);
             return 0;
         }
-        for (i = a; i < b; i++) {
-            if (!is_digit(text[i])) {
-                Py_XDECREF(path);
-                return 0;
-            }
-            number = number * 10u + (uint32_t)(text[i] - '0');
-        }
-        if (number < 1 || number > MAX_LINE_NUMBER || number <= last || rows >= capacity ||
+        number = (uint32_t)digits;
+        if (number < 1 || number > MAX_LINE_NUMBER || number <= last || rows >= columns->capacity ||
             !read_count(text, ca, cb, &hits)) {
             Py_XDECREF(path);
             return 0;
         }
-        columns->lines[rows] = number;
-        columns->hits[rows] = hits;
-        columns->states[rows] = hits ? HIT : MISS;
+        columns_push(columns, number, hits, hits ? HIT : MISS);
         rows++;
         last = number;
         p = e + 1;
@@ -385,7 +334,7 @@ xcode_read(PyObject *module, PyObject *args)
     int open, status;
     unsigned long last;
     const char *text;
-    Py_ssize_t size, capacity;
+    Py_ssize_t size;
     Columns columns;
 
     (void)module;
@@ -404,22 +353,16 @@ xcode_read(PyObject *module, PyObject *args)
         Py_RETURN_NONE;
     }
     /* A row holds at least "1|1\n". */
-    capacity = size / 4 + 1;
-    columns.lines = PyMem_Malloc((size_t)capacity * sizeof(uint32_t));
-    columns.hits = PyMem_Malloc((size_t)capacity * sizeof(uint32_t));
-    columns.states = PyMem_Malloc((size_t)capacity);
-    out = PyList_New(0);
-    if (columns.lines == NULL || columns.hits == NULL || columns.states == NULL || out == NULL) {
-        PyMem_Free(columns.lines);
-        PyMem_Free(columns.hits);
-        PyMem_Free(columns.states);
-        Py_XDECREF(out);
-        return PyErr_NoMemory();
+    if (columns_alloc(&columns, size / 4 + 1) < 0) {
+        return NULL;
     }
-    status = read_block((const unsigned char *)text, size, open, (uint32_t)last, &columns, capacity, out);
-    PyMem_Free(columns.lines);
-    PyMem_Free(columns.hits);
-    PyMem_Free(columns.states);
+    out = PyList_New(0);
+    if (out == NULL) {
+        columns_free(&columns);
+        return NULL;
+    }
+    status = read_block((const unsigned char *)text, size, open, (uint32_t)last, &columns, out);
+    columns_free(&columns);
     if (status <= 0) {
         Py_DECREF(out);
         if (status < 0) {
