@@ -529,3 +529,29 @@ class AccessToken(Base):
     last_used: Mapped[Optional[dt.datetime]]
 
     owner: Mapped[Owner] = relationship()
+
+
+class HostAccount(Base):
+    """A user signed in with their git host (docs/sign-in.md): the host's OAuth token, encrypted with
+    ``COVERAGE_SIGN_IN_KEY`` (never shown), and when the host's view was last synced and last tried."""
+
+    __tablename__ = "coverage_host_account"
+
+    owner_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"), primary_key=True)
+    token: Mapped[str] = mapped_column(sa.Text)
+    synced_at: Mapped[Optional[dt.datetime]]
+    attempted_at: Mapped[Optional[dt.datetime]]
+
+
+class RepositoryReader(Base):
+    """A user the git host says may read a private repository it knows (the sync writes these; a
+    repository the host knows is one with a ``service_id``)."""
+
+    __tablename__ = "coverage_repository_reader"
+
+    repository_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"), primary_key=True, index=True
+    )

@@ -152,17 +152,15 @@ def add_repo(
     duplicate = f"repository {owner_row.username}/{name} already exists"
     if find_repository(owner_row.service, owner_row.username, name, deleted=True) is not None:
         raise AlreadyExists(duplicate)
-    repository = Repository(
-        owner=owner_row,
-        name=name,
-        private=private,
-        branch=branch,
-        language=language,
-        upload_token=generate_token(),
-        image_token=_new_graph_token(),
-    )
+    repository = new_repository(owner_row, name, private=private, branch=branch, language=language)
     _add(repository, duplicate)
     return repository
+
+
+def new_repository(owner: Owner, name: str, **fields: Any) -> Repository:
+    """A repository of ``owner`` with a fresh upload token (UUID) and graph token (10 alphanumerics),
+    not yet added to the session: what :func:`add_repo` and the sync from the git host create."""
+    return Repository(owner=owner, name=name, upload_token=generate_token(), image_token=_new_graph_token(), **fields)
 
 
 def create_token(service: Union[str, ServiceEnum], username: str, *, name: str) -> tuple[AccessToken, str]:

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple, Optional
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..auth import can_read_private, is_admin
+from ..auth import can_read_private, is_admin, reader_id
 from ..codecov_yml.settings import Settings, commit_settings
 from ..csrf import CSRF_FAILED, CSRF_FIELD, csrf_token, csrf_valid
 from ..errors import CoverageError, Forbidden, InvalidInput, NotFound
@@ -288,7 +288,8 @@ def owner_page(prov: str, owner: str) -> Any:
     owner_row = get_owner(SERVICE_BY_SHORT[prov], owner)
     if owner_row is None:
         raise NotFound(NOT_FOUND_MESSAGE)
-    rows = owner_repositories(owner_row.id, private=can_read_private(_current_user(), owner_row))
+    user = _current_user()
+    rows = owner_repositories(owner_row.id, private=can_read_private(user, owner_row), reader_id=reader_id(user))
     return render_template(
         "coverage/owner.html", owner=owner_row, rows=rows, totals_of=totals_of, coverage_text=_coverage_text
     )
