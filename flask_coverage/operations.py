@@ -31,11 +31,13 @@ from .models import (
     FeedbackSent,
     FileCoverage,
     FlagFileCoverage,
+    HostAccount,
     Membership,
     Outbox,
     Owner,
     Pull,
     Repository,
+    RepositoryReader,
     ServiceEnum,
     TreeEntry,
     Upload,
@@ -299,6 +301,7 @@ def _delete_repositories(ids: sa.Select) -> None:
         sa.delete(Branch).where(Branch.repository_id.in_(ids)),
         sa.delete(Pull).where(Pull.repository_id.in_(ids)),
         sa.delete(Commit).where(Commit.repository_id.in_(ids)),
+        sa.delete(RepositoryReader).where(RepositoryReader.repository_id.in_(ids)),
         sa.delete(Repository).where(Repository.id.in_(ids)),
     ):
         execute(statement)
@@ -319,6 +322,8 @@ def _delete_owner(owner: Owner) -> None:
     for statement in (
         sa.delete(Membership).where(sa.or_(Membership.org_id == owner.id, Membership.user_id == owner.id)),
         sa.delete(AccessToken).where(AccessToken.owner_id == owner.id),
+        sa.delete(RepositoryReader).where(RepositoryReader.user_id == owner.id),
+        sa.delete(HostAccount).where(HostAccount.owner_id == owner.id),
         sa.delete(Owner).where(Owner.id == owner.id),
     ):
         execute(statement)
@@ -326,7 +331,7 @@ def _delete_owner(owner: Owner) -> None:
 
 
 def delete_user(service: Union[str, ServiceEnum], username: str) -> None:
-    """Delete a user with its repositories (and their coverage), memberships and access tokens; its
+    """Delete a user with its repositories (and their coverage), memberships, access tokens and sign-in; its
     tokens stop working at once and its name is free again."""
     _delete_owner(require_owner(service, username, is_org=False))
 
