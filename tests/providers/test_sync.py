@@ -23,6 +23,7 @@ from fakes import (
 from flask import Flask
 
 from flask_coverage.auth import can_read_repository, reader_id
+from flask_coverage.cli import coverage_cli
 from flask_coverage.models import HostAccount, Membership, Owner, Repository, RepositoryReader, ServiceEnum, utcnow
 from flask_coverage.operations import add_member, add_org, add_repo, add_user
 from flask_coverage.providers import ProviderError
@@ -250,3 +251,30 @@ def test_a_sync_that_fails_half_way_keeps_the_previous_permissions(app: Flask, g
         assert len(readable(alice)) == 120 and memberships(alice) == {}
         rows = get_session().execute(sa.select(RepositoryReader).where(RepositoryReader.user_id == alice.id)).all()
         assert len(rows) == 120
+
+
+def test_the_cli_syncs_a_member_with_their_stored_token(app: Flask, github: FakeHost) -> None:
+    app.config.update(
+        COVERAGE_PROVIDERS={"github": {"url": github.url, "client_id": "c", "client_secret": "s"}},
+        COVERAGE_SIGN_IN_KEY=Fernet.generate_key().decode(),
+    )
+    github.state["orgs"] = [("acme", 10, "admin")]
+    github.state["repos"] = [github_repository("acme", 10, "widgets", 100, private=True)]
+    with app.app_context():
+        alice = apply_host_view(GH, view([(ACME, False)], []))
+        get_session().add(HostAccount(owner_id=alice.id, token=encrypt_token(TOKEN)))
+        get_session().commit()
+    runner = app.test_cli_runner()
+    result = runner.invoke(coverage_cli, ["sync", "gh/acme", "--user", "alice"])
+    assert result.exit_code == 0, result.output
+    assert "Synced alice." in result.output and TOKEN not in result.output
+    with app.app_context():
+        alice = get_owner(GH, "alice")
+        assert alice is not None and readable(alice) == {"acme/widgets"}
+        assert memberships(alice) == {"acme": (True, True)}
+    github.state["access_token"] = "a-token-alice-never-had"  # the stored one is refused now: 401
+    result = runner.invoke(coverage_cli, ["sync", "gh/acme"])
+    assert result.exit_code == 1 and "Not synced alice" in result.output and TOKEN not in result.output
+    with app.app_context():
+        alice = get_owner(GH, "alice")
+        assert alice is not None and readable(alice) == {"acme/widgets"}
