@@ -533,14 +533,15 @@ class AccessToken(Base):
 
 class HostAccount(Base):
     """A user signed in with their git host (docs/sign-in.md): the host's OAuth token, encrypted with
-    ``COVERAGE_SIGN_IN_KEY`` (never shown), and when the host's view was last synced and last tried."""
+    ``COVERAGE_SIGN_IN_KEY`` (never shown), when the host's view was last synced, and when a sync last
+    failed since then."""
 
     __tablename__ = "coverage_host_account"
 
     owner_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"), primary_key=True)
     token: Mapped[str] = mapped_column(sa.Text)
     synced_at: Mapped[Optional[dt.datetime]]
-    attempted_at: Mapped[Optional[dt.datetime]]
+    failed_at: Mapped[Optional[dt.datetime]]
 
 
 class RepositoryReader(Base):

@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 import sqlalchemy as sa
 from flask import current_app
+from sqlalchemy.exc import IntegrityError
 
 from .errors import CoverageError, InvalidInput, NotFound
 from .identifiers import check_branch, check_name
@@ -229,30 +230,38 @@ def sign_in(service: ServiceEnum, token: str) -> Owner:
     user = apply_host_view(service, view)
     account = get_session().get(HostAccount, user.id) or HostAccount(owner_id=user.id)
     account.token = encrypt_token(token)
-    account.synced_at = account.attempted_at = utcnow()
+    account.synced_at, account.failed_at = utcnow(), None
     get_session().add(account)
     get_session().commit()
     return user
 
 
 def sync_user(user: Owner) -> Owner:
-    """Sync ``user`` with their stored token now; :class:`SyncFailed` leaves the previous permissions,
-    :class:`NotFound` if the user never signed in with the host."""
+    """Sync ``user`` with their stored token now; :class:`SyncFailed` leaves the previous permissions
+    (and records the failure: :func:`sync_due` waits before trying again), :class:`NotFound` if the
+    user never signed in with the host."""
     account = get_session().get(HostAccount, user.id)
     if account is None:
         raise NotFound(f"{user.username} has not signed in with {user.service.value}")
-    account.attempted_at = utcnow()
-    get_session().commit()
-    token = decrypt_token(account.token)
-    view = _read(user.service, token)
-    if view.user.service_id != user.service_id:
-        raise SyncFailed(f"the stored token of {user.username} is another account's now")
-    apply_host_view(user.service, view)
-    account = get_session().get(HostAccount, user.id)
-    if account is not None:
-        account.synced_at = utcnow()
-        get_session().commit()
+    try:
+        view = _read(user.service, decrypt_token(account.token))
+        if view.user.service_id != user.service_id:
+            raise SyncFailed(f"the stored token of {user.username} is another account's now")
+        try:
+            apply_host_view(user.service, view)
+        except IntegrityError:
+            raise SyncFailed(f"what {user.service.value} says collides with the names stored here") from None
+    except SyncFailed:
+        get_session().rollback()
+        _record(user.id, failed_at=utcnow())
+        raise
+    _record(user.id, synced_at=utcnow(), failed_at=None)
     return user
+
+
+def _record(owner_id: int, **times: Optional[dt.datetime]) -> None:
+    execute(sa.update(HostAccount).where(HostAccount.owner_id == owner_id).values(**times))
+    get_session().commit()
 
 
 def sync_owner(
@@ -286,10 +295,10 @@ def sync_owner(
 
 
 def sync_due(account: HostAccount, now: dt.datetime) -> bool:
-    """Whether the host's view of a signed-in user is older than ``COVERAGE_SYNC_MAX_AGE``, and no
-    failed sync was tried in the last :data:`RETRY_SECONDS`."""
+    """Whether the host's view of a signed-in user is older than ``COVERAGE_SYNC_MAX_AGE``, unless a
+    sync failed in the last :data:`RETRY_SECONDS`."""
     max_age = dt.timedelta(seconds=float(current_app.config["COVERAGE_SYNC_MAX_AGE"]))
     if account.synced_at is not None and now - account.synced_at < max_age:
         return False
     retry = dt.timedelta(seconds=min(RETRY_SECONDS, max_age.total_seconds()))
-    return account.attempted_at is None or now - account.attempted_at >= retry
+    return account.failed_at is None or now - account.failed_at >= retry

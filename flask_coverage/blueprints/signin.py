@@ -184,7 +184,6 @@ def signed_in_user() -> Optional[Owner]:
         try:
             sync_user(user)
         except SyncFailed as error:
-            get_session().rollback()
             log.warning("the sync of %s/%s failed, its permissions stay: %s", user.service.value, user.username, error)
     g.coverage_signed_in = user
     return user

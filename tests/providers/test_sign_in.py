@@ -3,6 +3,7 @@ a fake GitHub on loopback, and every way it can be refused with nothing written.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
@@ -244,3 +245,40 @@ def test_the_host_apps_own_user_comes_first(app: Flask) -> None:
         return get_session().execute(sa.select(Owner).where(Owner.username == "acme")).scalar_one()
 
     assert "Signed in as <strong>acme</strong>" in client.get("/").text
+
+
+def age_the_sync(app: Flask, seconds: float) -> None:
+    """Make the signed-in user's last sync ``seconds`` older."""
+    with app.app_context():
+        for account in get_session().execute(sa.select(HostAccount)).scalars():
+            account.synced_at -= dt.timedelta(seconds=seconds)
+        get_session().commit()
+
+
+def test_a_permission_the_host_removes_goes_once_the_sync_age_passes(app: Flask, github: FakeHost) -> None:
+    client = app.test_client()
+    client.get(authorize(client))
+    assert "secret" in client.get("/").text
+    github.state["repos"] = [r for r in github.state["repos"] if r["name"] != "secret"]
+    github.state["orgs"] = [("acme", 10, "admin")]
+    age_the_sync(app, 60)  # younger than COVERAGE_SYNC_MAX_AGE: nothing asked of the host
+    asked = len(github.requests)
+    assert "secret" in client.get("/").text and len(github.requests) == asked
+    assert client.get("/gh/beta/secret").status_code == 200
+    age_the_sync(app, app.config["COVERAGE_SYNC_MAX_AGE"])
+    page = client.get("/")
+    assert "widgets" in page.text and "secret" not in page.text
+    assert client.get("/gh/beta/secret").status_code == 404
+
+
+def test_a_failed_lazy_sync_keeps_the_permissions_and_is_not_retried_at_once(app: Flask, github: FakeHost) -> None:
+    client = app.test_client()
+    client.get(authorize(client))
+    github.state["access_token"] = "revoked-on-the-host"  # every API call now answers 401
+    age_the_sync(app, app.config["COVERAGE_SYNC_MAX_AGE"])
+    asked = len(github.requests)
+    page = client.get("/")
+    assert page.status_code == 200 and "secret" in page.text and "widgets" in page.text
+    assert len(github.requests) == asked + 1  # the user's call was refused; nothing more asked
+    client.get("/")
+    assert len(github.requests) == asked + 1  # the next request waits for the retry delay
