@@ -2,7 +2,7 @@
 view of them synced at sign-in and again when older than ``COVERAGE_SYNC_MAX_AGE``.
 
 Two halves. Writing what the host says takes plain data (:class:`~.providers.accounts.HostView` and its
-parts) and knows no HTTP: :func:`upsert_owner`, :func:`upsert_repository`, :func:`set_memberships`,
+parts) and knows no HTTP: :func:`upsert_owners`, :func:`upsert_repositories`, :func:`set_memberships`,
 :func:`set_private_readers`, and :func:`apply_host_view`, which does them all in one transaction (a
 webhook can call the same functions). Reading the host is :func:`~.providers.accounts.read_host_view`,
 done whole before anything is written: a sync that fails half-way writes nothing, and the previous
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import sqlalchemy as sa
 from flask import current_app
@@ -31,7 +31,7 @@ from .operations import new_repository
 from .providers import ProviderError
 from .providers.accounts import HostOwner, HostRepository, HostView, read_host_view
 from .providers.http import budget
-from .queries.repositories import get_owner, require_owner
+from .queries.repositories import require_owner
 from .state import execute, get_session
 
 #: How long after a failed sync the next request tries again (seconds).
@@ -90,55 +90,100 @@ def decrypt_token(stored: str) -> str:
 # -- writing what the host says -------------------------------------------------------------------------
 
 
-def _storable(owner_or_repo: str) -> bool:
+def _storable(name: str, check: Callable[[str], Any] = lambda name: check_name(name, "name")) -> bool:
+    """Whether the service can store ``name`` (a name by default; ``check=check_branch``: a branch)."""
     try:
-        check_name(owner_or_repo, "name")
+        check(name)
     except InvalidInput:
         return False
     return True
 
 
-def upsert_owner(service: ServiceEnum, host: HostOwner) -> Owner:
-    """The owner the host calls ``host``, found by the host's id (renamed if the host renamed it), else
-    by name (an operator-created owner becomes known to the host), else created."""
-    owner = execute(sa.select(Owner).where(Owner.service == service, Owner.service_id == host.service_id)).scalar()
-    if owner is None:
-        owner = get_owner(service, host.username)
-        if owner is not None and owner.service_id not in (None, host.service_id):
+def _set(row: Any, **values: Any) -> None:
+    """Set the attributes that change: a row set to what it holds would still be flushed, its
+    ``updatestamp`` moved and its update events run (thousands of rows a sync)."""
+    for key, value in values.items():
+        if getattr(row, key) != value:
+            setattr(row, key, value)
+
+
+def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[str, Owner]:
+    """The owners the host names, by the host's id: found by that id (renamed if the host renamed
+    them), else by name (an operator-created owner becomes known to the host), else created. Two
+    queries whatever their number."""
+    wanted = {host.service_id: host for host in hosts}
+    found: dict[str, Owner] = {
+        str(owner.service_id): owner
+        for owner in execute(
+            sa.select(Owner).where(Owner.service == service, Owner.service_id.in_(list(wanted)))
+        ).scalars()
+    }
+    missing = [host for key, host in wanted.items() if key not in found]
+    names = [host.username.lower() for host in missing]
+    by_name = {
+        owner.username.lower(): owner
+        for owner in execute(
+            sa.select(Owner).where(Owner.service == service, sa.func.lower(Owner.username).in_(names))
+        ).scalars()
+    }
+    session = get_session()
+    for host in missing:
+        owner = by_name.get(host.username.lower())
+        if owner is not None and owner.service_id is not None:
             # The name passed to another account on the host: the stored one is renamed away.
             owner.username = f"{owner.username}~{owner.service_id}"
             owner = None
-    if owner is None:
-        owner = Owner(service=service, username=host.username)
-        get_session().add(owner)
-    owner.username, owner.service_id, owner.is_org = host.username, host.service_id, host.is_org
-    owner.name = host.name or owner.name
-    owner.avatar_url = host.avatar_url or owner.avatar_url
-    get_session().flush()
-    return owner
+        if owner is None:
+            owner = Owner(service=service, username=host.username)
+            session.add(owner)
+        found[host.service_id] = owner
+    for key, host in wanted.items():
+        owner = found[key]
+        _set(owner, username=host.username, service_id=host.service_id, is_org=host.is_org)
+        _set(owner, name=host.name or owner.name, avatar_url=host.avatar_url or owner.avatar_url)
+    session.flush()
+    return found
 
 
-def upsert_repository(service: ServiceEnum, host: HostRepository, owners: dict[str, Owner]) -> Repository:
-    """The repository ``host``, found by the host's id (renamed or moved to another owner as the host
-    says), else by owner and name, else created with its upload and graph tokens; ``owners`` caches the
-    owners already written, by the host's id."""
-    owner = owners.get(host.owner.service_id)
-    if owner is None:
-        owner = owners[host.owner.service_id] = upsert_owner(service, host.owner)
-    found = sa.select(Repository).join(Owner, Owner.id == Repository.owner_id).where(Owner.service == service)
-    repository = execute(found.where(Repository.service_id == host.service_id)).scalar()
-    if repository is None:
-        repository = execute(
+def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -> list[Repository]:
+    """The repositories the host names, in order, with their owners (:func:`upsert_owners`): found by
+    the host's id (renamed or moved to another owner as the host says), else by owner and name, else
+    created with their upload and graph tokens; ``private`` and the default branch as the host says.
+    A few queries whatever their number."""
+    owners = upsert_owners(service, [host.owner for host in hosts])
+    on_service = sa.select(Repository).join(Owner, Owner.id == Repository.owner_id).where(Owner.service == service)
+    ids = [host.service_id for host in hosts]
+    found: dict[str, Repository] = {
+        str(repository.service_id): repository
+        for repository in execute(on_service.where(Repository.service_id.in_(ids))).scalars()
+    }
+    missing = [host for host in hosts if host.service_id not in found]
+    by_name = {
+        (repository.owner_id, repository.name.lower()): repository
+        for repository in execute(
             sa.select(Repository).where(
-                Repository.owner_id == owner.id, sa.func.lower(Repository.name) == host.name.lower()
+                Repository.owner_id.in_({owners[host.owner.service_id].id for host in missing}),
+                sa.func.lower(Repository.name).in_({host.name.lower() for host in missing}),
             )
-        ).scalar()
-    if repository is None:
-        repository = new_repository(owner, host.name)
-        get_session().add(repository)
-    repository.owner, repository.name, repository.service_id = owner, host.name, host.service_id
-    repository.private, repository.branch = host.private, check_branch(host.branch)
-    return repository
+        ).scalars()
+    }
+    session = get_session()
+    result = []
+    for host in hosts:
+        owner = owners[host.owner.service_id]
+        repository = found.get(host.service_id) or by_name.get((owner.id, host.name.lower()))
+        if repository is None:
+            repository = new_repository(owner, host.name)
+            session.add(repository)
+        if repository.owner_id != owner.id:
+            repository.owner = owner
+        _set(repository, name=host.name, service_id=host.service_id, private=host.private)
+        if _storable(host.branch, check_branch):
+            _set(repository, branch=host.branch)
+        found[host.service_id] = repository
+        result.append(repository)
+    session.flush()
+    return result
 
 
 def set_memberships(user: Owner, organizations: Sequence[tuple[Owner, bool]]) -> None:
@@ -189,20 +234,13 @@ def apply_host_view(service: ServiceEnum, view: HostView) -> Owner:
     Names the service cannot store (a GitLab subgroup's ``group/sub``) are left out."""
     session = get_session()
     try:
-        user = upsert_owner(service, view.user)
-        owners = {view.user.service_id: user}
-        organizations = []
-        for host_org, admin in view.organizations:
-            if _storable(host_org.username):
-                owners[host_org.service_id] = org = upsert_owner(service, host_org)
-                organizations.append((org, admin))
-        set_memberships(user, organizations)
-        repositories = [
-            upsert_repository(service, repository, owners)
-            for repository in view.repositories
-            if _storable(repository.owner.username) and _storable(repository.name)
-        ]
-        session.flush()
+        organizations = [(host, admin) for host, admin in view.organizations if _storable(host.username)]
+        owners = upsert_owners(service, [view.user, *(host for host, _ in organizations)])
+        user = owners[view.user.service_id]
+        set_memberships(user, [(owners[host.service_id], admin) for host, admin in organizations])
+        repositories = upsert_repositories(
+            service, [r for r in view.repositories if _storable(r.owner.username) and _storable(r.name)]
+        )
         set_private_readers(user, repositories)
         session.commit()
     except Exception:
