@@ -15,6 +15,7 @@ from cryptography.fernet import Fernet
 from fakes import FakeHost, fake_host, github_account_routes, github_repository, oauth_routes
 from flask import Flask
 
+from flask_coverage.logging import redact_tokens
 from flask_coverage.models import HostAccount, Membership, Owner, Repository, RepositoryReader, metadata
 from flask_coverage.state import get_session
 
@@ -282,3 +283,8 @@ def test_a_failed_lazy_sync_keeps_the_permissions_and_is_not_retried_at_once(app
     assert len(github.requests) == asked + 1  # the user's call was refused; nothing more asked
     client.get("/")
     assert len(github.requests) == asked + 1  # the next request waits for the retry delay
+
+
+def test_the_callbacks_code_is_kept_out_of_request_logs() -> None:
+    line = '"GET /account/sign-in/github/callback?code=abc123&state=xyz HTTP/1.1" 303 -'
+    assert "abc123" not in redact_tokens(line) and "state=xyz" in redact_tokens(line)
