@@ -109,7 +109,15 @@ def _client(service: str) -> Any:
 
 def _local(target: Any) -> str:
     """Where to go after signing in: a path of this site only (never another site's address)."""
-    if isinstance(target, str) and target.startswith("/") and not target.startswith(("//", "/\\")):
+    # Browsers read a backslash as "/" and drop tabs and newlines: "/\\evil.example" and
+    # "/\t/evil.example" lead to another site.
+    if (
+        isinstance(target, str)
+        and target.startswith("/")
+        and "\\" not in target
+        and not any(ord(char) < 32 for char in target)
+        and not target.startswith("//")
+    ):
         return target
     return url_for("coverage_web.entry_page", root="") if "coverage_web" in current_app.blueprints else "/"
 

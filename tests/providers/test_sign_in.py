@@ -288,3 +288,14 @@ def test_a_failed_lazy_sync_keeps_the_permissions_and_is_not_retried_at_once(app
 def test_the_callbacks_code_is_kept_out_of_request_logs() -> None:
     line = '"GET /account/sign-in/github/callback?code=abc123&state=xyz HTTP/1.1" 303 -'
     assert "abc123" not in redact_tokens(line) and "state=xyz" in redact_tokens(line)
+
+
+@pytest.mark.parametrize("target", ["//evil.example/", "/\\evil.example", "/\t/evil.example", "https://evil.example/"])
+def test_next_never_leads_to_another_site(app: Flask, target: str) -> None:
+    client = app.test_client()
+    callback = requests.get(
+        client.get("/account/sign-in/github", query_string={"next": target}).headers["Location"],
+        allow_redirects=False,
+        timeout=5,
+    ).headers["Location"]
+    assert client.get(callback).headers["Location"] == "/"
