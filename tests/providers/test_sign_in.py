@@ -4,6 +4,7 @@ a fake GitHub on loopback, and every way it can be refused with nothing written.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
@@ -17,6 +18,7 @@ from flask import Flask
 
 from flask_coverage.logging import redact_tokens
 from flask_coverage.models import HostAccount, Membership, Owner, Repository, RepositoryReader, metadata
+from flask_coverage.providers.accounts import sign_in_endpoints
 from flask_coverage.state import get_session
 
 CLIENT_ID, CLIENT_SECRET = "client-1", "client-secret-never-shown"
@@ -299,3 +301,73 @@ def test_next_never_leads_to_another_site(app: Flask, target: str) -> None:
         timeout=5,
     ).headers["Location"]
     assert client.get(callback).headers["Location"] == "/"
+
+
+def test_a_slow_host_is_cut_at_the_sync_timeout_and_the_page_served_as_before(
+    make_app: Callable[..., Flask], tmp_path: Path, github: FakeHost
+) -> None:
+    app = sign_in_app(make_app, tmp_path, github, COVERAGE_SYNC_TIMEOUT=1)
+    client = app.test_client()
+    client.get(authorize(client))
+    github.state["repos"] = []
+
+    @github.route("GET", r"/user/repos")
+    def slow(request: Any, match: Any) -> Any:
+        time.sleep(3)
+        return 200, [], {}
+
+    github.routes.insert(0, github.routes.pop())
+    age_the_sync(app, app.config["COVERAGE_SYNC_MAX_AGE"])
+    before = tables(app)
+    page = client.get("/")
+    assert page.status_code == 200 and "secret" in page.text and "widgets" in page.text
+    after = tables(app)
+    # Nothing changed but the time of the failed sync.
+    assert {name: rows for name, rows in after.items() if name != "coverage_host_account"} == {
+        name: rows for name, rows in before.items() if name != "coverage_host_account"
+    }
+
+
+@pytest.mark.parametrize(
+    ("service", "settings", "authorize_url", "pkce"),
+    [
+        ("github", {}, "https://github.com/login/oauth/authorize", True),
+        (
+            "github_enterprise",
+            {"url": "https://ghe.example.com/api/v3"},
+            "https://ghe.example.com/login/oauth/authorize",
+            True,
+        ),
+        ("gitlab", {}, "https://gitlab.com/oauth/authorize", True),
+        (
+            "gitlab_enterprise",
+            {"url": "https://git.example.com/api/v4"},
+            "https://git.example.com/oauth/authorize",
+            True,
+        ),
+        ("bitbucket", {}, "https://bitbucket.org/site/oauth2/authorize", False),
+    ],
+)
+def test_each_hosts_sign_in_endpoints(service: str, settings: dict[str, str], authorize_url: str, pkce: bool) -> None:
+    endpoints = sign_in_endpoints(service, {"client_id": "c", "client_secret": "s", **settings})
+    assert (endpoints.authorize_url, endpoints.pkce) == (authorize_url, pkce)
+
+
+@pytest.mark.parametrize(
+    ("service", "settings", "message"),
+    [
+        ("bitbucket_server", {}, "supported on GitHub, GitLab and Bitbucket Cloud"),
+        ("github", {"client_secret": ""}, "no 'client_secret'"),
+        ("gitlab_enterprise", {"url": "https://git.example.com/"}, "needs a 'web_url'"),
+    ],
+)
+def test_a_sign_in_setting_that_cannot_work_is_refused_at_start_up(
+    make_app: Callable[..., Flask], tmp_path: Path, service: str, settings: dict[str, str], message: str
+) -> None:
+    entry = {"client_id": "c", "client_secret": "s", **settings}
+    with pytest.raises(ValueError, match=message):
+        make_app(
+            f"sqlite:///{tmp_path}/c.sqlite",
+            COVERAGE_PROVIDERS={service: entry},
+            COVERAGE_SIGN_IN_KEY=Fernet.generate_key().decode(),
+        )
