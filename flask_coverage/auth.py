@@ -9,7 +9,7 @@ import uuid
 from typing import Any, Optional, Union
 
 import sqlalchemy as sa
-from flask import Response
+from flask import Response, current_app, redirect, request, url_for
 
 from .identifiers import is_storable
 from .models import AccessToken, Membership, Owner, OwnerRow, Repository, RepositoryReader, utcnow
@@ -64,7 +64,11 @@ def default_verify_graph_token(repository: Repository, token: Optional[str]) -> 
 
 
 def default_auth_error(status: int) -> Any:
-    """A plain-text auth error for web pages."""
+    """A plain-text auth error for web pages; a visitor who is not signed in (401) is sent to sign in
+    with the git host instead, when one is configured for it (the first by name, docs/sign-in.md)."""
+    hosts = sorted(current_app.extensions.get("coverage_sign_in") or ())
+    if status == 401 and hosts and request.method == "GET":
+        return redirect(url_for("coverage_signin.sign_in_start", service=hosts[0], next=request.full_path.rstrip("?")))
     message = "Sign-in required." if status == 401 else "Not allowed."
     return Response(message + "\n", status=status, mimetype="text/plain")
 

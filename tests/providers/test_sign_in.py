@@ -371,3 +371,14 @@ def test_a_sign_in_setting_that_cannot_work_is_refused_at_start_up(
             COVERAGE_PROVIDERS={service: entry},
             COVERAGE_SIGN_IN_KEY=Fernet.generate_key().decode(),
         )
+
+
+def test_a_page_that_needs_a_user_sends_the_visitor_to_sign_in_with_the_host(app: Flask) -> None:
+    client = app.test_client()
+    refused = client.get("/account/access")
+    assert refused.status_code == 302
+    assert refused.headers["Location"] == "/account/sign-in/github?next=/account/access"
+    start = client.get(refused.headers["Location"])
+    callback = requests.get(start.headers["Location"], allow_redirects=False, timeout=5).headers["Location"]
+    assert client.get(callback).headers["Location"] == "/account/access"
+    assert "alice" in client.get("/account/access").text
