@@ -77,7 +77,12 @@ def register_clients(app: Flask) -> dict[str, Any]:
     if configured:
         from authlib.integrations.flask_client import OAuth
 
+        # OAuth(app) takes Authlib's key in app.extensions: a host app's own registry keeps it.
+        key = "authlib.integrations.flask_client"
+        own = app.extensions.get(key)
         oauth = OAuth(app)
+        if own is not None:
+            app.extensions[key] = own
     for service, settings in configured.items():
         endpoints = sign_in_endpoints(service, settings)
         client_kwargs: dict[str, Any] = {

@@ -12,10 +12,12 @@ from typing import Any, Callable
 import pytest
 import requests
 import sqlalchemy as sa
+from authlib.integrations.flask_client import OAuth
 from cryptography.fernet import Fernet
 from fakes import FakeHost, fake_host, github_account_routes, github_repository, oauth_routes
 from flask import Flask
 
+from flask_coverage import CoverageService
 from flask_coverage.logging import redact_tokens
 from flask_coverage.models import HostAccount, Membership, Owner, Repository, RepositoryReader, metadata
 from flask_coverage.providers.accounts import sign_in_endpoints
@@ -382,3 +384,19 @@ def test_a_page_that_needs_a_user_sends_the_visitor_to_sign_in_with_the_host(app
     callback = requests.get(start.headers["Location"], allow_redirects=False, timeout=5).headers["Location"]
     assert client.get(callback).headers["Location"] == "/account/access"
     assert "alice" in client.get("/account/access").text
+
+
+def test_a_host_apps_own_authlib_registry_is_left_alone(github: FakeHost, tmp_path: Path) -> None:
+    host_app = Flask("with_its_own_authlib")
+    own = OAuth(host_app)
+    settings = {"url": github.url, "web_url": github.url, "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET}
+    host_app.config.update(
+        SECRET_KEY="test",
+        SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path}/own.sqlite",
+        COVERAGE_PROVIDERS={"github": settings},
+        COVERAGE_SIGN_IN_KEY=Fernet.generate_key().decode(),
+        COVERAGE_FEEDBACK_SENDER=False,
+    )
+    CoverageService(host_app)
+    assert host_app.extensions["authlib.integrations.flask_client"] is own
+    assert set(host_app.extensions["coverage_sign_in"]) == {"github"}
