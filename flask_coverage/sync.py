@@ -208,7 +208,7 @@ def set_memberships(user: Owner, organizations: Sequence[tuple[Owner, bool]]) ->
         if membership is None:
             get_session().add(Membership(org_id=org_id, user_id=user.id, activated=True, is_admin=admin))
         else:
-            membership.is_admin = admin
+            _set(membership, is_admin=admin)
 
 
 def set_private_readers(user: Owner, repositories: Iterable[Repository]) -> None:
