@@ -14,7 +14,17 @@ import requests
 import sqlalchemy as sa
 from authlib.integrations.flask_client import OAuth
 from cryptography.fernet import Fernet
-from fakes import FakeHost, fake_host, github_account_routes, github_repository, oauth_routes
+from fakes import (
+    FakeHost,
+    bitbucket_account_routes,
+    bitbucket_repository,
+    fake_host,
+    github_account_routes,
+    github_repository,
+    gitlab_account_routes,
+    gitlab_project,
+    oauth_routes,
+)
 from flask import Flask
 
 from flask_coverage import CoverageService
@@ -400,3 +410,43 @@ def test_a_host_apps_own_authlib_registry_is_left_alone(github: FakeHost, tmp_pa
     CoverageService(host_app)
     assert host_app.extensions["authlib.integrations.flask_client"] is own
     assert set(host_app.extensions["coverage_sign_in"]) == {"github"}
+
+
+@pytest.mark.parametrize("service", ["gitlab", "bitbucket"])
+def test_sign_in_with_gitlab_and_bitbucket(make_app: Callable[..., Flask], tmp_path: Path, service: str) -> None:
+    with fake_host() as host:
+        if service == "gitlab":
+            oauth_routes(
+                host, client_id=CLIENT_ID, client_secret=CLIENT_SECRET, paths=("/oauth/authorize", "/oauth/token")
+            )
+            gitlab_account_routes(host)
+            host.state.update(
+                user={"username": "alice", "id": 1},
+                groups=[("acme", 10, 30)],
+                projects=[gitlab_project("acme", 10, "widgets", 100, private=True)],
+            )
+            settings = {"url": host.url + "/api/v4", "web_url": host.url}
+        else:
+            paths = ("/site/oauth2/authorize", "/site/oauth2/access_token")
+            oauth_routes(host, client_id=CLIENT_ID, client_secret=CLIENT_SECRET, paths=paths)
+            bitbucket_account_routes(host)
+            host.state.update(
+                user={"username": "alice", "uuid": "{a}"},
+                workspaces=[("acme", "{acme}", "member")],
+                repositories=[bitbucket_repository("acme", "widgets", "{w}", private=True)],
+            )
+            settings = {"url": host.url + "/2.0", "web_url": host.url}
+        app = make_app(
+            f"sqlite:///{tmp_path}/c.sqlite",
+            COVERAGE_PROVIDERS={service: {**settings, "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET}},
+            COVERAGE_SIGN_IN_KEY=Fernet.generate_key().decode(),
+        )
+        client = app.test_client()
+        start = client.get(f"/account/sign-in/{service}")
+        # GitLab checks a PKCE verifier; Bitbucket Cloud does not take one.
+        assert ("code_challenge=" in start.headers["Location"]) is (service == "gitlab")
+        callback = requests.get(start.headers["Location"], allow_redirects=False, timeout=5).headers["Location"]
+        assert client.get(callback).status_code == 303
+        prefix = {"gitlab": "gl", "bitbucket": "bb"}[service]
+        assert client.get(f"/{prefix}/acme/widgets").status_code == 200
+        assert app.test_client().get(f"/{prefix}/acme/widgets").status_code == 404
