@@ -9,10 +9,10 @@ import uuid
 from typing import Any, Optional, Union
 
 import sqlalchemy as sa
-from flask import Response
+from flask import Response, current_app, redirect, request, url_for
 
 from .identifiers import is_storable
-from .models import AccessToken, Membership, Owner, OwnerRow, Repository, utcnow
+from .models import AccessToken, Membership, Owner, OwnerRow, Repository, RepositoryReader, utcnow
 from .state import execute, get_session
 
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
@@ -63,13 +63,12 @@ def default_verify_graph_token(repository: Repository, token: Optional[str]) -> 
     return hmac.compare_digest(repository.image_token.encode(), token.encode("utf-8", "surrogatepass"))
 
 
-def default_current_user() -> None:
-    """Nobody is signed in unless the host app registers a ``current_user_loader``."""
-    return None
-
-
 def default_auth_error(status: int) -> Any:
-    """A plain-text auth error for web pages."""
+    """A plain-text auth error for web pages; a visitor who is not signed in (401) is sent to sign in
+    with the git host instead, when one is configured for it (the first by name, docs/sign-in.md)."""
+    hosts = sorted(current_app.extensions.get("coverage_sign_in") or ())
+    if status == 401 and hosts and request.method == "GET":
+        return redirect(url_for("coverage_signin.sign_in_start", service=hosts[0], next=request.full_path.rstrip("?")))
     message = "Sign-in required." if status == 401 else "Not allowed."
     return Response(message + "\n", status=status, mimetype="text/plain")
 
@@ -100,14 +99,28 @@ def is_admin(user: Optional[Owner], owner: Union[Owner, OwnerRow]) -> bool:
 
 
 def can_read_private(user: Optional[Owner], owner: Union[Owner, OwnerRow]) -> bool:
-    """Whether ``user`` may read the private repositories and the members of ``owner``: it is ``owner`` or an
-    activated member."""
+    """Whether ``user`` is ``owner`` or an activated member of it: who lists its members and reads its
+    private repositories that the git host does not know (:func:`can_read_repository`)."""
     return _has_membership(user, owner, _ACTIVATED_MEMBER)
 
 
 def can_read_repository(user: Optional[Owner], repository: Repository) -> bool:
-    """Public repositories are readable by anyone; private ones by the owner and its activated members."""
-    return not repository.private or can_read_private(user, repository.owner)
+    """Public repositories are readable by anyone; a private one by its owner and by the users the git
+    host says may read it (:class:`~flask_coverage.models.RepositoryReader`), or, for a repository the
+    host does not know (no ``service_id``: created by the operator), by the owner's activated members."""
+    if not repository.private or (user is not None and user.id == repository.owner_id):
+        return True
+    if user is None:
+        return False
+    if repository.service_id is not None:
+        return execute(_HOST_READER, {"repository_id": repository.id, "user_id": user.id}).first() is not None
+    return can_read_private(user, repository.owner)
+
+
+_HOST_READER = sa.select(RepositoryReader.user_id).where(
+    RepositoryReader.repository_id == sa.bindparam("repository_id"),
+    RepositoryReader.user_id == sa.bindparam("user_id"),
+)
 
 
 def reader_id(user: Optional[Owner]) -> int:
@@ -116,17 +129,23 @@ def reader_id(user: Optional[Owner]) -> int:
 
 
 #: The SQL condition "this ``Repository`` row is readable by the user bound as ``reader_id``"
-#: (:func:`reader_id`). Public repositories are readable by anyone; private ones by the owner and its
-#: activated members. It has the same shape for every caller, so a query with it costs the same
-#: whether the repository is missing, private or readable (no timing tells them apart).
+#: (:func:`reader_id`), :func:`can_read_repository` in SQL. It has the same shape for every caller, so
+#: a query with it costs the same whether the repository is missing, private or readable (no timing
+#: tells them apart).
 READABLE = sa.or_(
     Repository.private.is_(False),
     Repository.owner_id == sa.bindparam("reader_id"),
-    sa.select(Membership.id)
-    .where(
-        Membership.org_id == Repository.owner_id,
-        Membership.user_id == sa.bindparam("reader_id"),
-        Membership.activated.is_(True),
-    )
+    sa.select(RepositoryReader.user_id)
+    .where(RepositoryReader.repository_id == Repository.id, RepositoryReader.user_id == sa.bindparam("reader_id"))
     .exists(),
+    sa.and_(
+        Repository.service_id.is_(None),
+        sa.select(Membership.id)
+        .where(
+            Membership.org_id == Repository.owner_id,
+            Membership.user_id == sa.bindparam("reader_id"),
+            Membership.activated.is_(True),
+        )
+        .exists(),
+    ),
 )

@@ -6,17 +6,20 @@ import functools
 import re
 from typing import Any, Callable, Optional, TypeVar
 
-from flask import Flask
+from flask import Flask, current_app
 from flask_caching import Cache
 from flask_sqlalchemy import SQLAlchemy
 
 from . import auth
+from .blueprints.signin import signed_in_user
 from .feedback import sender
 from .logging import install_log_filter
 from .providers import check_providers
+from .providers.accounts import signs_in
 from .sources import default_source_loader
 from .state import CoverageState
 from .svg.params import DEFAULT_COLOR_RANGE
+from .sync import check_sign_in_key
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,6 +58,9 @@ DEFAULT_CONFIG: dict[str, Any] = {
     # threshold and timeout only bound the memory of the in-process default.
     "COVERAGE_CACHE_CONFIG": {"CACHE_TYPE": "SimpleCache", "CACHE_THRESHOLD": 200, "CACHE_DEFAULT_TIMEOUT": 86400},
     "COVERAGE_GRAPH_CACHE_MAX_BYTES": 256 * 1024 * 1024,
+    "COVERAGE_SIGN_IN_KEY": None,
+    "COVERAGE_SYNC_MAX_AGE": 900,
+    "COVERAGE_SYNC_TIMEOUT": 10,
 }
 
 
@@ -75,11 +81,12 @@ class CoverageService:
             raise TypeError(f"unknown CoverageService options: {', '.join(unknown)}")
         self._db = db
         self._own_db: Optional[SQLAlchemy] = None
-        # Safe defaults: tokens are checked against the database, nobody is signed in.
+        # Safe defaults: tokens are checked against the database, the signed-in user is the one signed in
+        # with the git host (nobody without sign-in configured).
         self.verify_token_callback: Callable[[str], Any] = auth.default_verify_token
         self.verify_access_token_callback: Callable[[str], Any] = auth.default_verify_token
         self.verify_graph_token_callback: Callable[[Any, Optional[str]], Any] = auth.default_verify_graph_token
-        self.current_user_callback: Callable[[], Any] = auth.default_current_user
+        self.current_user_callback: Callable[[], Any] = signed_in_user
         self.auth_error_callback: Callable[[int], Any] = auth.default_auth_error
         # None: graph blocks link to the service's own file view (urls.file_links).
         self.file_url_callback: Optional[Callable[[Any, Any], Optional[str]]] = None
@@ -115,6 +122,10 @@ class CoverageService:
         commit's feedback before another may take it over; renewed while the sending runs) and
         ``COVERAGE_FEEDBACK_BACKOFF`` (the first and the longest wait, in seconds, before a failed
         sending is tried again), ``COVERAGE_FEEDBACK_BUDGET`` (seconds one commit's sending may take),
+        ``COVERAGE_SIGN_IN_KEY`` (the Fernet key, or keys, encrypting the git hosts' OAuth tokens of
+        users who sign in with them), ``COVERAGE_SYNC_MAX_AGE`` (seconds after which a signed-in
+        user's organizations, repositories and permissions are read from the host again, on their next
+        request) and ``COVERAGE_SYNC_TIMEOUT`` (the bound of each sign-in and sync, docs/sign-in.md),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.
@@ -135,6 +146,8 @@ class CoverageService:
         for key, value in DEFAULT_CONFIG.items():
             app.config.setdefault(key, self._options.get(key, value))
         check_providers(app.config["COVERAGE_PROVIDERS"])
+        if any(signs_in(settings) for settings in app.config["COVERAGE_PROVIDERS"].values()):
+            self._secure_session(app)
         public = app.config["COVERAGE_PUBLIC_URL"]
         if public is not None and not re.fullmatch(r"https?://[^/?#\s]+(/[^?#\s]*)?", public):
             raise ValueError(f"COVERAGE_PUBLIC_URL must be an http(s) URL without query or fragment, not {public!r}")
@@ -147,6 +160,16 @@ class CoverageService:
         install_log_filter()
         # A new worker process (one replacing a killed one, say) takes over the feedback left behind.
         app.before_request(functools.partial(sender.first_request, app))
+
+    @staticmethod
+    def _secure_session(app: Flask) -> None:
+        """Sign-in keeps the user in Flask's session: its key must be there, its cookie ``SameSite=Lax``
+        (the host's redirect back is a top-level GET) and ``Secure`` behind an https public URL."""
+        check_sign_in_key(app.config["COVERAGE_SIGN_IN_KEY"])
+        if app.config.get("SESSION_COOKIE_SAMESITE") is None:
+            app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
+        if (app.config["COVERAGE_PUBLIC_URL"] or "").startswith("https://"):
+            app.config["SESSION_COOKIE_SECURE"] = True
 
     def _find_db(self, app: Flask) -> SQLAlchemy:
         if self._db is not None:
@@ -188,8 +211,9 @@ class CoverageService:
         return f
 
     def current_user_loader(self, f: F) -> F:
-        """Register how the signed-in web user is found: ``f() -> Owner | None``."""
-        self.current_user_callback = f
+        """Register how the signed-in web user is found: ``f() -> Owner | None``. Sign-in with the git
+        host works beside it: when ``f`` answers ``None``, the user signed in with the host is the one."""
+        self.current_user_callback = functools.partial(_loaded_or_signed_in, f)
         return f
 
     def auth_error_handler(self, f: F) -> F:
@@ -215,3 +239,9 @@ class CoverageService:
         """
         self.source_loader_callback = f
         return f
+
+
+def _loaded_or_signed_in(loader: Callable[[], Any]) -> Any:
+    """The host app's user (``loader``, sync or async), else the user signed in with the git host."""
+    user = current_app.ensure_sync(loader)()
+    return user if user is not None else signed_in_user()

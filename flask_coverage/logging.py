@@ -2,7 +2,8 @@
 
 Clients may send secrets in the query string: ``?access_token=`` (older public API), ``?token=``
 (graphs, file views, ``/upload/v2``), ``?signature=`` (the signed upload URLs of ``/upload/v4``
-and codecov-cli, see :mod:`flask_coverage.upload_urls`). Request logs are written by the server,
+and codecov-cli, see :mod:`flask_coverage.upload_urls`), ``?code=`` (the git host's authorization code
+on the sign-in's callback, docs/sign-in.md). Request logs are written by the server,
 not by the app: werkzeug's development server logs each request line to the ``werkzeug`` logger, and gunicorn
 writes its access log (request line and ``Referer``, both with the raw query) to the
 ``gunicorn.access`` logger. :class:`RedactTokensFilter` rewrites such records so the value reads
@@ -20,7 +21,7 @@ from collections.abc import Iterable
 from urllib.parse import unquote_plus
 
 #: Query parameters whose values are secrets.
-SECRET_PARAMETERS = frozenset({"access_token", "token", "signature"})
+SECRET_PARAMETERS = frozenset({"access_token", "token", "signature", "code"})
 
 #: The loggers :func:`install_log_filter` protects.
 PROTECTED_LOGGERS = ("werkzeug", "gunicorn.access", "gunicorn.error", "flask_coverage")

@@ -558,3 +558,30 @@ class WebhookDelivery(Base):
     delivery: Mapped[Optional[str]] = mapped_column(sa.String(100))
     digest: Mapped[str] = mapped_column(sa.String(64))
     received_at: Mapped[dt.datetime] = mapped_column(default=utcnow, index=True)
+
+
+class HostAccount(Base):
+    """A user signed in with their git host (docs/sign-in.md): the host's OAuth token, encrypted with
+    ``COVERAGE_SIGN_IN_KEY`` (never shown), when the host's view was last synced, and when a sync last
+    failed since then."""
+
+    __tablename__ = "coverage_host_account"
+
+    owner_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"), primary_key=True)
+    token: Mapped[str] = mapped_column(sa.Text)
+    synced_at: Mapped[Optional[dt.datetime]]
+    failed_at: Mapped[Optional[dt.datetime]]
+
+
+class RepositoryReader(Base):
+    """A user the git host says may read a private repository it knows (the sync writes these; a
+    repository the host knows is one with a ``service_id``)."""
+
+    __tablename__ = "coverage_repository_reader"
+
+    repository_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("coverage_repository.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(
+        sa.ForeignKey("coverage_owner.id", ondelete="CASCADE"), primary_key=True, index=True
+    )

@@ -31,11 +31,13 @@ from .models import (
     FeedbackSent,
     FileCoverage,
     FlagFileCoverage,
+    HostAccount,
     Membership,
     Outbox,
     Owner,
     Pull,
     Repository,
+    RepositoryReader,
     ServiceEnum,
     TreeEntry,
     Upload,
@@ -154,17 +156,15 @@ def add_repo(
     duplicate = f"repository {owner_row.username}/{name} already exists"
     if find_repository(owner_row.service, owner_row.username, name, deleted=True) is not None:
         raise AlreadyExists(duplicate)
-    repository = Repository(
-        owner=owner_row,
-        name=name,
-        private=private,
-        branch=branch,
-        language=language,
-        upload_token=generate_token(),
-        image_token=_new_graph_token(),
-    )
+    repository = new_repository(owner_row, name, private=private, branch=branch, language=language)
     _add(repository, duplicate)
     return repository
+
+
+def new_repository(owner: Owner, name: str, **fields: Any) -> Repository:
+    """A repository of ``owner`` with a fresh upload token (UUID) and graph token (10 alphanumerics),
+    not yet added to the session: what :func:`add_repo` and the sync from the git host create."""
+    return Repository(owner=owner, name=name, upload_token=generate_token(), image_token=_new_graph_token(), **fields)
 
 
 def create_token(service: Union[str, ServiceEnum], username: str, *, name: str) -> tuple[AccessToken, str]:
@@ -317,6 +317,7 @@ def _delete_repositories(ids: sa.Select) -> None:
         sa.delete(Pull).where(Pull.repository_id.in_(ids)),
         sa.delete(Commit).where(Commit.repository_id.in_(ids)),
         sa.delete(WebhookSecret).where(WebhookSecret.repository_id.in_(ids)),
+        sa.delete(RepositoryReader).where(RepositoryReader.repository_id.in_(ids)),
         sa.delete(Repository).where(Repository.id.in_(ids)),
     ):
         execute(statement)
@@ -337,6 +338,8 @@ def _delete_owner(owner: Owner) -> None:
     for statement in (
         sa.delete(Membership).where(sa.or_(Membership.org_id == owner.id, Membership.user_id == owner.id)),
         sa.delete(AccessToken).where(AccessToken.owner_id == owner.id),
+        sa.delete(RepositoryReader).where(RepositoryReader.user_id == owner.id),
+        sa.delete(HostAccount).where(HostAccount.owner_id == owner.id),
         sa.delete(Owner).where(Owner.id == owner.id),
     ):
         execute(statement)
@@ -344,7 +347,7 @@ def _delete_owner(owner: Owner) -> None:
 
 
 def delete_user(service: Union[str, ServiceEnum], username: str) -> None:
-    """Delete a user with its repositories (and their coverage), memberships and access tokens; its
+    """Delete a user with its repositories (and their coverage), memberships, access tokens and sign-in; its
     tokens stop working at once and its name is free again."""
     _delete_owner(require_owner(service, username, is_org=False))
 

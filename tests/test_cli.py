@@ -14,7 +14,7 @@ import webtest
 
 from flask_coverage.cli import coverage_cli
 from flask_coverage.feedback.notify import send_due
-from flask_coverage.models import AccessToken, Commit, Membership, Owner, Repository, metadata
+from flask_coverage.models import AccessToken, Commit, Membership, Owner, Repository, RepositoryReader, metadata
 from flask_coverage.operations import add_member, add_org, add_user, create_token
 from flask_coverage.queries.repositories import get_owner
 from tests.fake_provider import RecordingProvider
@@ -288,13 +288,23 @@ def test_delete_repo_removes_its_coverage_and_frees_the_name(app, runner, db, ac
     send_due()
     for name in ("vault", "kept"):
         upload(testapp, repo_row(db, name=name).upload_token, pr="4", flags="other")
+    # A user the git host lets read each (coverage_repository_reader, docs/sign-in.md).
+    for name in ("vault", "kept"):
+        db.session.add(RepositoryReader(repository_id=repo_row(db, name=name).id, user_id=repo_row(db).owner_id))
+    db.session.commit()
     kept = snapshot(db)
     assert run_ok(runner, "delete-repo", "gh/acme/vault", "--yes").output == "Deleted acme/vault and its coverage.\n"
     # Both repositories had the same uploads: every table of repository data lost exactly half its rows.
     after = snapshot(db)
     for table, rows in kept.items():
         # Deliveries are the providers' (ids and digests, forgotten after a week), not a repository's.
-        if table in ("coverage_owner", "coverage_membership", "coverage_access_token", "coverage_webhook_delivery"):
+        if table in (
+            "coverage_owner",
+            "coverage_membership",
+            "coverage_access_token",
+            "coverage_webhook_delivery",
+            "coverage_host_account",
+        ):
             assert after[table] == rows
         else:
             assert rows and len(after[table]) == len(rows) / 2, table

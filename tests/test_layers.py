@@ -16,6 +16,7 @@ SCHEMAS = ("schemas", "openapi")
 #: The layers below them: what the blueprints, the CLI and Python callers build on.
 SERVICE = (
     "auth",
+    "sync",
     "identifiers",
     "queries",
     "operations",

@@ -9,7 +9,7 @@ with functions decorated by ``@service_command("name")`` (or ``@coverage_cli.com
 
 from __future__ import annotations
 
-from . import accounts, database, feedback, repos, tokens, upload  # noqa: F401  (importing registers the commands)
+from . import accounts, database, feedback, repos, sync, tokens, upload  # noqa: F401  (importing registers the commands)
 from .base import SERVICES_HELP, coverage_cli, reports_errors, service_command
 
 __all__ = ["SERVICES_HELP", "coverage_cli", "reports_errors", "service_command"]

@@ -171,15 +171,31 @@ def provider_for(repository: Repository) -> Optional[Provider]:
 
     service = repository.owner.service.value
     configured = (current_app.config.get("COVERAGE_PROVIDERS") or {}).get(service)
-    return None if configured is None else _provider(service, configured)
+    return None if configured is None or _signs_in_only(configured) else _provider(service, configured)
 
 
 def check_providers(configured: Mapping[str, Any]) -> None:
     """``ValueError`` naming what is wrong in ``COVERAGE_PROVIDERS`` (the extension asks at start-up)."""
+    from .accounts import sign_in_endpoints, signs_in
+
     if not isinstance(configured, Mapping):
         raise ValueError("COVERAGE_PROVIDERS must be a dict: {service: settings}")
     for service, settings in configured.items():
-        _provider(service, settings)
+        if signs_in(settings):
+            sign_in_endpoints(service, settings)
+        if not _signs_in_only(settings):
+            _provider(service, settings)
+
+
+#: The settings that give a service a client of the host's API (feedback, sources).
+_API_CREDENTIALS = ("token", "app_id", "private_key", "username", "app_password")
+
+
+def _signs_in_only(settings: Any) -> bool:
+    """An entry with a ``client_id`` and no API credentials signs users in and has no API client."""
+    from .accounts import signs_in
+
+    return signs_in(settings) and not any(settings.get(key) for key in _API_CREDENTIALS)
 
 
 def _provider(service: str, configured: Any) -> Provider:

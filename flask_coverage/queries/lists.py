@@ -68,16 +68,18 @@ def repositories_query(
     owner_id: int,
     *,
     private: bool,
+    reader_id: int = 0,
     active: Optional[bool] = None,
     names: Optional[list[str]] = None,
     search: Optional[str] = None,
 ) -> Listing:
     """The ids of the repositories of an owner, ordered by name (case-insensitive, unique per owner).
 
-    ``private=False`` leaves the private ones out. ``names`` keeps the given names (any case),
+    ``private=False`` leaves the private ones out; ``private=True`` keeps those the user bound as
+    ``reader_id`` may read (:data:`~flask_coverage.auth.READABLE`). ``names`` keeps the given names (any case),
     ``search`` those whose name holds it (case-insensitive; ``%`` and ``_`` literal).
     """
-    params: dict[str, Any] = {"owner_id": owner_id}
+    params: dict[str, Any] = {"owner_id": owner_id, "reader_id": reader_id}
     if names is not None:
         params["names"] = [name.lower() for name in names]
     if search:
@@ -89,8 +91,7 @@ def repositories_query(
 @functools.cache  # one statement for each of the 24 combinations of arguments
 def _repositories_statement(private: bool, active: Optional[bool], names: bool, search: bool) -> sa.Select:
     query = _REPOSITORY_KEYS.where(_repos.owner_id == sa.bindparam("owner_id"), _LISTED)
-    if not private:
-        query = query.where(_PUBLIC)
+    query = query.where(READABLE if private else _PUBLIC)
     if active is not None:
         query = query.where(_repos.active == active)
     if names:
@@ -120,9 +121,12 @@ def repository_row(repository: Repository) -> sa.Row:
     return execute(repository_rows(keys.subquery())).one()
 
 
-def owner_repositories(owner_id: int, *, private: bool) -> list[tuple[Repository, Optional[Commit]]]:
-    """The repositories of an owner by name (the private ones only if ``private``), each with the tip
-    of its default branch (``None`` before the first upload there): what an owner's web page lists."""
+def owner_repositories(
+    owner_id: int, *, private: bool, reader_id: int = 0
+) -> list[tuple[Repository, Optional[Commit]]]:
+    """The repositories of an owner by name (the private ones only if ``private``, and those only that
+    the user bound as ``reader_id`` may read), each with the tip of its default branch (``None`` before
+    the first upload there): what an owner's web page lists."""
     query = (
         sa.select(Repository, Commit)
         .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
@@ -130,9 +134,8 @@ def owner_repositories(owner_id: int, *, private: bool) -> list[tuple[Repository
         .where(Repository.owner_id == owner_id, _LISTED)
         .order_by(_SORT_NAME)
     )
-    if not private:
-        query = query.where(_PUBLIC)
-    return [(repository, tip) for repository, tip in execute(query)]
+    query = query.where(READABLE if private else _PUBLIC)
+    return [(repository, tip) for repository, tip in execute(query, {"reader_id": reader_id})]
 
 
 def readable_repositories(user: Optional[Owner], *, limit: int) -> list[tuple[Repository, Optional[Commit]]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ..auth import can_read_private, is_admin
+from ..auth import can_read_private, is_admin, reader_id
 from ..errors import Forbidden, NotFound
 from ..models import Branch, Commit, Owner, OwnerRow, Repository, ServiceEnum
 from .repositories import find_readable_repository, owner_row
@@ -32,10 +32,11 @@ def any_owner(user: Optional[Owner], service: ServiceEnum, owner_username: str) 
     return owner
 
 
-def owner_with_user(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> tuple[OwnerRow, bool]:
-    """The owner a v2 path names and whether the caller may see its private repositories, else the 404."""
+def owner_with_user(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> tuple[OwnerRow, bool, int]:
+    """The owner a v2 path names, whether the caller may see private repositories of it (those
+    :data:`~flask_coverage.auth.READABLE` lets them read) and the caller's ``reader_id``, else the 404."""
     owner = any_owner(user, service, owner_username)
-    return owner, can_read_private(user, owner)
+    return owner, can_read_private(user, owner), reader_id(user)
 
 
 def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> OwnerRow:

@@ -3,7 +3,9 @@ functions, and which keeps every request it was sent (method, path with query, h
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import json
 import re
 import socket
@@ -13,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional, Union
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 #: What a route answers: a status, a body (bytes, or JSON-able), and headers.
 Answer = tuple[int, Union[bytes, Any], dict[str, str]]
@@ -189,3 +191,189 @@ def later_wall_clock(monkeypatch: Any, seconds: float) -> None:
             return real() + seconds
 
     monkeypatch.setattr(http, "time", Later)
+
+
+def paged(host: FakeHost, request: Request, items: list[Any], *, bitbucket: bool = False) -> Answer:
+    """One page of ``items`` as the host pages a list: ``page`` and ``per_page`` (``pagelen`` on
+    Bitbucket) in the query, the next page's URL in a ``Link`` header (in the body's ``next`` on
+    Bitbucket); ``host.state["rate_remaining"]``, when set, is sent as ``X-RateLimit-Remaining`` (with a
+    reset a minute away)."""
+    query = parse_qs(urlsplit(request.path).query)
+    size = int(query.get("pagelen" if bitbucket else "per_page", ["30"])[0])
+    page = int(query.get("page", ["1"])[0])
+    chunk = items[(page - 1) * size : page * size]
+    rest = {key: values[0] for key, values in query.items() if key != "page"}
+    following = (
+        f"{host.url}{request.route}?{urlencode({**rest, 'page': page + 1})}" if page * size < len(items) else None
+    )
+    headers: dict[str, str] = {}
+    if "rate_remaining" in host.state:
+        headers.update({"X-RateLimit-Remaining": str(host.state["rate_remaining"]), "X-RateLimit-Reset": "9999999999"})
+    if bitbucket:
+        body: dict[str, Any] = {"values": chunk, "pagelen": size, "page": page}
+        if following:
+            body["next"] = following
+        return 200, body, headers
+    if following:
+        headers["Link"] = f'<{following}>; rel="next"'
+    return 200, chunk, headers
+
+
+def oauth_routes(
+    host: FakeHost,
+    *,
+    client_id: str,
+    client_secret: str,
+    paths: tuple[str, str] = ("/login/oauth/authorize", "/login/oauth/access_token"),
+) -> None:
+    """An OAuth 2 authorization server: the authorize endpoint signs the visitor in at once and sends
+    them back with a code (bound to the client, the redirect URI and the PKCE challenge); the token
+    endpoint exchanges a code once, for the client that asked for it, checking the PKCE verifier
+    (S256), and answers ``{"access_token": host.state["access_token"]}``. ``host.state["token_answer"]``
+    (an :data:`Answer`) replaces the token endpoint's answer; ``host.state["token_delay"]`` delays it."""
+    codes: dict[str, dict[str, Any]] = host.state.setdefault("codes", {})
+    host.state.setdefault("access_token", "gho_signed_in_token")
+
+    @host.route("GET", paths[0])
+    def authorize(request: Request, match: re.Match[str]) -> Answer:
+        query = {key: values[0] for key, values in parse_qs(urlsplit(request.path).query).items()}
+        code = f"code{len(codes)}"
+        codes[code] = query
+        target = query["redirect_uri"] + "?" + urlencode({"code": code, "state": query.get("state", "")})
+        return 302, b"", {"Location": target}
+
+    @host.route("POST", paths[1])
+    def token(request: Request, match: re.Match[str]) -> Answer:
+        if "token_delay" in host.state:
+            time.sleep(host.state["token_delay"])
+        if "token_answer" in host.state:
+            answer: Answer = host.state["token_answer"]
+            return answer
+        raw = request.body if isinstance(request.body, bytes) else urlencode(request.body or {}).encode()
+        form = {key: values[0] for key, values in parse_qs(raw.decode()).items()}
+        asked = codes.pop(form.get("code", ""), None)
+        refused = (400, {"error": "invalid_grant"}, {})
+        if form.get("client_id") != client_id or form.get("client_secret") != client_secret:
+            return 401, {"error": "invalid_client"}, {}
+        if asked is None or asked.get("client_id") != client_id or asked["redirect_uri"] != form.get("redirect_uri"):
+            return refused
+        if "code_challenge" in asked:
+            verifier = form.get("code_verifier", "")
+            digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+            if digest != asked["code_challenge"]:
+                return refused
+        return (
+            200,
+            {"access_token": host.state["access_token"], "token_type": "bearer", "scope": asked.get("scope")},
+            {},
+        )
+
+
+def _signed_in(host: FakeHost, request: Request) -> bool:
+    return request.headers.get("Authorization") == f"Bearer {host.state['access_token']}"
+
+
+def github_account_routes(host: FakeHost) -> None:
+    """GitHub's view of the signed-in user: ``host.state["user"]`` (``login``, ``id``), ``["orgs"]``
+    (``(login, id, role)``), ``["repos"]`` (GitHub's repository objects); only for the token issued."""
+    unauthorized = (401, {"message": "Bad credentials"}, {})
+
+    @host.route("GET", r"/user")
+    def user(request: Request, match: re.Match[str]) -> Answer:
+        return (200, host.state["user"], {}) if _signed_in(host, request) else unauthorized
+
+    @host.route("GET", r"/user/memberships/orgs")
+    def orgs(request: Request, match: re.Match[str]) -> Answer:
+        items = [
+            {"state": "active", "role": role, "organization": {"login": login, "id": org_id}}
+            for login, org_id, role in host.state.get("orgs", [])
+        ]
+        return paged(host, request, items) if _signed_in(host, request) else unauthorized
+
+    @host.route("GET", r"/user/repos")
+    def repos(request: Request, match: re.Match[str]) -> Answer:
+        return paged(host, request, host.state.get("repos", [])) if _signed_in(host, request) else unauthorized
+
+
+def github_repository(
+    owner: str, owner_id: int, name: str, repo_id: int, *, private: bool, org: bool = True
+) -> dict[str, Any]:
+    """A repository as GitHub's ``/user/repos`` lists it, readable by the user."""
+    kind = "Organization" if org else "User"
+    return {
+        "id": repo_id,
+        "name": name,
+        "owner": {"login": owner, "id": owner_id, "type": kind},
+        "private": private,
+        "default_branch": "main",
+        "permissions": {"admin": False, "push": False, "pull": True},
+    }
+
+
+def gitlab_account_routes(host: FakeHost) -> None:
+    """GitLab's view of the signed-in user: ``host.state["user"]`` (``username``, ``id``), ``["groups"]``
+    (``(full_path, id, access_level)``), ``["projects"]`` (GitLab's project objects); ``min_access_level``
+    filters the groups as GitLab does."""
+
+    @host.route("GET", r"/user")
+    def user(request: Request, match: re.Match[str]) -> Answer:
+        return (
+            (200, host.state["user"], {}) if _signed_in(host, request) else (401, {"message": "401 Unauthorized"}, {})
+        )
+
+    @host.route("GET", r"/groups")
+    def groups(request: Request, match: re.Match[str]) -> Answer:
+        least = int(parse_qs(urlsplit(request.path).query).get("min_access_level", ["10"])[0])
+        items = [
+            {"id": group_id, "full_path": path, "name": path.title()}
+            for path, group_id, level in host.state.get("groups", [])
+            if level >= least
+        ]
+        return paged(host, request, items)
+
+    @host.route("GET", r"/projects")
+    def projects(request: Request, match: re.Match[str]) -> Answer:
+        return paged(host, request, host.state.get("projects", []))
+
+
+def gitlab_project(namespace: str, namespace_id: int, path: str, project_id: int, *, private: bool) -> dict[str, Any]:
+    """A project of a group as GitLab's ``/projects?membership=true`` lists it."""
+    return {
+        "id": project_id,
+        "path": path,
+        "namespace": {"id": namespace_id, "full_path": namespace, "kind": "group", "name": namespace},
+        "visibility": "private" if private else "public",
+        "default_branch": "main",
+    }
+
+
+def bitbucket_account_routes(host: FakeHost) -> None:
+    """Bitbucket Cloud's view of the signed-in user: ``host.state["user"]`` (``username``, ``uuid``),
+    ``["workspaces"]`` (``(slug, uuid, permission)``), ``["repositories"]`` (Bitbucket's objects)."""
+
+    @host.route("GET", r"/user")
+    def user(request: Request, match: re.Match[str]) -> Answer:
+        return (200, host.state["user"], {}) if _signed_in(host, request) else (401, {"type": "error"}, {})
+
+    @host.route("GET", r"/user/permissions/workspaces")
+    def workspaces(request: Request, match: re.Match[str]) -> Answer:
+        items = [
+            {"permission": permission, "workspace": {"slug": slug, "uuid": uuid, "name": slug.title()}}
+            for slug, uuid, permission in host.state.get("workspaces", [])
+        ]
+        return paged(host, request, items, bitbucket=True)
+
+    @host.route("GET", r"/repositories")
+    def repositories(request: Request, match: re.Match[str]) -> Answer:
+        return paged(host, request, host.state.get("repositories", []), bitbucket=True)
+
+
+def bitbucket_repository(workspace: str, slug: str, uuid: str, *, private: bool) -> dict[str, Any]:
+    """A repository as Bitbucket's ``/repositories?role=member`` lists it."""
+    return {
+        "slug": slug,
+        "uuid": uuid,
+        "is_private": private,
+        "mainbranch": {"name": "main"},
+        "workspace": {"slug": workspace, "uuid": "{" + workspace + "}"},
+    }

@@ -30,6 +30,7 @@ import pytest
 
 from flask_coverage.models import Owner, Repository, ServiceEnum
 from flask_coverage.providers import Annotation, CheckRun
+from flask_coverage.providers.accounts import read_host_view
 from flask_coverage.providers.github import GitHub, GitHubApp
 
 pytestmark = pytest.mark.clients
@@ -213,3 +214,13 @@ def test_a_github_apps_requests_are_valid_check_runs_included(
         ("PATCH", run_id),
     ]
     assert_valid(seen, prism[1], [(s["method"], s["path"].split("?")[0]) for s in seen])
+
+
+def test_the_sync_of_a_signed_in_user_asks_valid_requests(proxy: tuple[str, list[dict[str, Any]]], prism: Any) -> None:
+    # What the sync reads with a user's OAuth token (docs/sign-in.md): the user, their organizations
+    # and the repositories they can read, each a valid request of api.github.com's description.
+    url, seen = proxy
+    view = read_host_view("github", {"url": url}, "gho_prism")
+    expected = [("GET", "/user"), ("GET", "/user/memberships/orgs"), ("GET", "/user/repos")]
+    assert_valid(seen, prism[1], expected)
+    assert view.user.username and view.organizations and view.repositories
