@@ -24,6 +24,13 @@ from .targets import find_branch, find_pull, resolve_commit
 NOT_FOUND = "Not found."
 
 
+def signed_in(user: Optional[Owner], service: ServiceEnum) -> tuple[Owner, ServiceEnum]:
+    """The caller (an endpoint with ``auth="required"`` has one) and the service a v2 path names."""
+    if user is None:
+        raise NotFound(NOT_FOUND)
+    return user, service
+
+
 def any_owner(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> OwnerRow:
     """The owner a v2 path names (owners are public), else the 404."""
     owner = owner_row(service, owner_username)
