@@ -289,6 +289,21 @@ def members_count(
     return sa.select(query.scalar_subquery() - query.where(Membership.sort_key.is_(None)).scalar_subquery())
 
 
+def member_row(org: OwnerRow, username: str) -> Optional[sa.Row[Any]]:
+    """The ``User`` fields of the member of ``org`` named ``username`` (case-insensitive, on the
+    organization's service), or ``None``."""
+    query = (
+        sa.select(Owner.service, Owner.username, Owner.name, Owner.email, Membership.activated, Membership.is_admin)
+        .join(Membership, Membership.user_id == Owner.id)
+        .where(
+            Membership.org_id == org.id,
+            Owner.service == org.service,
+            sa.func.lower(Owner.username) == sa.func.lower(username),
+        )
+    )
+    return execute(query).first()
+
+
 def _memberships(org: OwnerRow, activated: Optional[bool], is_admin: Optional[bool]) -> list[Any]:
     """The conditions on the memberships of ``org`` with the given flags."""
     conditions = [Membership.org_id == org.id]

@@ -17,6 +17,7 @@ from typing import Any, Optional
 from ..auth import can_read_private, is_admin
 from ..errors import Forbidden, NotFound
 from ..models import Branch, Commit, Owner, OwnerRow, Repository, ServiceEnum
+from .lists import member_row
 from .repositories import find_readable_repository, owner_row
 from .targets import find_branch, find_pull, resolve_commit
 
@@ -52,6 +53,31 @@ def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str)
     if org is None or not can_read_private(user, org):
         raise NotFound(NOT_FOUND)
     return org
+
+
+def org_member(user: Optional[Owner], service: ServiceEnum, owner_username: str, username: str) -> Any:
+    """The member ``username`` of the organization a v2 path names (its ``User`` fields), if ``user`` may
+    list the organization's members (:func:`member_org`); else the 404, the same for a user of another
+    organization as for an unknown one."""
+    return _member(user, service, owner_username, username)[1]
+
+
+def administered_member(
+    user: Optional[Owner], service: ServiceEnum, owner_username: str, username: str
+) -> tuple[OwnerRow, Any]:
+    """The organization and :func:`org_member`, if ``user`` administers the organization (else ``Forbidden``)."""
+    org, member = _member(user, service, owner_username, username)
+    if not is_admin(user, org):
+        raise Forbidden("You do not have permission to perform this action.")
+    return org, member
+
+
+def _member(user: Optional[Owner], service: ServiceEnum, owner_username: str, username: str) -> tuple[OwnerRow, Any]:
+    org = member_org(user, service, owner_username)
+    member = member_row(org, username)
+    if member is None:
+        raise NotFound(NOT_FOUND)
+    return org, member
 
 
 def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str) -> Repository:

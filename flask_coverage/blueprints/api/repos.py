@@ -71,7 +71,8 @@ def commit_detail_json(commit: Commit) -> list[str]:
 
 
 @api_get(
-    "/<service>/",
+    # The services by name: any other one-segment path stays the catch-all's 404, not a redirect to "/".
+    f"/<any({', '.join(service.value for service in ServiceEnum)}):service>/",
     tag="Owners",
     description="The caller's own account and the organizations it is a member of, on the service, by "
     "username (case-insensitive).",
