@@ -55,6 +55,15 @@ def flags_query(repository: Repository, commit: Optional[Commit]) -> sa.Select:
     return sa.select(names.c.flag.label("flag_name"), *columns).outerjoin(here, on).order_by(names.c.flag)
 
 
+def has_flag(repository: Repository, flag: str) -> bool:
+    """Whether an upload to ``repository`` carried ``flag`` (it is among :func:`flags_query`'s flags)."""
+    query = sa.select(CommitFlag.id).join(Commit, Commit.id == CommitFlag.commit_id)
+    return (
+        execute(query.where(Commit.repository_id == repository.id, CommitFlag.flag == flag).limit(1)).first()
+        is not None
+    )
+
+
 def _file_model(coverage: Coverage) -> tuple[Any, sa.ColumnElement[bool]]:
     """The model that holds the files of ``coverage`` and the condition that selects them."""
     if isinstance(coverage, CommitFlag):

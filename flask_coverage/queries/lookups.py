@@ -17,6 +17,7 @@ from typing import Any, Optional
 from ..auth import can_read_private, is_admin
 from ..errors import Forbidden, NotFound
 from ..models import Branch, Commit, Owner, OwnerRow, Repository, ServiceEnum
+from .files import has_flag
 from .lists import member_row
 from .repositories import find_readable_repository, owner_row
 from .targets import find_branch, find_pull, resolve_commit
@@ -119,6 +120,17 @@ def readable_pull(user: Optional[Owner], service: ServiceEnum, owner_username: s
     if row is None:
         raise NotFound(NOT_FOUND)
     return row
+
+
+def readable_flag(
+    user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, flag: str
+) -> tuple[Repository, str]:
+    """The repository a v2 path names (if the caller may read it) and the flag, if an upload to it carried
+    the flag; else the 404."""
+    repository = readable_repository(user, service, owner_username, repo)
+    if not has_flag(repository, flag):
+        raise NotFound(NOT_FOUND)
+    return repository, flag
 
 
 def readable_file(

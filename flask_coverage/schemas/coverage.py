@@ -123,6 +123,12 @@ class FileReportPathSchema(RepositoryPathSchema):
     path = fields.String(required=True, metadata={"description": "The file's path from the repository root."})
 
 
+class FlagPathSchema(RepositoryPathSchema):
+    """The path arguments of one flag of a repository."""
+
+    flag = fields.String(required=True, metadata={"description": "The flag, as uploads carry it."})
+
+
 class CommitFileReportSchema(FileReportSchema):
     """One file of a commit with its totals and the state of each tracked line."""
 

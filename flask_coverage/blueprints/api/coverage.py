@@ -24,9 +24,16 @@ from ...models import Commit, Repository
 from ...pagination import Listing
 from ...queries.compare import compare_page, head_files
 from ...queries.files import Coverage, file_lines, files_listing, flags_query, summed_totals, uploads_query
-from ...queries.lookups import NOT_FOUND, queried_commit, readable_commit, readable_file, readable_repository
+from ...queries.lookups import (
+    NOT_FOUND,
+    queried_commit,
+    readable_commit,
+    readable_file,
+    readable_flag,
+    readable_repository,
+)
 from ...queries.targets import find_flag, resolve_commit
-from ...queries.trend import coverage_trend, trend_day_start
+from ...queries.trend import coverage_trend, flag_trend, trend_day_start
 from ...schemas.common import CommitPathSchema, CommitQuerySchema, PaginationQuerySchema, RepositoryPathSchema
 from ...schemas.coverage import (
     CommitFileReportSchema,
@@ -36,6 +43,7 @@ from ...schemas.coverage import (
     CoverageTrendQuerySchema,
     FileReportPathSchema,
     FlagListQuerySchema,
+    FlagPathSchema,
     PaginatedFlagListSchema,
     PaginatedMeasurementListSchema,
     PaginatedUploadListSchema,
@@ -251,6 +259,31 @@ def repos_coverage_list(repository: Repository, args: dict[str, Any]) -> Any:
     """The coverage trend of a branch."""
     return coverage_trend(
         repository,
+        branch=args.get("branch", repository.branch),
+        interval=args["interval"],
+        start=args.get("start_date"),
+        end=args.get("end_date"),
+    )
+
+
+@repo_get(
+    "/flags/<coverage_name:flag>/coverage/",
+    tag="Flags",
+    description="The coverage of one flag in a branch's commits that have it (the default branch's without "
+    "`branch`), in bins of `interval` (1d, 7d or 30d), oldest first, as the repository's coverage trend; "
+    "`start_date` and `end_date` bound the commits' times. A flag no upload carried gets the 404.",
+    path=FlagPathSchema,
+    lookup=readable_flag,
+    query=CoverageTrendQuerySchema,
+    response=PaginatedMeasurementListSchema,
+    item=lambda row: measurement(*row),
+)
+def repos_flags_coverage_list(found: tuple[Repository, str], args: dict[str, Any]) -> Any:
+    """The coverage trend of a flag."""
+    repository, flag = found
+    return flag_trend(
+        repository,
+        flag,
         branch=args.get("branch", repository.branch),
         interval=args["interval"],
         start=args.get("start_date"),
