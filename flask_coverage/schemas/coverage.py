@@ -244,3 +244,28 @@ class PaginatedMeasurementListSchema(PaginatedSchema):
     """A page of the coverage trend of a branch, oldest interval first."""
 
     results = fields.List(fields.Nested(MeasurementSchema), required=True)
+
+
+class ComponentListQuerySchema(PaginationQuerySchema, CommitQuerySchema):
+    """Query arguments of ``repos_components_list``: a page, and the commit whose coverage is shown."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
+class ComponentSchema(Schema):
+    """A component of the repository's ``codecov.yml`` and its coverage in the commit."""
+
+    component_id = fields.String(required=True, metadata={"description": "The component's `component_id`."})
+    name = fields.String(required=True, metadata={"description": "Its `name`, else its `component_id`."})
+    coverage = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The coverage of its files, rounded down to 2 decimals (null: no lines)."},
+    )
+
+
+class PaginatedComponentListSchema(PaginatedSchema):
+    """A page of the components of a repository."""
+
+    results = fields.List(fields.Nested(ComponentSchema), required=True)
