@@ -7,7 +7,8 @@ A component is the files its ``paths`` match, in the uploads of the flags its ``
   without ``*``, ``$``, ``[`` or ``]`` into) are read from the file explorer's rows (``coverage_tree``):
   the entries of the prefix's folder whose names start with its last part, a few rows per prefix;
 - any other ``paths`` (globs, regular expressions, ``!`` exclusions) from the files' totals columns,
-  matched here, never their line data;
+  matched here, never their line data; only the files under the literal text every included pattern
+  starts with (``src/`` of ``src/**/*.py``) are read;
 - a component of flags merges those flags' lines, as its status does.
 
 A component whose paths match nothing is empty (zero lines, coverage ``None`` in the API), never an error.
@@ -15,6 +16,7 @@ A component whose paths match nothing is empty (zero lines, coverage ``None`` in
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,14 +24,15 @@ from typing import Any, Optional, cast
 
 import sqlalchemy as sa
 
-from ..codecov_yml.patterns import compile_pattern, matches
+from ..codecov_yml.patterns import compile_pattern, matches, pattern_filter
 from ..codecov_yml.schema import components
 from ..lines import Totals
-from ..models import Commit, TreeEntry
+from ..models import Commit, FileCoverage, TreeEntry
 from ..state import execute
-from .files import file_totals, flag_names, lines_by_path
+from .files import flag_names, lines_by_path
 
 _TREE = cast(sa.Table, TreeEntry.__table__)
+_FILES = cast(sa.Table, FileCoverage.__table__)
 # A regex that is a plain prefix as ``codecov_yml.schema.path_regex`` writes one: "^" and escaped text.
 _ESCAPED = re.compile(r"\\(.)", re.S)
 
@@ -70,8 +73,7 @@ def component_totals(commit: Commit, component: Component) -> tuple[Totals, int]
     prefixes = plain_prefixes(component.paths)
     if prefixes is not None:
         return _prefix_totals(commit, prefixes)
-    files = [file for file in file_totals(commit) if matches(component.paths, file.path)]
-    return sum((Totals.of(file) for file in files), Totals()), len(files)
+    return _matched_totals(commit, component.paths)
 
 
 def plain_prefixes(paths: Sequence[str]) -> Optional[list[str]]:
@@ -93,17 +95,55 @@ def plain_prefixes(paths: Sequence[str]) -> Optional[list[str]]:
     return kept
 
 
+def literal_prefix(pattern: str) -> str:
+    """A text every path that the coerced regex ``pattern`` matches starts with ("" when none is known)."""
+    if not pattern.startswith("^") or "|" in pattern:
+        return ""
+    text, index = [], 1
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern) and not pattern[index + 1].isalnum():
+            text.append(pattern[index + 1])
+            index += 2
+        elif char.isalnum() or char in "/_-":
+            text.append(char)
+            index += 1
+        else:
+            if char in "?*{" and text:  # a quantifier of the last character: it may be absent or repeated
+                text.pop()
+            break
+    return "".join(text)
+
+
+def _matched_totals(commit: Commit, paths: tuple[str, ...]) -> tuple[Totals, int]:
+    """The sums of the totals columns of the files of ``commit`` that ``paths`` match: the files under
+    the longest text every included path starts with are read (all of them without one), and matched here."""
+    included = [literal_prefix(pattern) for pattern in paths if not pattern.startswith("!")]
+    prefix = os.path.commonprefix(included) if included else ""
+    columns = (_FILES.c.path, _FILES.c.lines, _FILES.c.hits, _FILES.c.misses, _FILES.c.partials)
+    query = sa.select(*columns).where(_FILES.c.commit_id == commit.id)
+    if prefix:
+        query = query.where(sa.func.substr(_FILES.c.path, 1, len(prefix)) == prefix)
+    passes = pattern_filter(paths).passes
+    counts, files = [0, 0, 0, 0], 0
+    for path, *totals in execute(query):
+        if passes(path):
+            files += 1
+            counts = [total + value for total, value in zip(counts, totals)]
+    return Totals(*counts), files
+
+
 def _prefix_totals(commit: Commit, prefixes: list[str]) -> tuple[Totals, int]:
     """The sums of the explorer's entries under ``prefixes``: for ``a/b/c``, the entries of folder ``a/b``
     whose name starts with ``c`` (its files and folders, each folder holding the sums of its files)."""
-    wanted = []
+    columns = (_TREE.c.files, _TREE.c.lines, _TREE.c.hits, _TREE.c.misses, _TREE.c.partials)
+    parts = []
     for prefix in prefixes:
         parent, _, start = prefix.rpartition("/")
-        in_folder = _TREE.c.parent == parent
-        wanted.append(sa.and_(in_folder, sa.func.substr(_TREE.c.name, 1, len(start)) == start) if start else in_folder)
-    columns = (_TREE.c.files, _TREE.c.lines, _TREE.c.hits, _TREE.c.misses, _TREE.c.partials)
-    query = sa.select(*(sa.func.coalesce(sa.func.sum(column), 0) for column in columns)).where(
-        _TREE.c.commit_id == commit.id, sa.or_(*wanted)
-    )
+        # One indexed range of (commit_id, parent) per prefix: an OR of them would scan the commit's rows.
+        part = sa.select(*columns).where(_TREE.c.commit_id == commit.id, _TREE.c.parent == parent)
+        parts.append(part.where(sa.func.substr(_TREE.c.name, 1, len(start)) == start) if start else part)
+    rows = sa.union_all(*parts).subquery()
+    query = sa.select(*(sa.func.coalesce(sa.func.sum(column), 0) for column in rows.c))
     files, lines, hits, misses, partials = execute(query).one()
     return Totals(lines, hits, misses, partials), files
