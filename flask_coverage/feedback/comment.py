@@ -39,6 +39,8 @@ class FlagRow:
     head: Totals
     base: Optional[Totals]
     patch: Optional[Totals]
+    #: The number of files of each (what the API shows with the totals).
+    files: tuple[int, Optional[int], int] = (0, None, 0)
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,33 @@ pull's page, the API and the notifier read them from here, so the page and the c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Optional
+from typing import Any, Optional
 
-from ..lines import LineCoverage
+from ..codecov_yml.patterns import matches
+from ..lines import LineCoverage, Totals
 from ..models import Commit, Pull, Repository
 from ..queries.compare import files_data, missed_counts
+from ..queries.components import Component, commit_components, component_totals
+from ..queries.files import flag_totals, lines_by_path
+from .comment import FlagRow
 from .diff import Diff
 from .patch import FilePatch, Patch, find_diff, patch_of
-from .statuses import is_indirect_change, missed
+from .statuses import Side, is_indirect_change, missed
+
+
+@dataclass(frozen=True)
+class ComponentRow:
+    """A component of the head's ``codecov.yml``: its totals in the head and the base (``None``: no base)
+    and of the patch (``None``: no diff)."""
+
+    component: Component
+    head: Totals
+    base: Optional[Totals]
+    patch: Optional[Totals]
+    #: The number of files of each.
+    files: tuple[int, Optional[int], int]
 
 
 @dataclass
@@ -30,6 +47,7 @@ class Comparison:
     head: Commit
     base_sha: Optional[str]
     base: Optional[Commit]
+    _sides: dict[tuple[str, ...], tuple[Side, Optional[Side]]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of_pull(cls, repository: Repository, pull: Pull, head: Commit, base: Optional[Commit]) -> Comparison:
@@ -45,6 +63,43 @@ class Comparison:
     def patch(self) -> Optional[Patch]:
         """The coverage of the lines the diff adds, in all and per file (``None`` without a diff)."""
         return None if self.diff is None else patch_of(self.head, self.diff.added)
+
+    def sides(self, flags: tuple[str, ...] = ()) -> tuple[Side, Optional[Side]]:
+        """Every file's lines in the head and the base (``None`` without a base): of all uploads, or of
+        those carrying one of ``flags``. Read once per ``flags``."""
+        if flags not in self._sides:
+            base = lines_by_path(self.base, flags) if self.base is not None else None
+            self._sides[flags] = (lines_by_path(self.head, flags), base)
+        return self._sides[flags]
+
+    @cached_property
+    def flags(self) -> list[FlagRow]:
+        """Each flag of the head's uploads, by name: its totals in the head and the base, and those of the
+        lines the diff adds in the flag's files (``None`` without a diff)."""
+        head, before = flag_totals(self.head), flag_totals(self.base) if self.base is not None else {}
+        rows = []
+        for name, (totals, files) in head.items():
+            patch, patch_files = None, 0
+            if self.diff is not None:
+                patch, patch_files = _added_totals(self.sides((name,))[0], self.diff.added, None)
+            base, base_files = before.get(name, (None, None))
+            rows.append(FlagRow(name, totals, base, patch, (files, base_files, patch_files)))
+        return rows
+
+    def components(self, settings: dict[str, Any]) -> list[ComponentRow]:
+        """Each component of ``settings`` (the head's ``codecov.yml``), over the flags of the head's and the
+        base's uploads: its totals in both (:func:`~flask_coverage.queries.components.component_totals`)
+        and of the lines the diff adds in its files."""
+        commits = (self.head, self.base) if self.base is not None else (self.head,)
+        rows = []
+        for component in commit_components(settings, *commits):
+            patch, patch_files = None, 0
+            if self.diff is not None:
+                patch, patch_files = _added_totals(self.sides(component.flags)[0], self.diff.added, component.paths)
+            base, base_files = component_totals(self.base, component) if self.base is not None else (None, None)
+            head, files = component_totals(self.head, component)
+            rows.append(ComponentRow(component, head, base, patch, (files, base_files, patch_files)))
+        return rows
 
     @cached_property
     def missed_files(self) -> list[FilePatch]:
@@ -82,3 +137,17 @@ class Comparison:
             if is_indirect_change(head, added, base, missed(lines.totals())):
                 found.append(path)
         return sorted(found)
+
+
+def _added_totals(side: Side, added: dict[str, list[int]], paths: Optional[tuple[str, ...]]) -> tuple[Totals, int]:
+    """The totals of the ``added`` lines of the files of ``side`` that ``paths`` match (all: ``None``), and
+    the number of those files with added lines."""
+    counted, files = Totals(), 0
+    for path, numbers in added.items():
+        lines = side.get(path)
+        if lines is None or not numbers or not matches(paths, path):
+            continue
+        wanted = set(numbers)
+        counted += LineCoverage(entry for entry in lines if entry[0] in wanted).totals()
+        files += 1
+    return counted, files

@@ -214,7 +214,7 @@ def flag_names(*commits: Commit) -> tuple[str, ...]:
     return tuple(execute(query).scalars())
 
 
-def flag_totals(commit: Commit) -> dict[str, Totals]:
-    """Each flag of ``commit``'s uploads with its totals, by name."""
+def flag_totals(commit: Commit) -> dict[str, tuple[Totals, int]]:
+    """Each flag of ``commit``'s uploads with its totals and number of files, by name."""
     query = sa.select(CommitFlag).where(CommitFlag.commit_id == commit.id).order_by(CommitFlag.flag)
-    return {row.flag: Totals.of(row) for row in execute(query).scalars()}
+    return {row.flag: (Totals.of(row), row.files) for row in execute(query).scalars()}

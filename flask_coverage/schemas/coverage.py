@@ -269,3 +269,43 @@ class PaginatedComponentListSchema(PaginatedSchema):
     """A page of the components of a repository."""
 
     results = fields.List(fields.Nested(ComponentSchema), required=True)
+
+
+class _ComparedReportTotalsSchema(Schema):
+    """Totals in the base and the head and of the patch, with Codecov's names for them."""
+
+    base_report_totals = PlainNested(
+        CoverageTotalsSchema, required=True, allow_none=True, metadata={"description": "Null: not in the base."}
+    )
+    head_report_totals = PlainNested(CoverageTotalsSchema, required=True)
+    diff_totals = PlainNested(
+        CoverageTotalsSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The lines the diff adds (null without a diff)."},
+    )
+
+
+class FlagComparisonSchema(_ComparedReportTotalsSchema):
+    """A flag of the head compared with the base."""
+
+    name = fields.String(required=True, metadata={"description": "The flag."})
+
+
+class PaginatedFlagComparisonListSchema(PaginatedSchema):
+    """A page of the flags of a head commit compared with the base."""
+
+    results = fields.List(fields.Nested(FlagComparisonSchema), required=True)
+
+
+class ComponentComparisonSchema(_ComparedReportTotalsSchema):
+    """A component of the head's ``codecov.yml`` compared with the base."""
+
+    component_id = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class PaginatedComponentComparisonListSchema(PaginatedSchema):
+    """A page of the components of a head commit compared with the base."""
+
+    results = fields.List(fields.Nested(ComponentComparisonSchema), required=True)

@@ -115,4 +115,4 @@ def repo_get(
 
 
 # The views, by resource, join bp and document as they are declared (in the order of the document).
-from . import users, coverage, repos, components  # noqa: E402, F401, I001
+from . import users, coverage, repos, components, compare  # noqa: E402, F401, I001

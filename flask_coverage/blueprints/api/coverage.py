@@ -180,7 +180,7 @@ def repos_file_report_retrieve(found: tuple[Repository, str], args: dict[str, An
     }
 
 
-def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Commit]:
+def compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Commit]:
     """The base and head commits ``args`` name: ``base`` and ``head``, or a pull request's."""
     if "pullid" in args:
         row = find_pull_with_base(repository, args["pullid"])
@@ -210,7 +210,7 @@ def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Com
 )
 def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
     """Compare the coverage of two commits."""
-    base, head = _compared(repository, args)
+    base, head = compared(repository, args)
     query, count = head_files(head)
     rows, envelope = page_of(Listing(query, count_query=count), args)
     patch = Comparison(repository, head, base.sha, base).patch

@@ -1,0 +1,130 @@
+"""The v2 API's ``compare/flags/`` and ``compare/components/`` (docs/api.md) of a pull with a real diff,
+against totals computed here from the uploaded reports and the diff."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from flask import Flask
+
+from flask_coverage import operations
+from flask_coverage.ingest import upload_report
+from flask_coverage.ingest.target import UploadMeta
+from tests.git_history import History, lcov
+
+REPO = "/api/v2/github/acme/repos/widgets"
+# What base...second adds (tests/git_history.py): app.py lines 3, 4, 11, 12 and new.py 1 to 3.
+ADDED = {"app.py": {3, 4, 11, 12}, "new.py": {1, 2, 3}}
+YAML = """
+component_management:
+  individual_components:
+    - component_id: app
+      name: Application
+      paths: ["app.py", "lib/"]
+    - component_id: new_files
+      paths: ["new\\\\.py$", "lib/**/*.py"]
+    - component_id: empty
+      paths: ["vendor/"]
+    - component_id: unit
+      flag_regexes: ["^unit$"]
+"""
+
+
+def random_files(rng: random.Random, paths: list[str]) -> dict[str, dict[int, object]]:
+    return {path: {n: rng.choice([0, 1, 2, "partial"]) for n in range(1, 13)} for path in paths}
+
+
+def totals(files: dict[str, dict[int, object]], wanted=lambda path: True, lines=None) -> dict | None:
+    """Totals as the API gives them, of the files ``wanted`` selects (only their ``lines[path]``, if given)."""
+    counts = {"hits": 0, "misses": 0, "partials": 0}
+    chosen = 0
+    for path, states in files.items():
+        if not wanted(path) or (lines is not None and path not in lines):
+            continue
+        chosen += 1
+        for number, hits in states.items():
+            if lines is not None and number not in lines[path]:
+                continue
+            counts["partials" if hits == "partial" else "hits" if hits else "misses"] += 1
+    total = sum(counts.values())
+    coverage = (counts["hits"] * 10000 // total) / 100 if total else 0.0
+    return {"files": chosen, "lines": total, **counts, "coverage": coverage, "branches": 0, "methods": 0}
+
+
+def merged(*reports: dict) -> dict:
+    out: dict[str, dict[int, object]] = {}
+    rank = {0: 0, "partial": 1}
+    for report in reports:
+        for path, states in report.items():
+            target = out.setdefault(path, {})
+            for number, hits in states.items():
+                old = target.get(number)
+                target[number] = hits if old is None or rank.get(hits, 2) > rank.get(old, 2) else old
+    return out
+
+
+def test_flags_and_components_of_a_pull_match_the_reports(app: Flask, mirrored: History, testapp) -> None:
+    rng = random.Random(38)
+    paths = ["app.py", "new.py", "lib/util.py", "lib/deep/x.py", "other.py"]
+    base = {flag: random_files(rng, [p for p in paths if p != "new.py"]) for flag in ("unit", "e2e")}
+    head = {"unit": random_files(rng, paths), "e2e": random_files(rng, ["app.py", "other.py", "lib/util.py"])}
+    operations.set_repository_yaml("github", "acme", "widgets", YAML)
+    for sha, reports, branch in ((mirrored.base, base, "main"), (mirrored.second, head, "feature")):
+        for flag, files in reports.items():
+            upload_report("github/acme/widgets", lcov(files), commit=sha, branch=branch, meta=UploadMeta(flags=(flag,)))
+    params = {"base": mirrored.base, "head": mirrored.second}
+
+    flags = testapp.get(f"{REPO}/compare/flags/", params=params).json
+    assert flags["count"] == 2
+    expected = [
+        {
+            "name": flag,
+            "base_report_totals": totals(base[flag]),
+            "head_report_totals": totals(head[flag]),
+            "diff_totals": totals(head[flag], lines=ADDED),
+        }
+        for flag in ("e2e", "unit")
+    ]
+    assert flags["results"] == expected
+
+    everything_base, everything_head = merged(*base.values()), merged(*head.values())
+    selectors = {
+        "app": lambda p: p == "app.py" or p.startswith("lib/"),
+        "new_files": lambda p: re.match(r"new\.py$", p) is not None or re.match(r"lib/.*/[^/]*\.py\Z", p) is not None,
+        "empty": lambda p: p.startswith("vendor/"),
+    }
+    expected = []
+    for component, wanted in selectors.items():
+        expected.append(
+            {
+                "component_id": component,
+                "name": "Application" if component == "app" else component,
+                "base_report_totals": totals(everything_base, wanted),
+                "head_report_totals": totals(everything_head, wanted),
+                "diff_totals": totals(everything_head, wanted, ADDED),
+            }
+        )
+    expected.append(
+        {
+            "component_id": "unit",
+            "name": "unit",
+            "base_report_totals": totals(base["unit"]),
+            "head_report_totals": totals(head["unit"]),
+            "diff_totals": totals(head["unit"], lines=ADDED),
+        }
+    )
+    components = testapp.get(f"{REPO}/compare/components/", params=params).json
+    assert components["results"] == expected
+    assert expected[2]["head_report_totals"]["lines"] == 0  # the empty component: zero, not an error
+    # A pull that has no uploads here: the 404.
+    missing = testapp.get(f"{REPO}/compare/components/", params={"pullid": 7}, status=404)
+    assert missing.json == {"detail": "Not found."}
+    # A page of them, and the 404s and 400s of compare/.
+    page = testapp.get(f"{REPO}/compare/components/", params={**params, "page_size": 3}).json
+    assert page["results"] == expected[:3] and page["next"]
+    for url in (f"{REPO}/compare/flags/", f"{REPO}/compare/components/"):
+        assert testapp.get(url, params={"base": mirrored.base, "head": "f" * 40}, status=404).json
+        assert testapp.get(url, params={"base": mirrored.base}, status=400).json["errors"]
+        other = url.replace("widgets", "gadgets")
+        assert testapp.get(other, params=params, status=404).json == {"detail": "Not found."}
