@@ -238,6 +238,7 @@ LAYOUT_DRAWN = frozenset(
         "diff",
         "flag",
         "flags",
+        "components",
         "file",
         "files",
         "tree",

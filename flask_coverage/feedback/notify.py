@@ -25,7 +25,7 @@ from ..state import get_session
 from ..urls import pull_file_url, pull_page_url
 from . import checks, outbox
 from .base import find_pull_with_base
-from .comment import CommentFacts, FileRow, marked, marker, render, wanted
+from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
 from .comparison import Comparison
 from .statuses import Facts, compute
 
@@ -149,6 +149,7 @@ def _comment(
     if behavior == "once" and pull.comment_id == DELETED:
         return
     repository, commit, base, patch = comparison.repository, comparison.head, comparison.base, comparison.patch
+    sections = {item.partition(":")[0] for item in options.get("layout", [])}
     facts = CommentFacts(
         pull_url=pull_url,
         file_url=lambda path: pull_file_url(repository, pull.pullid, path, claim.base_url) or "",
@@ -162,6 +163,7 @@ def _comment(
         patch=patch.totals if patch is not None else None,
         files=[FileRow(file.path, file.totals) for file in comparison.missed_files],
         flags=comparison.flags,
+        components=_component_rows(comparison, settings.value) if "components" in sections else [],
         indirect=len(comparison.indirect),
         numbers=settings.numbers(),
     )
@@ -207,6 +209,13 @@ def _comment(
     outbox.record(
         commit.id, COMMENT, digest=digest, state="sent", description=f"comment {new_id}", sent_at=utcnow(), error=None
     )
+
+
+def _component_rows(comparison: Comparison, settings: dict[str, Any]) -> list[FlagRow]:
+    """The comment's rows of the components of ``settings``."""
+    return [
+        FlagRow(row.component.name, row.head, row.base, row.patch, row.files) for row in comparison.components(settings)
+    ]
 
 
 def send_due(limit: int = 10, before_each: Optional[Callable[[], None]] = None) -> int:

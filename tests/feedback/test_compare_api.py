@@ -1,5 +1,6 @@
-"""The v2 API's ``compare/flags/`` and ``compare/components/`` (docs/api.md) of a pull with a real diff,
-against totals computed here from the uploaded reports and the diff."""
+"""The v2 API's ``compare/flags/`` and ``compare/components/`` (docs/api.md) and the comment's components
+section (docs/pull-requests.md) of a pull with a real diff, against totals computed here from the uploaded
+reports and the diff."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ import re
 from flask import Flask
 
 from flask_coverage import operations
+from flask_coverage.feedback.notify import send_due
 from flask_coverage.ingest import upload_report
 from flask_coverage.ingest.target import UploadMeta
+from flask_coverage.providers import PullInfo
+from tests.fake_provider import RecordingProvider
 from tests.git_history import History, lcov
 
 REPO = "/api/v2/github/acme/repos/widgets"
@@ -128,3 +132,53 @@ def test_flags_and_components_of_a_pull_match_the_reports(app: Flask, mirrored: 
         assert testapp.get(url, params={"base": mirrored.base}, status=400).json["errors"]
         other = url.replace("widgets", "gadgets")
         assert testapp.get(other, params=params, status=404).json == {"detail": "Not found."}
+
+
+def test_the_comment_s_components_section_shows_the_api_s_numbers(app: Flask, mirrored: History, testapp) -> None:
+    provider = RecordingProvider(
+        pulls={7: PullInfo(7, "open", "A change", "main", mirrored.base, "feature", mirrored.second)}
+    )
+    app.config.update(
+        COVERAGE_PROVIDERS={"github": provider},
+        COVERAGE_FEEDBACK_SENDER=False,
+        COVERAGE_FEEDBACK_DELAY=0,
+        COVERAGE_PUBLIC_URL="https://coverage.example",
+    )
+    yaml = YAML.replace(
+        "component_management:", 'comment:\n  layout: "header, components, flags"\ncomponent_management:'
+    )
+    operations.set_repository_yaml("github", "acme", "widgets", yaml)
+    rng = random.Random(7)
+    paths = ["app.py", "new.py", "lib/util.py", "lib/deep/x.py"]
+    base, head = random_files(rng, [p for p in paths if p != "new.py"]), random_files(rng, paths)
+    upload_report(
+        "github/acme/widgets", lcov(base), commit=mirrored.base, branch="main", meta=UploadMeta(flags=("unit",))
+    )
+    upload_report(
+        "github/acme/widgets",
+        lcov(head),
+        commit=mirrored.second,
+        branch="feature",
+        pullid=7,
+        parent=mirrored.base,
+        meta=UploadMeta(flags=("unit",)),
+    )
+    while send_due():
+        pass
+    ((_, body),) = provider.comments.values()
+    table = body[body.index("| Component | Coverage Δ |") :].split("\n\n")[0].splitlines()[2:]
+    api = testapp.get(f"{REPO}/compare/components/", params={"pullid": 7}).json["results"]
+    names = [re.sub(r"\\(.)", r"\1", row.split(" | ")[0].lstrip("| ")) for row in table]  # Markdown escapes undone
+    assert names == [c["name"] for c in api]
+    wanted = lambda p: p == "app.py" or p.startswith("lib/")  # noqa: E731
+    app_row = table[0]
+    head_totals, base_totals = totals(head, wanted), totals(base, wanted)
+    patch = totals(head, wanted, ADDED)
+    assert api[0]["head_report_totals"] == head_totals and api[0]["diff_totals"] == patch
+    assert f"`{head_totals['coverage']:.2f}% <{patch['coverage']:.2f}%>" in app_row
+    exact = (head_totals["hits"] / head_totals["lines"] - base_totals["hits"] / base_totals["lines"]) * 100
+    shown = re.search(r"\(([+-][0-9.]+)%\)`", app_row)
+    assert shown is not None and abs(float(shown[1]) - exact) < 0.01, (app_row, exact)
+    # The empty component has no lines: Codecov's "?".
+    assert table[2].startswith("| empty | `? ")
+    assert "| Flag | Coverage Δ |" in body
