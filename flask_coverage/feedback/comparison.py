@@ -16,13 +16,24 @@ from typing import Any, Optional
 from ..codecov_yml.patterns import matches
 from ..lines import LineCoverage, Totals
 from ..models import Commit, Pull, Repository
-from ..queries.compare import files_data, missed_counts
+from ..queries.compare import changed_files, dropped_files, file_totals_of, files_data, missed_counts
 from ..queries.components import Component, commit_components, component_totals
 from ..queries.files import flag_totals, lines_by_path
 from .comment import FlagRow
 from .diff import Diff
 from .patch import FilePatch, Patch, find_diff, patch_of
 from .statuses import Side, is_indirect_change, missed
+
+
+@dataclass(frozen=True)
+class ImpactedFile:
+    """A file whose coverage the change touched: its totals in the base and the head (``None`` where it
+    has no coverage) and of the lines the diff adds in it (``None``: none, or no diff)."""
+
+    path: str
+    base: Optional[Totals]
+    head: Optional[Totals]
+    patch: Optional[Totals]
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,29 @@ class Comparison:
             head, files = component_totals(self.head, component)
             rows.append(ComponentRow(component, head, base, patch, (files, base_files, patch_files)))
         return rows
+
+    @cached_property
+    def impacted(self) -> list[ImpactedFile]:
+        """The files whose coverage changed (new and dropped files included) or that the diff adds
+        lines to, by path; from the totals columns and the patch (``[]`` without a base)."""
+        if self.base is None:
+            return []
+        patched = self.patch.files if self.patch is not None else {}
+        found = {
+            file.path: ImpactedFile(file.path, file.base, file.head, None)
+            for file in changed_files(self.base, self.head)
+        }
+        found.update(
+            (path, ImpactedFile(path, totals, None, None)) for path, totals in dropped_files(self.base, self.head)
+        )
+        # A file the diff touches whose totals did not change: the same in both.
+        unchanged = [path for path in patched if path not in found]
+        for path, totals in file_totals_of(self.head, unchanged):
+            found[path] = ImpactedFile(path, totals, totals, None)
+        return [
+            ImpactedFile(path, file.base, file.head, patched[path].totals if path in patched else None)
+            for path, file in sorted(found.items())
+        ]
 
     @cached_property
     def missed_files(self) -> list[FilePatch]:

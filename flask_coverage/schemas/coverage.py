@@ -309,3 +309,44 @@ class PaginatedComponentComparisonListSchema(PaginatedSchema):
     """A page of the components of a head commit compared with the base."""
 
     results = fields.List(fields.Nested(ComponentComparisonSchema), required=True)
+
+
+class ImpactedFileSchema(Schema):
+    """A file whose coverage a change touched."""
+
+    file_name = fields.String(required=True, metadata={"description": "Its path (the head's, else the base's)."})
+    base_name = fields.String(
+        required=True, allow_none=True, metadata={"description": "Null: no coverage in the base."}
+    )
+    head_name = fields.String(
+        required=True, allow_none=True, metadata={"description": "Null: no coverage in the head."}
+    )
+    is_new_file = fields.Boolean(required=True)
+    is_renamed_file = fields.Boolean(required=True, metadata={"description": "Always false: renames are not followed."})
+    is_deleted_file = fields.Boolean(required=True)
+    base_coverage = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
+    head_coverage = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
+    patch_coverage = PlainNested(
+        CoverageTotalsSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The lines the diff adds to it (null: none, or no diff)."},
+    )
+    change_coverage = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Head coverage less base coverage, in points (null: not in both)."},
+    )
+    misses_count = fields.Integer(required=True, metadata={"description": "Its lines missed or partial in the head."})
+
+
+class ImpactedFilesComparisonSchema(PageEnvelopeSchema):
+    """The files a change touched: the totals, and a page of the files (``count``, ``next``, ``previous``
+    and ``total_pages`` are about the files)."""
+
+    base_commit = fields.String(required=True)
+    head_commit = fields.String(required=True)
+    totals = fields.Nested(ComparedTotalsSchema, required=True)
+    files = fields.List(fields.Nested(ImpactedFileSchema), required=True, metadata={"description": "By path."})
+    untracked = fields.List(fields.String(), required=True, metadata={"description": "Always empty."})
+    state = fields.String(required=True, metadata={"description": "Always `processed`: computed when asked."})

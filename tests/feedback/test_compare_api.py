@@ -182,3 +182,59 @@ def test_the_comment_s_components_section_shows_the_api_s_numbers(app: Flask, mi
     # The empty component has no lines: Codecov's "?".
     assert table[2].startswith("| empty | `? ")
     assert "| Flag | Coverage Δ |" in body
+
+
+def test_impacted_files_match_the_reports(app: Flask, mirrored: History, testapp) -> None:
+    rng = random.Random(11)
+    base = random_files(rng, ["app.py", "same.py", "dropped.py", "lib/util.py"])
+    head = random_files(rng, ["app.py", "new.py", "lib/util.py"])
+    head["same.py"] = dict(base["same.py"])  # unchanged and not in the diff: not impacted
+    upload_report("github/acme/widgets", lcov(base), commit=mirrored.base, branch="main")
+    upload_report("github/acme/widgets", lcov(head), commit=mirrored.second, branch="feature")
+
+    def one(files, path):
+        return totals({path: files[path]}) if path in files else None
+
+    expected = []
+    for path in sorted(set(base) | set(head)):
+        before, after = one(base, path), one(head, path)
+        if before == after and path not in ADDED:
+            continue
+        patch = totals({path: head[path]}, lines=ADDED) if path in ADDED and path in head else None
+        change = round(after["coverage"] - before["coverage"], 2) if before and after else None
+        expected.append(
+            {
+                "file_name": path,
+                "base_name": path if before else None,
+                "head_name": path if after else None,
+                "is_new_file": before is None,
+                "is_renamed_file": False,
+                "is_deleted_file": after is None,
+                "base_coverage": before,
+                "head_coverage": after,
+                "patch_coverage": patch,
+                "change_coverage": change,
+                "misses_count": after["misses"] + after["partials"] if after else 0,
+            }
+        )
+    assert [f["file_name"] for f in expected] == ["app.py", "dropped.py", "lib/util.py", "new.py"]
+    params = {"base": mirrored.base, "head": mirrored.second}
+    body = testapp.get(f"{REPO}/compare/impacted_files/", params=params).json
+    assert body["files"] == expected
+    assert (body["base_commit"], body["head_commit"], body["state"], body["untracked"]) == (
+        mirrored.base,
+        mirrored.second,
+        "processed",
+        [],
+    )
+    assert body["totals"]["head"] == totals(head) and body["totals"]["base"] == totals(base)
+    # Pages of it, and the comparison's 404s and 400s.
+    page = testapp.get(f"{REPO}/compare/impacted_files/", params={**params, "page_size": 3}).json
+    assert page["count"] == 4 and page["files"] == expected[:3]
+    assert testapp.get(page["next"]).json["files"] == expected[3:]
+    url = f"{REPO}/compare/impacted_files/"
+    assert testapp.get(url, params={**params, "page": 3, "page_size": 3}, status=404).json == {
+        "detail": "Invalid page."
+    }
+    assert testapp.get(url, params={"base": mirrored.base, "head": "e" * 40}, status=404).json
+    assert testapp.get(url, params={"head": mirrored.base}, status=400).json["errors"]

@@ -1,17 +1,20 @@
-"""The v2 API's views of a comparison beyond the files' (``compare/``, in :mod:`.coverage`): its flags and
-its components, in Codecov's shapes (docs/api.md). Each reads the one comparison of two commits,
+"""The v2 API's views of a comparison beyond the files' (``compare/``, in :mod:`.coverage`): its flags, its
+components and its impacted files, in Codecov's shapes (docs/api.md). Each reads the one comparison of two commits,
 :class:`flask_coverage.feedback.comparison.Comparison`, as the pull's page and the comment do."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from ...codecov_yml.settings import commit_settings
-from ...feedback.comparison import Comparison
+from ...endpoints import page_of
+from ...feedback.comparison import Comparison, ImpactedFile
 from ...lines import Totals
-from ...models import Repository
+from ...models import Commit, Repository
+from ...pagination import Listing
 from ...schemas.coverage import (
     CompareQuerySchema,
+    ImpactedFilesComparisonSchema,
     PaginatedComponentComparisonListSchema,
     PaginatedFlagComparisonListSchema,
 )
@@ -81,3 +84,53 @@ def repos_compare_components_list(repository: Repository, args: dict[str, Any]) 
         }
         for row in comparison.components(settings)
     ]
+
+
+@repo_get(
+    "/compare/impacted_files/",
+    tag="Coverage",
+    description=f"{_WHICH}: the totals, and the files whose coverage changed (new and dropped files included) "
+    "or that the diff adds lines to, by path, a page at a time, each with its totals in the base, the head and "
+    "the patch, the change of its coverage and its lines missed or partial in the head.",
+    query=CompareQuerySchema,
+    response=ImpactedFilesComparisonSchema,
+)
+def repos_compare_impacted_files_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
+    """The files a change touched."""
+    comparison = comparison_of(repository, args)
+    # compared() found the base: a comparison of the API always has one.
+    base, head, patch = cast(Commit, comparison.base), comparison.head, comparison.patch
+    files, envelope = page_of(Listing(list(comparison.impacted)), args)
+    return {
+        **envelope,
+        "base_commit": base.sha,
+        "head_commit": head.sha,
+        "totals": {
+            "base": totals_body(Totals.of(base), base.files),
+            "head": totals_body(Totals.of(head), head.files),
+            "patch": None if patch is None else totals_body(patch.totals, len(patch.files)),
+        },
+        "files": [impacted_body(file) for file in files],
+        "untracked": [],
+        "state": "processed",
+    }
+
+
+def impacted_body(file: ImpactedFile) -> dict[str, Any]:
+    """An ``ImpactedFileSchema`` of ``file``."""
+    change = None
+    if file.base is not None and file.head is not None:
+        change = round(file.head.coverage - file.base.coverage, 2)
+    return {
+        "file_name": file.path,
+        "base_name": None if file.base is None else file.path,
+        "head_name": None if file.head is None else file.path,
+        "is_new_file": file.base is None,
+        "is_renamed_file": False,
+        "is_deleted_file": file.head is None,
+        "base_coverage": None if file.base is None else totals_body(file.base, 1),
+        "head_coverage": None if file.head is None else totals_body(file.head, 1),
+        "patch_coverage": None if file.patch is None else totals_body(file.patch, 1),
+        "change_coverage": change,
+        "misses_count": 0 if file.head is None else file.head.misses + file.head.partials,
+    }
