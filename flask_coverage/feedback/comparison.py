@@ -18,9 +18,9 @@ from ..lines import LineCoverage, Totals
 from ..models import Commit, Pull, Repository
 from ..queries.compare import changed_files, dropped_files, file_totals_of, files_data, missed_counts
 from ..queries.components import Component, commit_components, component_totals
-from ..queries.files import flag_totals, lines_by_path
+from ..queries.files import file_lines, flag_totals, lines_by_path
 from .comment import FlagRow
-from .diff import Diff
+from .diff import Diff, paired_lines
 from .patch import FilePatch, Patch, find_diff, patch_of
 from .statuses import Side, is_indirect_change, missed
 
@@ -34,6 +34,36 @@ class ImpactedFile:
     base: Optional[Totals]
     head: Optional[Totals]
     patch: Optional[Totals]
+
+
+@dataclass(frozen=True)
+class ComparedLine:
+    """A line of a file in the base and the head: its numbers (``None`` on the side that lacks it), its
+    states (``None``: not tracked there), its hits in the head, and whether the diff adds or removes it."""
+
+    base: Optional[int]
+    head: Optional[int]
+    base_state: Optional[int]
+    head_state: Optional[int]
+    hits: Optional[int]
+    added: bool
+    removed: bool
+
+    @property
+    def changed(self) -> bool:
+        """A line the diff leaves alone whose state changed: an unintended change."""
+        return not (self.added or self.removed) and self.base_state != self.head_state
+
+
+@dataclass(frozen=True)
+class FileLines:
+    """One file in the base and the head (``None``: no coverage there) and its lines that are tracked on a
+    side or that the diff adds or removes, in order (:func:`.diff.paired_lines`)."""
+
+    path: str
+    base: Optional[LineCoverage]
+    head: Optional[LineCoverage]
+    lines: list[ComparedLine]
 
 
 @dataclass(frozen=True)
@@ -135,6 +165,27 @@ class Comparison:
             for path, file in sorted(found.items())
         ]
 
+    def file(self, path: str) -> Optional[FileLines]:
+        """``path`` in both commits, line by line; ``None`` when neither has coverage of it."""
+        before = file_lines(self.base, path) if self.base is not None else None
+        after = file_lines(self.head, path)
+        if before is None and after is None:
+            return None
+        added = self.diff.added.get(path, []) if self.diff is not None else []
+        removed = self.diff.removed.get(path, []) if self.diff is not None else []
+        old = {line: state for line, _, state in before or ()}
+        new = {line: (hits, state) for line, hits, state in after or ()}
+        last = max([0, *old, *new, *added, *removed])
+        added_set, removed_set = set(added), set(removed)
+        lines = []
+        for number_before, number in paired_lines(added, removed, last):
+            state_before = old.get(number_before) if number_before is not None else None
+            hits, state = new.get(number, (None, None)) if number is not None else (None, None)
+            is_added, is_removed = number in added_set, number_before in removed_set and number is None
+            if state_before is not None or state is not None or is_added or is_removed:
+                lines.append(ComparedLine(number_before, number, state_before, state, hits, is_added, is_removed))
+        return FileLines(path, before, after, lines)
+
     @cached_property
     def missed_files(self) -> list[FilePatch]:
         """The patch's files with added lines missed or partial, as Codecov orders them: the most
@@ -185,3 +236,26 @@ def _added_totals(side: Side, added: dict[str, list[int]], paths: Optional[tuple
         counted += LineCoverage(entry for entry in lines if entry[0] in wanted).totals()
         files += 1
     return counted, files
+
+
+#: The lines of context around a segment's changes.
+SEGMENT_CONTEXT = 3
+
+
+def segments(lines: list[ComparedLine]) -> list[list[ComparedLine]]:
+    """The runs of ``lines`` (a :class:`FileLines`' lines) that hold a change (a line the diff adds or
+    removes, or whose state changed outside the diff), each with up to :data:`SEGMENT_CONTEXT` lines
+    around; runs that meet are one."""
+    found: list[list[ComparedLine]] = []
+    end = -1
+    for index, line in enumerate(lines):
+        if not (line.added or line.removed or line.changed):
+            continue
+        start = max(index - SEGMENT_CONTEXT, end + 1 if found else 0)
+        stop = min(index + SEGMENT_CONTEXT, len(lines) - 1)
+        if found and start <= end + 1:
+            found[-1].extend(lines[end + 1 : stop + 1])
+        else:
+            found.append(lines[start : stop + 1])
+        end = max(end, stop)
+    return found

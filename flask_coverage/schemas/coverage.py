@@ -350,3 +350,54 @@ class ImpactedFilesComparisonSchema(PageEnvelopeSchema):
     files = fields.List(fields.Nested(ImpactedFileSchema), required=True, metadata={"description": "By path."})
     untracked = fields.List(fields.String(), required=True, metadata={"description": "Always empty."})
     state = fields.String(required=True, metadata={"description": "Always `processed`: computed when asked."})
+
+
+class ComparedSidesSchema(Schema):
+    """A value in the base and in the head (null where the line is not there, or not tracked)."""
+
+    base = fields.Integer(required=True, allow_none=True)
+    head = fields.Integer(required=True, allow_none=True)
+
+
+class ComparedLineSchema(Schema):
+    """A line of a file in the base and the head."""
+
+    value = fields.String(required=True, allow_none=True, metadata={"description": "Always null: no source."})
+    number = fields.Nested(ComparedSidesSchema, required=True, metadata={"description": "Its numbers."})
+    coverage = fields.Nested(
+        ComparedSidesSchema, required=True, metadata={"description": "Its states: 0 hit, 1 miss, 2 partial."}
+    )
+    is_diff = fields.Boolean(required=True)
+    added = fields.Boolean(required=True)
+    removed = fields.Boolean(required=True)
+    sessions = fields.Integer(required=True, allow_none=True, metadata={"description": "Its hits in the head."})
+
+
+class FileComparisonSchema(ComparedFileSchema):
+    """One file compared line by line."""
+
+    lines = fields.List(fields.Nested(ComparedLineSchema), required=True)
+
+
+class SegmentLineSchema(Schema):
+    """A line of a segment."""
+
+    base_number = fields.Integer(required=True, allow_none=True)
+    head_number = fields.Integer(required=True, allow_none=True)
+    base_coverage = fields.Integer(required=True, allow_none=True)
+    head_coverage = fields.Integer(required=True, allow_none=True)
+    content = fields.String(required=True, metadata={"description": "`+`, `-` or a space: the source is not read."})
+
+
+class SegmentSchema(Schema):
+    """A run of changed lines with their context."""
+
+    header = fields.String(required=True, metadata={"description": "`-start,count +start,count`."})
+    has_unintended_changes = fields.Boolean(required=True)
+    lines = fields.List(fields.Nested(SegmentLineSchema), required=True)
+
+
+class FileSegmentsSchema(Schema):
+    """The segments of a file that a change touched."""
+
+    segments = fields.List(fields.Nested(SegmentSchema), required=True)

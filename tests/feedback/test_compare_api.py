@@ -238,3 +238,75 @@ def test_impacted_files_match_the_reports(app: Flask, mirrored: History, testapp
     }
     assert testapp.get(url, params={"base": mirrored.base, "head": "e" * 40}, status=404).json
     assert testapp.get(url, params={"head": mirrored.base}, status=400).json["errors"]
+
+
+# app.py from base to second (tests/git_history.py): lines 3 and 4 replaced, 11 and 12 added.
+APP_PAIRS = [(1, 1), (2, 2), (None, 3), (None, 4), (3, None), (4, None)]
+APP_PAIRS += [(n, n) for n in range(5, 11)] + [(None, 11), (None, 12), (11, 13), (12, 14)]
+
+
+def state(hits) -> int | None:
+    return None if hits is None else 2 if hits == "partial" else 0 if hits else 1
+
+
+def test_one_file_line_by_line_and_its_segments(app: Flask, mirrored: History, testapp) -> None:
+    rng = random.Random(5)
+    base = random_files(rng, ["app.py", "other.py"])
+    head = random_files(rng, ["app.py", "new.py"])
+    upload_report("github/acme/widgets", lcov(base), commit=mirrored.base, branch="main")
+    upload_report("github/acme/widgets", lcov(head), commit=mirrored.second, branch="feature")
+    params = {"base": mirrored.base, "head": mirrored.second}
+    body = testapp.get(f"{REPO}/compare/file/app.py", params=params).json
+    assert body["name"] == {"base": "app.py", "head": "app.py"}
+    assert body["totals"] == {
+        "base": totals({"app.py": base["app.py"]}),
+        "head": totals({"app.py": head["app.py"]}),
+        "patch": totals({"app.py": head["app.py"]}, lines=ADDED),
+    }
+    assert body["has_diff"] is True and body["stats"] is None
+    expected = [
+        {
+            "value": None,
+            "number": {"base": before, "head": after},
+            "coverage": {"base": state(base["app.py"].get(before)), "head": state(head["app.py"].get(after))},
+            "is_diff": before is None or after is None,
+            "added": before is None,
+            "removed": after is None,
+            "sessions": None
+            if after not in head["app.py"]
+            else (1 if head["app.py"][after] == "partial" else head["app.py"][after]),
+        }
+        for before, after in APP_PAIRS
+    ]
+    assert body["lines"] == expected
+    # A new file, a dropped one, and one neither has.
+    new = testapp.get(f"{REPO}/compare/file/new.py", params=params).json
+    assert new["name"] == {"base": None, "head": "new.py"} and all(line["added"] for line in new["lines"][:3])
+    dropped = testapp.get(f"{REPO}/compare/file/other.py", params=params).json
+    assert dropped["name"] == {"base": "other.py", "head": None} and dropped["totals"]["head"] is None
+    for url in (f"{REPO}/compare/file/nothing.py", f"{REPO}/compare/segments/nothing.py"):
+        assert testapp.get(url, params=params, status=404).json == {"detail": "Not found."}
+
+    # Segments: the changed lines with 3 lines of context, runs that meet made one.
+    changed = [
+        i
+        for i, (before, after) in enumerate(APP_PAIRS)
+        if before is None or after is None or expected[i]["coverage"]["base"] != expected[i]["coverage"]["head"]
+    ]
+    wanted = sorted({j for i in changed for j in range(max(0, i - 3), min(len(APP_PAIRS), i + 4))})
+    runs: list[list[int]] = []
+    for j in wanted:
+        if runs and j == runs[-1][-1] + 1:
+            runs[-1].append(j)
+        else:
+            runs.append([j])
+    segments = testapp.get(f"{REPO}/compare/segments/app.py", params=params).json["segments"]
+    assert [[(line["base_number"], line["head_number"]) for line in s["lines"]] for s in segments] == [
+        [APP_PAIRS[j] for j in run] for run in runs
+    ]
+    first = segments[0]["lines"]
+    assert [line["content"] for line in first if line["head_number"] in (3, 4)] == ["+", "+"]
+    assert [line["content"] for line in first if line["base_number"] in (3, 4) and line["head_number"] is None] == [
+        "-",
+        "-",
+    ]

@@ -1,5 +1,6 @@
 """The v2 API's views of a comparison beyond the files' (``compare/``, in :mod:`.coverage`): its flags, its
-components and its impacted files, in Codecov's shapes (docs/api.md). Each reads the one comparison of two commits,
+components, its impacted files, one file line by line and its changed segments, in Codecov's shapes
+(docs/api.md). Each reads the one comparison of two commits,
 :class:`flask_coverage.feedback.comparison.Comparison`, as the pull's page and the comment do."""
 
 from __future__ import annotations
@@ -8,12 +9,18 @@ from typing import Any, Optional, cast
 
 from ...codecov_yml.settings import commit_settings
 from ...endpoints import page_of
-from ...feedback.comparison import Comparison, ImpactedFile
+from ...errors import NotFound
+from ...feedback.comparison import SEGMENT_CONTEXT, ComparedLine, Comparison, FileLines, ImpactedFile, segments
 from ...lines import Totals
 from ...models import Commit, Repository
 from ...pagination import Listing
+from ...queries.compare import change_summary
+from ...queries.lookups import NOT_FOUND, readable_file
 from ...schemas.coverage import (
     CompareQuerySchema,
+    FileComparisonSchema,
+    FileReportPathSchema,
+    FileSegmentsSchema,
     ImpactedFilesComparisonSchema,
     PaginatedComponentComparisonListSchema,
     PaginatedFlagComparisonListSchema,
@@ -133,4 +140,95 @@ def impacted_body(file: ImpactedFile) -> dict[str, Any]:
         "patch_coverage": None if file.patch is None else totals_body(file.patch, 1),
         "change_coverage": change,
         "misses_count": 0 if file.head is None else file.head.misses + file.head.partials,
+    }
+
+
+def _file_of(found: tuple[Repository, str], args: dict[str, Any]) -> tuple[Comparison, FileLines]:
+    """The comparison the query names and the file the path names in it, else the 404."""
+    repository, path = found
+    comparison = comparison_of(repository, args)
+    file = comparison.file(path)
+    if file is None:
+        raise NotFound(NOT_FOUND)
+    return comparison, file
+
+
+@repo_get(
+    "/compare/file/<coverage_name:path>",
+    tag="Coverage",
+    description=f"{_WHICH}: one file (a path either commit has coverage of), as `compare/` shows it, with its "
+    "lines tracked on either side or changed by the diff: their numbers and states in the base and the head. "
+    "The source is not read (`value` is null). `page` and `page_size` are ignored.",
+    path=FileReportPathSchema,
+    lookup=readable_file,
+    query=CompareQuerySchema,
+    response=FileComparisonSchema,
+)
+def repos_compare_file_retrieve(found: tuple[Repository, str], args: dict[str, Any]) -> dict[str, Any]:
+    """Compare one file of two commits."""
+    comparison, file = _file_of(found, args)
+    patch = comparison.patch
+    patched = patch.files.get(file.path) if patch is not None else None
+    base_totals = None if file.base is None else file.base.totals()
+    head_totals = None if file.head is None else file.head.totals()
+    return {
+        "name": {"base": None if file.base is None else file.path, "head": None if file.head is None else file.path},
+        "totals": {
+            "base": None if base_totals is None else totals_body(base_totals, 1),
+            "head": None if head_totals is None else totals_body(head_totals, 1),
+            "patch": None if patched is None else totals_body(patched.totals, 1),
+        },
+        "has_diff": patch is not None and file.path in patch.changed,
+        "stats": None,
+        "change_summary": change_summary(file.base, file.head) if file.base and file.head else {},
+        "lines": [
+            {
+                "value": None,
+                "number": {"base": line.base, "head": line.head},
+                "coverage": {"base": line.base_state, "head": line.head_state},
+                "is_diff": line.added or line.removed,
+                "added": line.added,
+                "removed": line.removed,
+                "sessions": line.hits,
+            }
+            for line in file.lines
+        ],
+    }
+
+
+@repo_get(
+    "/compare/segments/<coverage_name:path>",
+    tag="Coverage",
+    description=f"{_WHICH}: the runs of one file's lines (as `compare/file/` lists them) that the diff adds or "
+    f"removes or whose state changed outside the diff (`has_unintended_changes`), each with up to "
+    f"{SEGMENT_CONTEXT} lines around. The source is not read: `content` is `+`, `-` or a space.",
+    path=FileReportPathSchema,
+    lookup=readable_file,
+    query=CompareQuerySchema,
+    response=FileSegmentsSchema,
+)
+def repos_compare_segments_retrieve(found: tuple[Repository, str], args: dict[str, Any]) -> dict[str, Any]:
+    """The changed segments of one file of two commits."""
+    _, file = _file_of(found, args)
+    return {"segments": [_segment(run) for run in segments(file.lines)]}
+
+
+def _segment(run: list[ComparedLine]) -> dict[str, Any]:
+    before = [line.base for line in run if line.base is not None]
+    after = [line.head for line in run if line.head is not None]
+    base = f"{before[0]},{before[-1] - before[0] + 1}" if before else "0,0"
+    head = f"{after[0]},{after[-1] - after[0] + 1}" if after else "0,0"
+    return {
+        "header": f"-{base} +{head}",
+        "has_unintended_changes": any(line.changed for line in run),
+        "lines": [
+            {
+                "base_number": line.base,
+                "head_number": line.head,
+                "base_coverage": line.base_state,
+                "head_coverage": line.head_state,
+                "content": "+" if line.added else "-" if line.removed else " ",
+            }
+            for line in run
+        ],
     }
