@@ -27,7 +27,7 @@ from ...schemas.coverage import (
 )
 from ...schemas.report import totals_body
 from . import repo_get
-from .coverage import compared
+from .coverage import compared, compared_totals
 
 _WHICH = (
     "The comparison of `base` and `head` (full shas or unique prefixes), or of a pull request's base and tip "
@@ -41,7 +41,7 @@ def comparison_of(repository: Repository, args: dict[str, Any]) -> Comparison:
     return Comparison(repository, head, base.sha, base)
 
 
-def compared_totals(
+def report_totals(
     head: Totals, base: Optional[Totals], patch: Optional[Totals], files: tuple[int, Optional[int], int]
 ) -> dict[str, Any]:
     """The ``base_report_totals``, ``head_report_totals`` and ``diff_totals`` of a flag or a component."""
@@ -65,7 +65,7 @@ def compared_totals(
 def repos_compare_flags_list(repository: Repository, args: dict[str, Any]) -> list[dict[str, Any]]:
     """Compare the flags of two commits."""
     return [
-        {"name": row.name, **compared_totals(row.head, row.base, row.patch, row.files)}
+        {"name": row.name, **report_totals(row.head, row.base, row.patch, row.files)}
         for row in comparison_of(repository, args).flags
     ]
 
@@ -87,7 +87,7 @@ def repos_compare_components_list(repository: Repository, args: dict[str, Any]) 
         {
             "component_id": row.component.component_id,
             "name": row.component.name,
-            **compared_totals(row.head, row.base, row.patch, row.files),
+            **report_totals(row.head, row.base, row.patch, row.files),
         }
         for row in comparison.components(settings)
     ]
@@ -112,11 +112,7 @@ def repos_compare_impacted_files_retrieve(repository: Repository, args: dict[str
         **envelope,
         "base_commit": base.sha,
         "head_commit": head.sha,
-        "totals": {
-            "base": totals_body(Totals.of(base), base.files),
-            "head": totals_body(Totals.of(head), head.files),
-            "patch": None if patch is None else totals_body(patch.totals, len(patch.files)),
-        },
+        "totals": compared_totals(base, head, patch),
         "files": [impacted_body(file) for file in files],
         "untracked": [],
         "state": "processed",

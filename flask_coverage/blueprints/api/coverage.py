@@ -19,6 +19,7 @@ from ...endpoints import page_of
 from ...errors import NotFound
 from ...feedback.base import find_pull_with_base
 from ...feedback.comparison import Comparison
+from ...feedback.patch import Patch
 from ...lines import Totals
 from ...models import Commit, Repository
 from ...pagination import Listing
@@ -230,18 +231,22 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
         }
         for file in compare_page(base, rows)
     ]
-    totals = {
-        "base": totals_body(Totals.of(base), base.files),
-        "head": totals_body(Totals.of(head), head.files),
-        "patch": None if patch is None else totals_body(patch.totals, len(patch.files)),
-    }
     return {
         **envelope,
         "base_commit": base.sha,
         "head_commit": head.sha,
-        "totals": totals,
+        "totals": compared_totals(base, head, patch),
         "files": files,
         "untracked": [],
+    }
+
+
+def compared_totals(base: Commit, head: Commit, patch: Optional[Patch]) -> dict[str, Any]:
+    """The ``ComparedTotalsSchema`` of a comparison: both commits' totals and the patch's."""
+    return {
+        "base": totals_body(Totals.of(base), base.files),
+        "head": totals_body(Totals.of(head), head.files),
+        "patch": None if patch is None else totals_body(patch.totals, len(patch.files)),
     }
 
 
