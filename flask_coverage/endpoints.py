@@ -171,6 +171,7 @@ class Endpoints:
                 named = {"operationId": view.__name__, "tags": [tag], "summary": summary, "description": description}
                 operation = _operation(named, path, None, response, "required", (400, *errors))
                 operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+                operation["responses"]["400"]["description"] = "The body is not valid; `errors` names each field."
                 self.document.add(rule, "patch", operation)
 
             @functools.wraps(view)
