@@ -14,8 +14,8 @@ from decimal import Decimal, localcontext
 from typing import Any, Callable, Optional
 
 from ..codecov_yml.numbers import PRECISION, Numbers
-from ..codecov_yml.patterns import compile_pattern, matches
-from ..codecov_yml.schema import components, flag_settings
+from ..codecov_yml.patterns import matches
+from ..codecov_yml.schema import component_flags, components, flag_settings
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
 from .diff import Diff, paired_lines
 
@@ -82,8 +82,7 @@ def configured(settings: dict[str, Any], flags: tuple[str, ...] = ()) -> Iterato
             if options.get("enabled", True):
                 yield options["type"], options.get("name_prefix", "") + flag, {"flags": [flag], **options}
     for component in components(settings):
-        regexes = [compile_pattern(regex) for regex in component.get("flag_regexes") or []]
-        chosen = [flag for flag in flags if any(regex.match(flag) for regex in regexes)]
+        chosen = list(component_flags(component, flags))
         for options in component.get("statuses") or []:
             if options.get("enabled", True):
                 title = options.get("name_prefix", "") + component["title"]

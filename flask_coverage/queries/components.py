@@ -24,8 +24,8 @@ from typing import Any, Optional, cast
 
 import sqlalchemy as sa
 
-from ..codecov_yml.patterns import compile_pattern, matches, pattern_filter
-from ..codecov_yml.schema import components
+from ..codecov_yml.patterns import matches, pattern_filter
+from ..codecov_yml.schema import component_flags, components
 from ..lines import Totals
 from ..models import Commit, FileCoverage, TreeEntry
 from ..state import execute
@@ -55,8 +55,7 @@ def commit_components(settings: dict[str, Any], *commits: Commit) -> list[Compon
     flags = flag_names(*commits)
     found = []
     for component in components(settings):
-        regexes = [compile_pattern(regex) for regex in component.get("flag_regexes") or []]
-        chosen = tuple(flag for flag in flags if any(regex.match(flag) for regex in regexes))
+        chosen = component_flags(component, flags)
         paths = tuple(component.get("paths") or ())
         found.append(Component(str(component["component_id"]), str(component["title"]), paths, chosen))
     return found
