@@ -1,7 +1,8 @@
 """The coverage of a commit's components (``component_management`` of its ``codecov.yml``), read cheaply.
 
 A component is the files its ``paths`` match, in the uploads of the flags its ``flag_regexes`` match
-(every upload when none does), as its statuses count them. Its totals come from what is already summed:
+(every upload when none does), as Codecov counts them (a component's status also takes in its flags'
+own ``paths``: :mod:`flask_coverage.feedback.statuses`). Its totals come from what is already summed:
 
 - ``paths`` that are all plain prefixes (``src/app/``, ``src/app``: what ``codecov.yml`` turns a path
   without ``*``, ``$``, ``[`` or ``]`` into) are read from the file explorer's rows (``coverage_tree``):
@@ -9,7 +10,7 @@ A component is the files its ``paths`` match, in the uploads of the flags its ``
 - any other ``paths`` (globs, regular expressions, ``!`` exclusions) from the files' totals columns,
   matched here, never their line data; only the files under the literal text every included pattern
   starts with (``src/`` of ``src/**/*.py``) are read;
-- a component of flags merges those flags' lines, as its status does.
+- a component of flags merges those flags' lines, as the statuses read them.
 
 A component whose paths match nothing is empty (zero lines, coverage ``None`` in the API), never an error.
 """
