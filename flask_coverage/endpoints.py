@@ -1,13 +1,14 @@
 """The endpoint framework of the JSON APIs: each endpoint declared once, with its schemas and its lookup.
 
-:class:`Endpoints` declares a blueprint's ``GET`` endpoints (:meth:`Endpoints.get`): it reads the
-credentials, loads the path and query by their schemas, calls the lookup and the view, pages or
-dumps what the view returns, and writes the endpoint's OpenAPI operation from the same objects.
-Here too are its HTTP halves: :func:`bearer_user` (the v2 API's ``Authorization: Bearer``),
-:func:`load_query` (a 400 naming each bad argument), :func:`paginated` (the page envelope around
-:func:`flask_coverage.pagination.paginate`) and :func:`json_routes` (read-only routes, a JSON 405
-for the other methods). The v2 API (``blueprints/api``) and the legacy API (``blueprints/legacy.py``)
-declare their endpoints with it; docs/architecture.md says how to add one.
+:class:`Endpoints` declares a blueprint's ``GET`` endpoints (:meth:`Endpoints.get`) and ``PATCH`` ones
+(:meth:`Endpoints.patch`): it reads the credentials, loads the path and query (or body) by their
+schemas, calls the lookup and the view, pages or dumps what the view returns, and writes the endpoint's
+OpenAPI operation from the same objects. Here too are its HTTP halves: :func:`bearer_user` (the v2
+API's ``Authorization: Bearer``), :func:`load_query` and :func:`load_body` (a 400 naming each bad
+argument), :func:`paginated` (the page envelope around :func:`flask_coverage.pagination.paginate`) and
+:func:`json_routes` (a route per path answering its declared methods, a JSON 405 for the others).
+The v2 API (``blueprints/api``) and the legacy API (``blueprints/legacy.py``) declare their endpoints
+with it; docs/architecture.md says how to add one.
 """
 
 from __future__ import annotations
@@ -30,23 +31,10 @@ from .urls import page_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_ALLOW = "GET, HEAD, OPTIONS"
 #: Routed to the views only to answer them with a JSON 405 instead of the host app's error page.
 REFUSED_METHODS = ["POST", "PUT", "PATCH", "DELETE"]
-
-
-def read_only(view: F) -> F:
-    """``view`` answering ``OPTIONS`` with its ``Allow`` and any method but ``GET`` and ``HEAD`` with a 405."""
-
-    @functools.wraps(view)
-    def wrapper(**kwargs: Any) -> Any:
-        if request.method == "OPTIONS":
-            return Response(status=200, headers={"Allow": _ALLOW})
-        if request.method not in ("GET", "HEAD"):
-            raise CoverageError(f'Method "{request.method}" not allowed.', status=405, headers={"Allow": _ALLOW})
-        return view(**kwargs)
-
-    return wrapper  # type: ignore[return-value]
+#: The largest JSON body a write endpoint reads.
+MAX_BODY_BYTES = 64 * 1024
 
 
 # The OpenAPI security of each ``auth``; ``{}`` is "or no token at all".
@@ -69,7 +57,7 @@ class Endpoints:
         self,
         *,
         authenticate: Callable[[bool], Optional[Owner]],
-        route: Callable[[str], Callable[[Callable[..., Any]], Any]],
+        route: Callable[..., Callable[[Callable[..., Any]], Any]],
         document: Optional[ApiDocument] = None,
         not_found: Optional[str] = None,
     ) -> None:
@@ -139,14 +127,7 @@ class Endpoints:
             def endpoint(**values: str) -> Any:
                 # A list only reads: without a transaction, it saves PostgreSQL two round trips.
                 with reads_without_transaction() if pages else contextlib.nullcontext():
-                    user = self.authenticate(auth == "required") if auth else None
-                    arguments: dict[str, Any] = values
-                    if path_schema is not None:
-                        try:
-                            arguments = path_schema.load(values)
-                        except ValidationError as error:
-                            raise NotFound(self.not_found or _first_message(error.messages)) from None
-                    found = lookup(user, **arguments)
+                    user, found = self._found(auth, path_schema, lookup, values)
                     args = load_query(query_schema) if query_schema is not None else {}
                     result = view(found, args)
                     if pages:
@@ -163,6 +144,59 @@ class Endpoints:
             return self.route(rule)(endpoint)
 
         return decorator
+
+    def patch(
+        self,
+        rule: str,
+        *,
+        lookup: Callable[..., Any],
+        body: type[Schema],
+        response: type[Schema],
+        path: Optional[type[Schema]] = None,
+        errors: tuple[int, ...] = (),
+        tag: str = "",
+        description: str = "",
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Declare a ``PATCH`` endpoint at ``rule`` (beside its ``GET``): the steps of :meth:`get` with
+        credentials required, the JSON body loaded by ``body`` in place of the query (a 400 naming each bad
+        field, before anything is changed), and ``view(found, changes)`` returning what ``response`` dumps.
+        Its ``route`` takes the method: ``route(rule, "PATCH")``."""
+        path_schema = path() if path else None
+        body_schema = body()
+        response_schema = response()
+
+        def decorator(view: Callable[..., Any]) -> Callable[..., Any]:
+            if self.document is not None:
+                summary = (view.__doc__ or "").strip().split("\n")[0].rstrip(".")
+                named = {"operationId": view.__name__, "tags": [tag], "summary": summary, "description": description}
+                operation = _operation(named, path, None, response, "required", (400, *errors))
+                operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+                operation["responses"]["400"]["description"] = "The body is not valid; `errors` names each field."
+                self.document.add(rule, "patch", operation)
+
+            @functools.wraps(view)
+            def endpoint(**values: str) -> Any:
+                user, found = self._found("required", path_schema, lookup, values)
+                result = jsonify(response_schema.dump(view(found, load_body(body_schema))))
+                result.headers["Cache-Control"] = "private, no-store"
+                return result
+
+            return self.route(rule, "PATCH")(endpoint)
+
+        return decorator
+
+    def _found(
+        self, auth: Optional[str], path_schema: Optional[Schema], lookup: Callable[..., Any], values: dict[str, str]
+    ) -> tuple[Optional[Owner], Any]:
+        """Steps 1 to 3 of :meth:`get`: the caller, and what the URL names for it (or the 401 or the 404)."""
+        user = self.authenticate(auth == "required") if auth else None
+        arguments: dict[str, Any] = values
+        if path_schema is not None:
+            try:
+                arguments = path_schema.load(values)
+            except ValidationError as error:
+                raise NotFound(self.not_found or _first_message(error.messages)) from None
+        return user, lookup(user, **arguments)
 
 
 def _first_message(messages: Any) -> str:
@@ -234,6 +268,20 @@ def load_query(schema: Schema) -> dict[str, Any]:
         raise InvalidInput("Invalid query parameters.", errors=errors) from None
 
 
+def load_body(schema: Schema) -> dict[str, Any]:
+    """The request's JSON object loaded by ``schema``; else ``InvalidInput`` (a 400) naming each bad field."""
+    if (request.content_length or 0) > MAX_BODY_BYTES:
+        raise InvalidInput(f"The body is larger than {MAX_BODY_BYTES} bytes.")
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise InvalidInput("The body must be a JSON object.")
+    try:
+        return schema.load(data)
+    except ValidationError as error:
+        messages = error.messages if isinstance(error.messages, dict) else {"_body": error.messages}
+        raise InvalidInput("Invalid body.", errors={key: _flat(value) for key, value in messages.items()}) from None
+
+
 def _flat(messages: Any) -> list[str]:
     # A list argument's messages come per item ({index: [...]}): one list of messages per argument.
     if isinstance(messages, dict):
@@ -279,16 +327,40 @@ def paginated(
     return schema.dump({**envelope, "results": items if item is None else [item(row) for row in items]})
 
 
-def json_routes(bp: Blueprint) -> Callable[[str], Callable[[F], F]]:
-    """A ``route(rule)`` decorator for ``bp``'s read-only views (:func:`read_only`), as
-    :class:`Endpoints` takes it."""
+def json_routes(bp: Blueprint) -> Callable[..., Callable[[F], F]]:
+    """A ``route(rule, method="GET")`` decorator for ``bp``'s views, as :class:`Endpoints` takes it: one URL
+    rule per path, answering each declared method with its view, ``HEAD`` as ``GET``, ``OPTIONS`` with the
+    ``Allow`` of the declared methods and any other method with a JSON 405."""
+    views: dict[str, dict[str, Callable[..., Any]]] = {}
 
-    def route(rule: str) -> Callable[[F], F]:
+    def route(rule: str, method: str = "GET") -> Callable[[F], F]:
         def decorator(view: F) -> F:
-            methods = ["GET", "OPTIONS", *REFUSED_METHODS]
-            bp.add_url_rule(rule, view_func=read_only(view), methods=methods, provide_automatic_options=False)
+            if rule not in views:
+                views[rule] = {}
+                methods = ["GET", "OPTIONS", *REFUSED_METHODS]
+                bp.add_url_rule(
+                    rule, view_func=_by_method(view, views[rule]), methods=methods, provide_automatic_options=False
+                )
+            views[rule][method] = view
             return view
 
         return decorator
 
     return route
+
+
+def _by_method(first: F, views: dict[str, Callable[..., Any]]) -> F:
+    """The view of one URL rule (named as ``first``, its first declared view): ``views[method]``; ``OPTIONS``
+    answers their ``Allow``, a method without a view a 405."""
+
+    @functools.wraps(first)
+    def dispatch(**kwargs: Any) -> Any:
+        allow = ", ".join([*("GET", "HEAD", "OPTIONS"), *(method for method in views if method != "GET")])
+        if request.method == "OPTIONS":
+            return Response(status=200, headers={"Allow": allow})
+        view = views.get("GET" if request.method == "HEAD" else request.method)
+        if view is None:
+            raise CoverageError(f'Method "{request.method}" not allowed.', status=405, headers={"Allow": allow})
+        return view(**kwargs)
+
+    return dispatch  # type: ignore[return-value]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -238,6 +238,7 @@ LAYOUT_DRAWN = frozenset(
         "diff",
         "flag",
         "flags",
+        "components",
         "file",
         "files",
         "tree",
@@ -688,3 +689,10 @@ def components(settings: dict[str, Any]) -> list[dict[str, Any]]:
         component = {**defaults, **entry}
         found.append({**component, "title": component.get("name") or component["component_id"]})
     return found
+
+
+def component_flags(component: dict[str, Any], flags: Sequence[str]) -> tuple[str, ...]:
+    """The ``flags`` a component's ``flag_regexes`` match, in their order (none: the component is of
+    every upload)."""
+    regexes = [compile_pattern(regex) for regex in component.get("flag_regexes") or []]
+    return tuple(flag for flag in flags if any(regex.match(flag) for regex in regexes))

@@ -172,6 +172,14 @@ def _applying(repository: Repository, own: Optional[str], path: Optional[str], e
     return Settings(merged(DEFAULTS, organization, stored), source, error)
 
 
+def stored_settings(repository: Repository, commit: Optional[Commit]) -> Settings:
+    """The YAML that applies to ``commit`` as far as what is stored here says (the commit's kept file,
+    else the repository's or owner's YAML), read without asking anyone or writing anything: what a
+    page reads to decide what to show."""
+    own = _stored(commit.id) if commit is not None else None
+    return _applying(repository, own.settings if own else None, own.path if own else None, None)
+
+
 def commit_settings(repository: Repository, commit: Commit) -> Settings:
     """The YAML that applies to ``commit`` (see the module)."""
     own = commit_yaml(repository, commit)

@@ -32,13 +32,15 @@ def escape(text: str) -> str:
 
 @dataclass(frozen=True)
 class FlagRow:
-    """A flag of the head: its totals in the head and the base (``None``: not uploaded there) and
-    of the patch."""
+    """A flag (or a component) of the head: its totals in the head and the base (``None``: not uploaded
+    there) and of the patch."""
 
     name: str
     head: Totals
     base: Optional[Totals]
     patch: Optional[Totals]
+    #: The number of files of each (what the API shows with the totals).
+    files: tuple[int, Optional[int], int] = (0, None, 0)
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class CommentFacts:
     patch: Optional[Totals]
     files: list[FileRow] = field(default_factory=list)
     flags: list[FlagRow] = field(default_factory=list)
+    #: The components of ``component_management``, in the YAML's order (read only for a layout with them).
+    components: list[FlagRow] = field(default_factory=list)
     indirect: int = 0
     numbers: Numbers = field(default_factory=Numbers)
 
@@ -173,14 +177,15 @@ def _delta(numbers: Numbers, head: Totals, base: Optional[Totals], patch: Option
     return f"`{absolute}{patch_text} {impact}`"
 
 
-def _flags(facts: CommentFacts, limit: int) -> list[str]:
-    if not facts.flags:
+def _flags(facts: CommentFacts, found: list[FlagRow], title: str, limit: int) -> list[str]:
+    """The table of the flags or the components (``title``), as Codecov draws them."""
+    if not found:
         return []
-    rows = ["| Flag | Coverage Δ |", "|---|---|"]
-    for flag in facts.flags[:limit]:
+    rows = [f"| {title} | Coverage Δ |", "|---|---|"]
+    for flag in found[:limit]:
         rows.append(f"| {escape(flag.name)} | {_delta(facts.numbers, flag.head, flag.base, flag.patch)} |")
-    if len(facts.flags) > limit:
-        rows.append(f"| … and {len(facts.flags) - limit} more | |")
+    if len(found) > limit:
+        rows.append(f"| … and {len(found) - limit} more | |")
     return ["\n".join(rows)]
 
 
@@ -231,7 +236,9 @@ def render(facts: CommentFacts, layout: list[str], hide_project_coverage: bool =
         elif name == "diff":
             sections += _diff(facts)
         elif name in ("flag", "flags"):
-            sections += _flags(facts, limit)
+            sections += _flags(facts, facts.flags, "Flag", limit)
+        elif name == "components":
+            sections += _flags(facts, facts.components, "Component", limit)
         elif name in ("file", "files", "tree", "newfiles", "condensed_files"):
             sections += _files(facts, limit, name == "condensed_files")
         elif name in ("footer", "newfooter", "condensed_footer"):

@@ -9,7 +9,7 @@ one. Deleted files add nothing; a renamed file adds only its changed lines; bina
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -99,6 +99,28 @@ def added_lines(diff: Iterable[Union[bytes, str]], removed: Optional[AddedLines]
                 new_left = 1 if new_count is None else int(new_count)
                 number = max(int(start), 1)
     return found
+
+
+def paired_lines(
+    added: Iterable[int], removed: Iterable[int], last: int
+) -> Iterator[tuple[Optional[int], Optional[int]]]:
+    """The lines of a file before and after a diff, in order, as ``(number before, number after)``:
+    ``(None, n)`` for a line the diff adds, ``(n, None)`` for one it removes, and the lines it leaves
+    alone paired in order (the n-th line before that the diff does not remove is the n-th line after
+    that it does not add); until both numbers pass ``last``."""
+    added_set, removed_set = set(added), set(removed)
+    before = after = 1
+    while before <= last or after <= last:
+        if after in added_set:
+            yield None, after
+            after += 1
+        elif before in removed_set:
+            yield before, None
+            before += 1
+        else:
+            yield before, after
+            before += 1
+            after += 1
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,13 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable
-from functools import cache
 from typing import Any, Optional
 
 from ..codecov_yml.settings import commit_settings
-from ..lines import LineCoverage, Totals
+from ..lines import Totals
 from ..models import Commit, Pull, Repository, utcnow
 from ..providers import CommentGone, Provider, ProviderError, provider_for
-from ..queries.files import flag_names, flag_totals, lines_by_path, upload_count
+from ..queries.files import flag_names, upload_count
 from ..queries.targets import resolve_commit
 from ..state import get_session
 from ..urls import pull_file_url, pull_page_url
@@ -28,8 +27,7 @@ from . import checks, outbox
 from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
 from .comparison import Comparison
-from .diff import Diff
-from .statuses import Facts, Side, compute
+from .statuses import Facts, compute
 
 log = logging.getLogger(__name__)
 
@@ -98,10 +96,7 @@ def _send(
     base = pull_row[2] if pull_row is not None else resolve_commit(repository, sha=base_sha) if base_sha else None
     comparison = Comparison(repository, commit, base_sha, base)
     diff = comparison.diff
-
-    @cache
-    def sides(flags: tuple[str, ...]) -> tuple[Side, Optional[Side]]:
-        return lines_by_path(commit, flags), lines_by_path(base, flags) if base is not None else None
+    sides = comparison.sides
 
     numbers = settings.numbers()
     target_url = pull_page_url(repository, pull.pullid if pull is not None else None, commit.sha, claim.base_url)
@@ -136,14 +131,13 @@ def _send(
         done.append((commit.id, status.context, {**values, "check_run_id": run_id, "sent_at": utcnow(), "error": None}))
     comment = settings.get("comment")
     if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
-        _comment(provider, comparison, pull, sides, settings, target_url or "", claim, sent, done)
+        _comment(provider, comparison, pull, settings, target_url or "", claim, sent, done)
 
 
 def _comment(
     provider: Provider,
     comparison: Comparison,
     pull: Pull,
-    sides: Any,
     settings: Any,
     pull_url: str,
     claim: outbox.Claim,
@@ -155,6 +149,7 @@ def _comment(
     if behavior == "once" and pull.comment_id == DELETED:
         return
     repository, commit, base, patch = comparison.repository, comparison.head, comparison.base, comparison.patch
+    sections = {item.partition(":")[0] for item in options.get("layout", [])}
     facts = CommentFacts(
         pull_url=pull_url,
         file_url=lambda path: pull_file_url(repository, pull.pullid, path, claim.base_url) or "",
@@ -167,7 +162,8 @@ def _comment(
         base_files=base.files if base is not None else None,
         patch=patch.totals if patch is not None else None,
         files=[FileRow(file.path, file.totals) for file in comparison.missed_files],
-        flags=_flag_rows(commit, base, comparison.diff, sides),
+        flags=comparison.flags,
+        components=_component_rows(comparison, settings.value) if "components" in sections else [],
         indirect=len(comparison.indirect),
         numbers=settings.numbers(),
     )
@@ -215,30 +211,11 @@ def _comment(
     )
 
 
-def _flag_rows(commit: Commit, base: Optional[Commit], diff: Optional[Diff], sides: Any) -> list[FlagRow]:
-    head, before = flag_totals(commit), flag_totals(base) if base is not None else {}
-    out = []
-    for name, totals in head.items():
-        patch = None
-        if diff is not None:
-            flagged, _ = sides((name,))
-            patch = sum(
-                (
-                    Totals.of(_counted(flagged.get(path), lines))
-                    for path, lines in diff.added.items()
-                    if path in flagged
-                ),
-                Totals(),
-            )
-        out.append(FlagRow(name, totals, before.get(name), patch))
-    return out
-
-
-def _counted(lines: Optional[LineCoverage], numbers: list[int]) -> Totals:
-    if lines is None:
-        return Totals()
-    wanted_lines = set(numbers)
-    return LineCoverage(entry for entry in lines if entry[0] in wanted_lines).totals()
+def _component_rows(comparison: Comparison, settings: dict[str, Any]) -> list[FlagRow]:
+    """The comment's rows of the components of ``settings``."""
+    return [
+        FlagRow(row.component.name, row.head, row.base, row.patch, row.files) for row in comparison.components(settings)
+    ]
 
 
 def send_due(limit: int = 10, before_each: Optional[Callable[[], None]] = None) -> int:

@@ -14,10 +14,10 @@ from decimal import Decimal, localcontext
 from typing import Any, Callable, Optional
 
 from ..codecov_yml.numbers import PRECISION, Numbers
-from ..codecov_yml.patterns import compile_pattern, matches
-from ..codecov_yml.schema import components, flag_settings
+from ..codecov_yml.patterns import matches
+from ..codecov_yml.schema import component_flags, components, flag_settings
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, Totals
-from .diff import Diff
+from .diff import Diff, paired_lines
 
 #: A commit's coverage as a status sees it: path → its lines.
 Side = dict[str, LineCoverage]
@@ -82,8 +82,7 @@ def configured(settings: dict[str, Any], flags: tuple[str, ...] = ()) -> Iterato
             if options.get("enabled", True):
                 yield options["type"], options.get("name_prefix", "") + flag, {"flags": [flag], **options}
     for component in components(settings):
-        regexes = [compile_pattern(regex) for regex in component.get("flag_regexes") or []]
-        chosen = [flag for flag in flags if any(regex.match(flag) for regex in regexes)]
+        chosen = list(component_flags(component, flags))
         for options in component.get("statuses") or []:
             if options.get("enabled", True):
                 title = options.get("name_prefix", "") + component["title"]
@@ -128,21 +127,14 @@ def _outside_the_diff(
     before: LineCoverage, after: LineCoverage, added: list[int], removed: list[int]
 ) -> tuple[Totals, Totals]:
     """The totals, in ``before`` and in ``after``, of the lines outside the diff whose state changed
-    (a line tracked on one side only counts on that side). The lines the diff leaves alone are paired
-    in order: the n-th line ``before`` that the diff does not remove is the n-th line ``after`` that it
-    does not add."""
+    (a line tracked on one side only counts on that side), paired by :func:`.diff.paired_lines`."""
     old, new = dict(before.line_states()), dict(after.line_states())
-    added_set, removed_set = set(added), set(removed)
-    last = max(max(new, default=0), max(old, default=0) + len(added_set))
+    last = max(max(new, default=0), max(old, default=0) + len(set(added)))
     counts: list[dict[int, int]] = [{HIT: 0, MISS: 0, PARTIAL: 0}, {HIT: 0, MISS: 0, PARTIAL: 0}]
-    line_before = 1
-    for line in range(1, last + 1):
-        if line in added_set:
+    for line_before, line in paired_lines(added, removed, last):
+        if line_before is None or line is None:
             continue
-        while line_before in removed_set:
-            line_before += 1
         state_before, state_after = old.get(line_before), new.get(line)
-        line_before += 1
         if state_before != state_after:
             if state_before is not None:
                 counts[0][state_before] += 1

@@ -114,6 +114,31 @@ def changed_files(base: Commit, head: Commit) -> list[FileComparison]:
     return changed
 
 
+def dropped_files(base: Commit, head: Commit) -> list[tuple[str, Totals]]:
+    """The files of ``base`` that ``head`` has no coverage of, by path, with their totals in ``base``
+    (from the totals columns)."""
+    after = aliased(FileCoverage)
+    on = sa.and_(after.commit_id == head.id, after.path == FileCoverage.path)
+    query = (
+        sa.select(*_COLUMNS)
+        .outerjoin(after, on)
+        .where(FileCoverage.commit_id == base.id, after.id.is_(None))
+        .order_by(FileCoverage.path)
+    )
+    return [(path, Totals(lines, hits, misses, partials)) for path, lines, hits, misses, partials in execute(query)]
+
+
+def file_totals_of(commit: Commit, paths: Collection[str]) -> Iterator[tuple[str, Totals]]:
+    """``(path, totals)`` of each of ``paths`` that ``commit`` has, a few hundred paths a statement."""
+    ordered = sorted(paths)
+    for start in range(0, len(ordered), PATHS_PER_QUERY):
+        query = sa.select(*_COLUMNS).where(
+            FileCoverage.commit_id == commit.id, FileCoverage.path.in_(ordered[start : start + PATHS_PER_QUERY])
+        )
+        for path, lines, hits, misses, partials in execute(query):
+            yield path, Totals(lines, hits, misses, partials)
+
+
 def files_data(commit: Commit, paths: Collection[str]) -> Iterator[tuple[str, bytes]]:
     """``(path, line data)`` of each of ``paths`` that ``commit`` has, a few hundred paths a statement."""
     ordered = sorted(paths)

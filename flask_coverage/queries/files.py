@@ -55,6 +55,15 @@ def flags_query(repository: Repository, commit: Optional[Commit]) -> sa.Select:
     return sa.select(names.c.flag.label("flag_name"), *columns).outerjoin(here, on).order_by(names.c.flag)
 
 
+def has_flag(repository: Repository, flag: str) -> bool:
+    """Whether an upload to ``repository`` carried ``flag`` (it is among :func:`flags_query`'s flags)."""
+    query = sa.select(CommitFlag.id).join(Commit, Commit.id == CommitFlag.commit_id)
+    return (
+        execute(query.where(Commit.repository_id == repository.id, CommitFlag.flag == flag).limit(1)).first()
+        is not None
+    )
+
+
 def _file_model(coverage: Coverage) -> tuple[Any, sa.ColumnElement[bool]]:
     """The model that holds the files of ``coverage`` and the condition that selects them."""
     if isinstance(coverage, CommitFlag):
@@ -205,7 +214,7 @@ def flag_names(*commits: Commit) -> tuple[str, ...]:
     return tuple(execute(query).scalars())
 
 
-def flag_totals(commit: Commit) -> dict[str, Totals]:
-    """Each flag of ``commit``'s uploads with its totals, by name."""
+def flag_totals(commit: Commit) -> dict[str, tuple[Totals, int]]:
+    """Each flag of ``commit``'s uploads with its totals and number of files, by name."""
     query = sa.select(CommitFlag).where(CommitFlag.commit_id == commit.id).order_by(CommitFlag.flag)
-    return {row.flag: Totals.of(row) for row in execute(query).scalars()}
+    return {row.flag: (Totals.of(row), row.files) for row in execute(query).scalars()}

@@ -1,5 +1,5 @@
-"""The lists of the v2 API as SQL: an owner's repositories, a repository's commits, branches and pulls,
-an organization's members.
+"""The lists of the v2 API as SQL: the owners a user has access to, an owner's repositories, a
+repository's commits, branches and pulls, an organization's members.
 
 Each function returns a ``select`` in a total order for :func:`flask_coverage.pagination.paginate`
 (the keys of a page, with a ``rows`` function for the deferred join where the rows are wide) or
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import aliased, contains_eager
 
 from ..auth import READABLE, reader_id
-from ..models import Branch, Commit, Membership, Owner, OwnerRow, Pull, Repository
+from ..models import Branch, Commit, Membership, Owner, OwnerRow, Pull, Repository, ServiceEnum
 from ..pagination import Listing
 from ..state import execute, get_engine
 from .targets import BASE_OF_PULL, HEAD_OF_PULL, PULL_BASE, PULL_HEAD
@@ -236,6 +236,17 @@ def unindexed(expression: Any) -> Any:
 TRIGRAM = 3
 
 
+def owners_query(user: Owner, service: ServiceEnum) -> sa.Select:
+    """``{service, username, name}`` of ``user`` and of the organizations it is a member of, on ``service``,
+    by ``lower(username)`` then id (Codecov's owners list: every owner the caller has access to)."""
+    organizations = sa.select(Membership.org_id).where(Membership.user_id == user.id)
+    return (
+        sa.select(_owners.service, _owners.username, _owners.name)
+        .where(_owners.service == service, sa.or_(_owners.id == user.id, _owners.id.in_(organizations)))
+        .order_by(sa.func.lower(_owners.username), _owners.id)
+    )
+
+
 def members_query(
     org: OwnerRow, *, activated: Optional[bool] = None, is_admin: Optional[bool] = None, search: Optional[str] = None
 ) -> sa.Select:
@@ -279,6 +290,21 @@ def members_count(
         return None
     query = sa.select(sa.func.count()).select_from(Membership).where(*_memberships(org, activated, is_admin))
     return sa.select(query.scalar_subquery() - query.where(Membership.sort_key.is_(None)).scalar_subquery())
+
+
+def member_row(org: OwnerRow, username: str) -> Optional[sa.Row[Any]]:
+    """The ``User`` fields of the member of ``org`` named ``username`` (case-insensitive, on the
+    organization's service), or ``None``."""
+    query = (
+        sa.select(Owner.service, Owner.username, Owner.name, Owner.email, Membership.activated, Membership.is_admin)
+        .join(Membership, Membership.user_id == Owner.id)
+        .where(
+            Membership.org_id == org.id,
+            Owner.service == org.service,
+            sa.func.lower(Owner.username) == sa.func.lower(username),
+        )
+    )
+    return execute(query).first()
 
 
 def _memberships(org: OwnerRow, activated: Optional[bool], is_admin: Optional[bool]) -> list[Any]:

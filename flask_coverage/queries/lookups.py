@@ -17,11 +17,20 @@ from typing import Any, Optional
 from ..auth import can_read_private, is_admin, reader_id
 from ..errors import Forbidden, NotFound
 from ..models import Branch, Commit, Owner, OwnerRow, Repository, ServiceEnum
+from .files import has_flag
+from .lists import member_row
 from .repositories import find_readable_repository, owner_row
 from .targets import find_branch, find_pull, resolve_commit
 
 #: The one message of every 404 of an endpoint's lookup.
 NOT_FOUND = "Not found."
+
+
+def signed_in(user: Optional[Owner], service: ServiceEnum) -> tuple[Owner, ServiceEnum]:
+    """The caller (an endpoint with ``auth="required"`` has one) and the service a v2 path names."""
+    if user is None:
+        raise NotFound(NOT_FOUND)
+    return user, service
 
 
 def any_owner(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> OwnerRow:
@@ -46,6 +55,31 @@ def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str)
     if org is None or not can_read_private(user, org):
         raise NotFound(NOT_FOUND)
     return org
+
+
+def org_member(user: Optional[Owner], service: ServiceEnum, owner_username: str, username: str) -> Any:
+    """The member ``username`` of the organization a v2 path names (its ``User`` fields), if ``user`` may
+    list the organization's members (:func:`member_org`); else the 404, the same for a user of another
+    organization as for an unknown one."""
+    return _member(user, service, owner_username, username)[1]
+
+
+def administered_member(
+    user: Optional[Owner], service: ServiceEnum, owner_username: str, username: str
+) -> tuple[OwnerRow, Any]:
+    """The organization and :func:`org_member`, if ``user`` administers the organization (else ``Forbidden``)."""
+    org, member = _member(user, service, owner_username, username)
+    if not is_admin(user, org):
+        raise Forbidden("You do not have permission to perform this action.")
+    return org, member
+
+
+def _member(user: Optional[Owner], service: ServiceEnum, owner_username: str, username: str) -> tuple[OwnerRow, Any]:
+    org = member_org(user, service, owner_username)
+    member = member_row(org, username)
+    if member is None:
+        raise NotFound(NOT_FOUND)
+    return org, member
 
 
 def readable_repository(user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str) -> Repository:
@@ -87,6 +121,17 @@ def readable_pull(user: Optional[Owner], service: ServiceEnum, owner_username: s
     if row is None:
         raise NotFound(NOT_FOUND)
     return row
+
+
+def readable_flag(
+    user: Optional[Owner], service: ServiceEnum, owner_username: str, repo: str, flag: str
+) -> tuple[Repository, str]:
+    """The repository a v2 path names (if the caller may read it) and the flag, if an upload to it carried
+    the flag; else the 404."""
+    repository = readable_repository(user, service, owner_username, repo)
+    if not has_flag(repository, flag):
+        raise NotFound(NOT_FOUND)
+    return repository, flag
 
 
 def readable_file(

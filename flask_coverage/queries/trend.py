@@ -94,6 +94,37 @@ def coverage_trend(
     return list(execute(query.group_by(bin_start).order_by(bin_start)))
 
 
+def flag_trend(
+    repository: Repository,
+    flag: str,
+    *,
+    branch: str,
+    interval: str,
+    start: Optional[dt.datetime] = None,
+    end: Optional[dt.datetime] = None,
+) -> list[tuple[int, float, float, float]]:
+    """:func:`coverage_trend`'s rows for the coverage of ``flag`` in ``branch``'s commits that have it.
+
+    Read from the commits' flag totals (``CommitFlag``, no per-day rows), one row per such commit: a cost
+    of the branch's commits with the flag in the bounds, grouped here.
+    """
+    width = TREND_INTERVALS[interval] // _DAY
+    on = sa.and_(CommitFlag.commit_id == Commit.id, CommitFlag.flag == flag)
+    query = (
+        sa.select(Commit.timestamp, CommitFlag.hits, CommitFlag.lines)
+        .join(CommitFlag, on)
+        .where(Commit.repository_id == repository.id, Commit.branch == branch, CommitFlag.lines > 0)
+    )
+    if start is not None:
+        query = query.where(Commit.timestamp >= start)
+    if end is not None:
+        query = query.where(Commit.timestamp <= end)
+    bins: dict[int, list[float]] = {}
+    for moment, hits, lines in execute(query):
+        bins.setdefault(trend_day(moment) // width * width, []).append(hits * 100 / lines)
+    return [(day, min(values), max(values), sum(values) / len(values)) for day, values in sorted(bins.items())]
+
+
 def trend_day_start(day: int) -> dt.datetime:
     """The time (UTC) where ``day`` (as :func:`trend_day` counts, and a bin of :func:`coverage_trend` starts) begins."""
     return TREND_ORIGIN + int(day) * _DAY

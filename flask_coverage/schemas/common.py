@@ -77,10 +77,15 @@ class ErrorSchema(Schema):
     errors = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
 
 
-class OwnerPathSchema(Schema):
-    """The ``{service}/{owner_username}`` path arguments of the v2 API."""
+class ServicePathSchema(Schema):
+    """The ``{service}`` path argument of the v2 API."""
 
     service = ServiceField(required=True, metadata={"description": "The git hosting service."})
+
+
+class OwnerPathSchema(ServicePathSchema):
+    """The ``{service}/{owner_username}`` path arguments of the v2 API."""
+
     owner_username = fields.String(
         required=True, metadata={"description": "The username of the owner (user or organization)."}
     )

@@ -123,6 +123,12 @@ class FileReportPathSchema(RepositoryPathSchema):
     path = fields.String(required=True, metadata={"description": "The file's path from the repository root."})
 
 
+class FlagPathSchema(RepositoryPathSchema):
+    """The path arguments of one flag of a repository."""
+
+    flag = fields.String(required=True, metadata={"description": "The flag, as uploads carry it."})
+
+
 class CommitFileReportSchema(FileReportSchema):
     """One file of a commit with its totals and the state of each tracked line."""
 
@@ -238,3 +244,160 @@ class PaginatedMeasurementListSchema(PaginatedSchema):
     """A page of the coverage trend of a branch, oldest interval first."""
 
     results = fields.List(fields.Nested(MeasurementSchema), required=True)
+
+
+class ComponentListQuerySchema(PaginationQuerySchema, CommitQuerySchema):
+    """Query arguments of ``repos_components_list``: a page, and the commit whose coverage is shown."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
+class ComponentSchema(Schema):
+    """A component of the repository's ``codecov.yml`` and its coverage in the commit."""
+
+    component_id = fields.String(required=True, metadata={"description": "The component's `component_id`."})
+    name = fields.String(required=True, metadata={"description": "Its `name`, else its `component_id`."})
+    coverage = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The coverage of its files, rounded down to 2 decimals (null: no lines)."},
+    )
+
+
+class PaginatedComponentListSchema(PaginatedSchema):
+    """A page of the components of a repository."""
+
+    results = fields.List(fields.Nested(ComponentSchema), required=True)
+
+
+class _ComparedReportTotalsSchema(Schema):
+    """Totals in the base and the head and of the patch, with Codecov's names for them."""
+
+    base_report_totals = PlainNested(
+        CoverageTotalsSchema, required=True, allow_none=True, metadata={"description": "Null: not in the base."}
+    )
+    head_report_totals = PlainNested(CoverageTotalsSchema, required=True)
+    diff_totals = PlainNested(
+        CoverageTotalsSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The lines the diff adds (null without a diff)."},
+    )
+
+
+class FlagComparisonSchema(_ComparedReportTotalsSchema):
+    """A flag of the head compared with the base."""
+
+    name = fields.String(required=True, metadata={"description": "The flag."})
+
+
+class PaginatedFlagComparisonListSchema(PaginatedSchema):
+    """A page of the flags of a head commit compared with the base."""
+
+    results = fields.List(fields.Nested(FlagComparisonSchema), required=True)
+
+
+class ComponentComparisonSchema(_ComparedReportTotalsSchema):
+    """A component of the head's ``codecov.yml`` compared with the base."""
+
+    component_id = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class PaginatedComponentComparisonListSchema(PaginatedSchema):
+    """A page of the components of a head commit compared with the base."""
+
+    results = fields.List(fields.Nested(ComponentComparisonSchema), required=True)
+
+
+class ImpactedFileSchema(Schema):
+    """A file whose coverage a change touched."""
+
+    file_name = fields.String(required=True, metadata={"description": "Its path (the head's, else the base's)."})
+    base_name = fields.String(
+        required=True, allow_none=True, metadata={"description": "Null: no coverage in the base."}
+    )
+    head_name = fields.String(
+        required=True, allow_none=True, metadata={"description": "Null: no coverage in the head."}
+    )
+    is_new_file = fields.Boolean(required=True)
+    is_renamed_file = fields.Boolean(required=True, metadata={"description": "Always false: renames are not followed."})
+    is_deleted_file = fields.Boolean(required=True)
+    base_coverage = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
+    head_coverage = PlainNested(CoverageTotalsSchema, required=True, allow_none=True)
+    patch_coverage = PlainNested(
+        CoverageTotalsSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The lines the diff adds to it (null: none, or no diff)."},
+    )
+    change_coverage = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Head coverage less base coverage, in points (null: not in both)."},
+    )
+    misses_count = fields.Integer(required=True, metadata={"description": "Its lines missed or partial in the head."})
+
+
+class ImpactedFilesComparisonSchema(PageEnvelopeSchema):
+    """The files a change touched: the totals, and a page of the files (``count``, ``next``, ``previous``
+    and ``total_pages`` are about the files)."""
+
+    base_commit = fields.String(required=True)
+    head_commit = fields.String(required=True)
+    totals = fields.Nested(ComparedTotalsSchema, required=True)
+    files = fields.List(fields.Nested(ImpactedFileSchema), required=True, metadata={"description": "By path."})
+    untracked = fields.List(fields.String(), required=True, metadata={"description": "Always empty."})
+    state = fields.String(required=True, metadata={"description": "Always `processed`: computed when asked."})
+
+
+class ComparedSidesSchema(Schema):
+    """A value in the base and in the head (null where the line is not there, or not tracked)."""
+
+    base = fields.Integer(required=True, allow_none=True)
+    head = fields.Integer(required=True, allow_none=True)
+
+
+class ComparedLineSchema(Schema):
+    """A line of a file in the base and the head."""
+
+    value = fields.String(required=True, allow_none=True, metadata={"description": "Always null: no source."})
+    number = fields.Nested(ComparedSidesSchema, required=True, metadata={"description": "Its numbers."})
+    coverage = fields.Nested(
+        ComparedSidesSchema, required=True, metadata={"description": "Its states: 0 hit, 1 miss, 2 partial."}
+    )
+    is_diff = fields.Boolean(required=True)
+    added = fields.Boolean(required=True)
+    removed = fields.Boolean(required=True)
+    sessions = fields.Integer(required=True, allow_none=True, metadata={"description": "Its hits in the head."})
+
+
+class FileComparisonSchema(ComparedFileSchema):
+    """One file compared line by line."""
+
+    lines = fields.List(fields.Nested(ComparedLineSchema), required=True)
+
+
+class SegmentLineSchema(Schema):
+    """A line of a segment."""
+
+    base_number = fields.Integer(required=True, allow_none=True)
+    head_number = fields.Integer(required=True, allow_none=True)
+    base_coverage = fields.Integer(required=True, allow_none=True)
+    head_coverage = fields.Integer(required=True, allow_none=True)
+    content = fields.String(required=True, metadata={"description": "`+`, `-` or a space: the source is not read."})
+
+
+class SegmentSchema(Schema):
+    """A run of changed lines with their context."""
+
+    header = fields.String(required=True, metadata={"description": "`-start,count +start,count`."})
+    has_unintended_changes = fields.Boolean(required=True)
+    lines = fields.List(fields.Nested(SegmentLineSchema), required=True)
+
+
+class FileSegmentsSchema(Schema):
+    """The segments of a file that a change touched."""
+
+    segments = fields.List(fields.Nested(SegmentSchema), required=True)

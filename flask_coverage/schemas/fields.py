@@ -65,6 +65,15 @@ class QueryBoolean(fields.Boolean):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+class JsonBoolean(fields.Boolean):
+    """A boolean of a JSON body: ``true`` or ``false`` only (not ``1``, ``"yes"``)."""
+
+    def _deserialize(self, value: Any, attr: Optional[str], data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class QueryInteger(fields.Integer):
     """An integer query argument in plain decimal digits (``"1_0"``, ``" 7"`` or ``"1.0"`` are not).
 

@@ -26,6 +26,12 @@ class OwnerSchema(Schema):
     name = fields.String(required=True, allow_none=True)
 
 
+class PaginatedOwnerListSchema(PaginatedSchema):
+    """A page of the owners the caller has access to."""
+
+    results = fields.List(fields.Nested(OwnerSchema), required=True)
+
+
 class RepositoryListQuerySchema(PaginationQuerySchema):
     """Query arguments of ``repos_list``."""
 

@@ -1,11 +1,12 @@
-"""The members of an organization: ``GET /{service}/{owner_username}/users/``."""
+"""The members of an organization: ``GET /{service}/{owner_username}/users/`` and one member,
+``GET``/``PATCH .../users/{username}/``."""
 
 from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from .common import PaginatedSchema, PaginationQuerySchema, name_rule
-from .fields import MAX_SEARCH_LENGTH, QueryBoolean, ServiceField
+from .common import OwnerPathSchema, PaginatedSchema, PaginationQuerySchema, name_rule
+from .fields import MAX_SEARCH_LENGTH, JsonBoolean, QueryBoolean, ServiceField
 
 
 def _search_terms(value: str) -> None:
@@ -43,3 +44,18 @@ class PaginatedUserListSchema(PaginatedSchema):
     """A page of the members of an organization."""
 
     results = fields.List(fields.Nested(UserSchema), required=True)
+
+
+class UserPathSchema(OwnerPathSchema):
+    """The ``{service}/{owner_username}/users/{username}`` path arguments of the v2 API."""
+
+    username = fields.String(required=True, metadata={"description": "The username of the member."})
+
+
+class UserActivationSchema(Schema):
+    """What ``users_partial_update`` changes: the member's activation (JSON booleans only)."""
+
+    activated = JsonBoolean(
+        required=True,
+        metadata={"description": "Activate (true) or deactivate (false) the membership."},
+    )

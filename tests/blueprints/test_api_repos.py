@@ -198,7 +198,7 @@ def test_every_unmatched_path_under_the_prefix_is_a_json_404(testapp) -> None:
 
 REAL = {
     "service": "github", "owner_username": "acme", "repo": "widgets", "sha": C1, "name": "main", "pullid": 7,
-    "path": "src/marshmallow/fields.py",
+    "path": "src/marshmallow/fields.py", "username": "nina", "flag": "sqla",
 }  # fmt: skip
 
 

@@ -1,8 +1,9 @@
 """The versioned JSON API (v2): ``{COVERAGE_API_URL_PREFIX}/...`` (docs/api.md).
 
-One blueprint, its views by resource: :mod:`.users` (an organization's members), :mod:`.repos`
-(owners, repositories, commits, branches, pulls) and :mod:`.coverage` (the report, flags, uploads,
-totals, a file, the comparison, the trend). Every endpoint is declared once with :func:`api_get`
+One blueprint, its views by resource: :mod:`.users` (an organization's members, one member and its
+activation), :mod:`.repos` (owners, repositories, commits, branches, pulls), :mod:`.coverage` (the
+report, flags, uploads, totals, a file, the comparison, the trends) and :mod:`.components` (the
+components of ``codecov.yml``). Every endpoint is declared once with :func:`api_get`
 (:class:`flask_coverage.endpoints.Endpoints`): its path, query and response schemas and the lookup
 of what its URL names. The declaration authenticates, validates, calls the view with what it loaded,
 paginates or dumps the result, answers the other methods with a JSON 405, and adds the OpenAPI
@@ -114,4 +115,4 @@ def repo_get(
 
 
 # The views, by resource, join bp and document as they are declared (in the order of the document).
-from . import users, coverage, repos  # noqa: E402, F401, I001
+from . import users, coverage, repos, components, compare  # noqa: E402, F401, I001

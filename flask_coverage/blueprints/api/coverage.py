@@ -19,14 +19,22 @@ from ...endpoints import page_of
 from ...errors import NotFound
 from ...feedback.base import find_pull_with_base
 from ...feedback.comparison import Comparison
+from ...feedback.patch import Patch
 from ...lines import Totals
 from ...models import Commit, Repository
 from ...pagination import Listing
 from ...queries.compare import compare_page, head_files
 from ...queries.files import Coverage, file_lines, files_listing, flags_query, summed_totals, uploads_query
-from ...queries.lookups import NOT_FOUND, queried_commit, readable_commit, readable_file, readable_repository
+from ...queries.lookups import (
+    NOT_FOUND,
+    queried_commit,
+    readable_commit,
+    readable_file,
+    readable_flag,
+    readable_repository,
+)
 from ...queries.targets import find_flag, resolve_commit
-from ...queries.trend import coverage_trend, trend_day_start
+from ...queries.trend import coverage_trend, flag_trend, trend_day_start
 from ...schemas.common import CommitPathSchema, CommitQuerySchema, PaginationQuerySchema, RepositoryPathSchema
 from ...schemas.coverage import (
     CommitFileReportSchema,
@@ -36,6 +44,7 @@ from ...schemas.coverage import (
     CoverageTrendQuerySchema,
     FileReportPathSchema,
     FlagListQuerySchema,
+    FlagPathSchema,
     PaginatedFlagListSchema,
     PaginatedMeasurementListSchema,
     PaginatedUploadListSchema,
@@ -172,7 +181,7 @@ def repos_file_report_retrieve(found: tuple[Repository, str], args: dict[str, An
     }
 
 
-def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Commit]:
+def compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Commit]:
     """The base and head commits ``args`` name: ``base`` and ``head``, or a pull request's."""
     if "pullid" in args:
         row = find_pull_with_base(repository, args["pullid"])
@@ -202,7 +211,7 @@ def _compared(repository: Repository, args: dict[str, Any]) -> tuple[Commit, Com
 )
 def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict[str, Any]:
     """Compare the coverage of two commits."""
-    base, head = _compared(repository, args)
+    base, head = compared(repository, args)
     query, count = head_files(head)
     rows, envelope = page_of(Listing(query, count_query=count), args)
     patch = Comparison(repository, head, base.sha, base).patch
@@ -222,18 +231,22 @@ def repos_compare_retrieve(repository: Repository, args: dict[str, Any]) -> dict
         }
         for file in compare_page(base, rows)
     ]
-    totals = {
-        "base": totals_body(Totals.of(base), base.files),
-        "head": totals_body(Totals.of(head), head.files),
-        "patch": None if patch is None else totals_body(patch.totals, len(patch.files)),
-    }
     return {
         **envelope,
         "base_commit": base.sha,
         "head_commit": head.sha,
-        "totals": totals,
+        "totals": compared_totals(base, head, patch),
         "files": files,
         "untracked": [],
+    }
+
+
+def compared_totals(base: Commit, head: Commit, patch: Optional[Patch]) -> dict[str, Any]:
+    """The ``ComparedTotalsSchema`` of a comparison: both commits' totals and the patch's."""
+    return {
+        "base": totals_body(Totals.of(base), base.files),
+        "head": totals_body(Totals.of(head), head.files),
+        "patch": None if patch is None else totals_body(patch.totals, len(patch.files)),
     }
 
 
@@ -251,6 +264,31 @@ def repos_coverage_list(repository: Repository, args: dict[str, Any]) -> Any:
     """The coverage trend of a branch."""
     return coverage_trend(
         repository,
+        branch=args.get("branch", repository.branch),
+        interval=args["interval"],
+        start=args.get("start_date"),
+        end=args.get("end_date"),
+    )
+
+
+@repo_get(
+    "/flags/<coverage_name:flag>/coverage/",
+    tag="Flags",
+    description="The coverage of one flag in a branch's commits that have it (the default branch's without "
+    "`branch`), in bins of `interval` (1d, 7d or 30d), oldest first, as the repository's coverage trend; "
+    "`start_date` and `end_date` bound the commits' times. A flag no upload carried gets the 404.",
+    path=FlagPathSchema,
+    lookup=readable_flag,
+    query=CoverageTrendQuerySchema,
+    response=PaginatedMeasurementListSchema,
+    item=lambda row: measurement(*row),
+)
+def repos_flags_coverage_list(found: tuple[Repository, str], args: dict[str, Any]) -> Any:
+    """The coverage trend of a flag."""
+    repository, flag = found
+    return flag_trend(
+        repository,
+        flag,
         branch=args.get("branch", repository.branch),
         interval=args["interval"],
         start=args.get("start_date"),

@@ -14,11 +14,12 @@ from sqlalchemy import Row
 
 from ...codecov_yml.settings import commit_settings
 from ...feedback.outbox import report_of
-from ...models import Branch, Commit, OwnerRow, Repository
+from ...models import Branch, Commit, Owner, OwnerRow, Repository, ServiceEnum
 from ...queries.lists import (
     branches_query,
     commit_rows,
     commits_query,
+    owners_query,
     pull_row,
     pull_rows,
     pulls_query,
@@ -26,8 +27,8 @@ from ...queries.lists import (
     repository_row,
     repository_rows,
 )
-from ...queries.lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull
-from ...schemas.common import CommitPathSchema, OwnerPathSchema, PaginationQuerySchema
+from ...queries.lookups import any_owner, owner_with_user, readable_branch, readable_commit, readable_pull, signed_in
+from ...schemas.common import CommitPathSchema, OwnerPathSchema, PaginationQuerySchema, ServicePathSchema
 from ...schemas.report import report_json
 from ...schemas.repos import (
     BranchDetailSchema,
@@ -41,6 +42,7 @@ from ...schemas.repos import (
     OwnerSchema,
     PaginatedBranchListSchema,
     PaginatedCommitListSchema,
+    PaginatedOwnerListSchema,
     PaginatedPullListSchema,
     PaginatedRepositoryListSchema,
     PullPathSchema,
@@ -66,6 +68,23 @@ def commit_detail_json(commit: Commit) -> list[str]:
     """A commit with its report (``CommitDetailSchema``) as JSON text, the report written file by file."""
     head = current_app.json.dumps(_COMMIT_SCHEMA.dump(commit))
     return [head[:-1], ', "report": {', *report_json(commit), "}}"]
+
+
+@api_get(
+    # The services by name: any other one-segment path stays the catch-all's 404, not a redirect to "/".
+    f"/<any({', '.join(service.value for service in ServiceEnum)}):service>/",
+    tag="Owners",
+    description="The caller's own account and the organizations it is a member of, on the service, by "
+    "username (case-insensitive).",
+    auth="required",
+    path=ServicePathSchema,
+    lookup=signed_in,
+    query=PaginationQuerySchema,
+    response=PaginatedOwnerListSchema,
+)
+def owners_list(found: tuple[Owner, ServiceEnum], args: dict[str, Any]) -> Any:
+    """The owners the caller has access to."""
+    return owners_query(*found)
 
 
 @api_get(

@@ -33,6 +33,8 @@ from typing import Any, NamedTuple, Optional
 
 from flask import Blueprint, Response, make_response, render_template, url_for
 
+from ...codecov_yml.schema import components
+from ...codecov_yml.settings import stored_settings
 from ...errors import CoverageError, NotFound
 from ...http_errors import handle_errors
 from ...identifiers import pull_number
@@ -90,6 +92,11 @@ class View(NamedTuple):
         owner = self.repository.owner
         names: dict[str, Any] = {"prov": owner.service.short, "owner": owner.username, "repo": self.repository.name}
         return url_for(endpoint, **names, **(target or self.target).args, **args)
+
+    def has_components(self) -> bool:
+        """Whether the ``codecov.yml`` of the page's commit, as stored here, declares components (the
+        Components tab is shown then)."""
+        return bool(components(stored_settings(self.repository, self.commit).value))
 
     def tree_url(self, folder: str, **args: Any) -> str:
         """The file explorer at ``folder`` of this page's target: ``.../tree/{ref}/{folder}`` (the

@@ -14,6 +14,7 @@ from ...feedback.base import find_pull_with_base
 from ...feedback.outbox import report_of
 from ...lines import Totals
 from ...models import SERVICE_BY_SHORT, Commit, Owner, Repository
+from ...queries.components import commit_components, component_totals
 from ...queries.files import flags_query
 from ...queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
 from ...queries.repositories import get_owner
@@ -231,6 +232,27 @@ def flags_page(prov: str, owner: str, repo: str) -> Any:
         commit=view.commit,
         flags=flags,
         kinds=GRAPH_KINDS,
+        coverage_text=coverage_text,
+        Target=Target,
+    )
+
+
+@bp.get(REPO + "/components")
+def components_page(prov: str, owner: str, repo: str) -> Any:
+    """The components of the default branch's tip (``component_management``): each one's coverage."""
+    view = page_view(prov, owner, repo, Target())
+    rows = []
+    if view.commit is not None:
+        settings = commit_settings(view.repository, view.commit).value
+        for component in commit_components(settings, view.commit):
+            totals, files = component_totals(view.commit, component)
+            rows.append((component, totals if totals.lines else None, files))
+    return render_template(
+        "coverage/components.html",
+        view=view,
+        repository=view.repository,
+        commit=view.commit,
+        rows=rows,
         coverage_text=coverage_text,
         Target=Target,
     )
