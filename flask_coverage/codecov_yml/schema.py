@@ -462,7 +462,7 @@ _NOTIFY = Keys(
         "countdown": _anything,
         "delay": _anything,
     },
-    ignored=frozenset({"wait_for_ci", "require_ci_to_pass", "notify_error", "countdown", "delay"}),
+    ignored=frozenset({"notify_error", "countdown", "delay"}),
 )
 
 SCHEMA = Keys(
@@ -487,7 +487,6 @@ SCHEMA = Keys(
             },
             ignored=frozenset(
                 [
-                    "require_ci_to_pass",
                     "branch",
                     "strict_yaml_branch",
                     "bot",

@@ -198,6 +198,13 @@ def park(claim: Claim) -> None:
     get_session().commit()
 
 
+def give_up(claim: Claim, error: str) -> None:
+    """The row is given up (parked, ``error`` shown) until the commit's next upload."""
+    values = {"due_at": None, "lease_until": None, "abandoned": 0, "last_error": redact(error)[:2000]}
+    execute(sa.update(Outbox).where(_same(claim)).values(**values))
+    get_session().commit()
+
+
 def retry(claim: Claim, error: str, after: Optional[float] = None) -> None:
     """Sending failed: due again after ``after`` seconds (a provider's ``Retry-After``) or the
     backoff of its attempts (``COVERAGE_FEEDBACK_BACKOFF``: doubling from the first wait), whichever

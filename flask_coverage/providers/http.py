@@ -467,6 +467,15 @@ def comment_id_of(answer: Response, name: str, number: int, comment_id: Optional
         raise ProviderError(f"{name} answered a {comment} with something unexpected") from None
 
 
+def listed(answer: Response, key: Optional[str] = None) -> list[dict[str, Any]]:
+    """The objects of a JSON answer's list (at ``key``, or the answer itself): none for a 404 or a
+    shape not expected."""
+    found = None if answer.status == 404 else answer.json()
+    if key is not None:
+        found = found.get(key) if isinstance(found, dict) else None
+    return [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
+
+
 def marked(items: Any, marker: str, *text: str, oldest_first: bool = False) -> Optional[str]:
     """The id of the newest of a page of comments (``items``, newest first unless ``oldest_first``)
     whose text (at the keys ``text`` lead to: ``"body"``, or ``"content", "raw"``) contains
