@@ -14,6 +14,7 @@ from . import auth
 from .feedback import sender
 from .logging import install_log_filter
 from .providers import check_providers
+from .providers.addresses import AllowedNetworks
 from .sources import default_source_loader
 from .state import CoverageState
 from .svg.params import DEFAULT_COLOR_RANGE
@@ -49,6 +50,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_FEEDBACK_LEASE": 120,
     "COVERAGE_FEEDBACK_BACKOFF": (5, 3600),
     "COVERAGE_FEEDBACK_BUDGET": 300,
+    "COVERAGE_NOTIFY_ALLOWED_NETWORKS": [],
     "COVERAGE_SOURCE_TIMEOUT": 5,
     "COVERAGE_SOURCE_MAX_BYTES": 1024 * 1024,
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
@@ -115,6 +117,8 @@ class CoverageService:
         commit's feedback before another may take it over; renewed while the sending runs) and
         ``COVERAGE_FEEDBACK_BACKOFF`` (the first and the longest wait, in seconds, before a failed
         sending is tried again), ``COVERAGE_FEEDBACK_BUDGET`` (seconds one commit's sending may take),
+        ``COVERAGE_NOTIFY_ALLOWED_NETWORKS`` (host names and networks a Slack or webhook notifier may
+        reach beside the public internet; none by default),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.
@@ -135,6 +139,7 @@ class CoverageService:
         for key, value in DEFAULT_CONFIG.items():
             app.config.setdefault(key, self._options.get(key, value))
         check_providers(app.config["COVERAGE_PROVIDERS"])
+        AllowedNetworks.parse(app.config["COVERAGE_NOTIFY_ALLOWED_NETWORKS"])  # a ValueError naming a bad entry
         public = app.config["COVERAGE_PUBLIC_URL"]
         if public is not None and not re.fullmatch(r"https?://[^/?#\s]+(/[^?#\s]*)?", public):
             raise ValueError(f"COVERAGE_PUBLIC_URL must be an http(s) URL without query or fragment, not {public!r}")

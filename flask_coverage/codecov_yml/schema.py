@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
+from urllib.parse import urlsplit
 
 from ..identifiers import refusal, refused_character
 from .loader import Path, YamlError, load_yaml
@@ -452,6 +453,48 @@ _COMPONENT_MANAGEMENT = Keys(
     }
 )
 
+
+def notifier_url(value: Any, path: Path, notes: list[str]) -> str:
+    """A Slack or webhook notifier's URL: http(s), with a host; a Codecov-encrypted ``secret:`` cannot
+    be read here (noted; that notifier is not sent)."""
+    url = text(value, path, notes)
+    if url.startswith("secret:"):
+        notes.append(f"{list(path)}: an encrypted Codecov secret, not readable here: the notifier is not sent")
+        return url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        _fail(path, "must be an http(s) URL")
+    return url
+
+
+#: A notifier under ``coverage.notify.slack`` or ``.webhook`` (Codecov's keys).
+_NOTIFIER = Keys(
+    {
+        "url": notifier_url,
+        "threshold": percent,
+        "only_pulls": boolean,
+        "branches": _list_of(branch_pattern),
+        "flags": _list_of(text),
+        "paths": _list_of(path_pattern),
+        "attachments": _either(text, _list_of(text)),
+        "message": text,
+        "layout": _anything,
+    },
+    ignored=frozenset({"attachments", "message", "layout"}),
+    required=frozenset({"url"}),
+)
+_NOTIFY_TARGETS = Keys(
+    {
+        "slack": Keys({}, each=_NOTIFIER),
+        "webhook": Keys({}, each=_NOTIFIER),
+        "email": _anything,
+        "irc": _anything,
+        "gitter": _anything,
+        "hipchat": _anything,
+    },
+    ignored=frozenset({"email", "irc", "gitter", "hipchat"}),
+)
+
 _NOTIFY = Keys(
     {
         "after_n_builds": _integer(0),
@@ -524,9 +567,8 @@ SCHEMA = Keys(
                         ),
                     }
                 ),
-                "notify": _anything,
+                "notify": _NOTIFY_TARGETS,
             },
-            ignored=frozenset({"notify"}),
         ),
         "comment": _either(
             _comment_switch,

@@ -24,7 +24,7 @@ from ..queries.files import flag_names, flag_totals, lines_by_path, upload_count
 from ..queries.targets import resolve_commit
 from ..state import get_session
 from ..urls import pull_file_url, pull_page_url
-from . import checks, outbox
+from . import checks, notifiers, outbox
 from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
 from .comparison import Comparison
@@ -47,13 +47,6 @@ CI_TIMED_OUT = (
 )
 #: ``Pull.comment_id`` of a pull whose comment a user deleted under ``behavior: once``: never posted again.
 DELETED = "deleted"
-
-
-def _failed(sent: outbox.Sent, commit_id: int, context: str, error: ProviderError) -> None:
-    """What was sent, and ``context``'s error, recorded and committed (the row is retried)."""
-    outbox.record_all(sent)
-    outbox.record(commit_id, context, error=str(error)[:2000], error_at=utcnow())
-    get_session().commit()
 
 
 def _digest(*parts: Any) -> str:
@@ -169,20 +162,16 @@ def _send(
                 provider, runs, repository, commit.sha, status, run, run_id, target_url, adopt=not shape.annotated
             )
         except ProviderError as error:
-            _failed(done, commit.id, status.context, error)
+            outbox.failed(done, commit.id, status.context, error)
             raise
         values = {"digest": digest, "state": status.state, "description": status.description}
         done.append((commit.id, status.context, {**values, "check_run_id": run_id, "sent_at": utcnow(), "error": None}))
     comment = settings.get("comment")
-    done_ci = ci == "passed"  # while CI runs, or once it failed, no comment (as Codecov)
-    if (
-        done_ci
-        and pull is not None
-        and pull_row is not None
-        and pull_row[1].id == commit.id
-        and isinstance(comment, dict)
-    ):
+    if ci != "passed":
+        return  # while CI runs, or once it failed, no comment and no notifier (as Codecov)
+    if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
         _comment(provider, comparison, pull, sides, settings, target_url or "", claim, sent, done)
+    notifiers.send_each(repository, commit, base, settings.value, sides, claim.base_url, sent, done)
 
 
 def _comment(
@@ -253,7 +242,7 @@ def _comment(
                 return
             new_id = provider.upsert_comment(repository, pull.pullid, body, None)
     except ProviderError as error:
-        _failed(done, commit.id, COMMENT, error)
+        outbox.failed(done, commit.id, COMMENT, error)
         raise
     outbox.keep_comment_id(pull.id, new_id)
     outbox.record(

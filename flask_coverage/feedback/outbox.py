@@ -262,6 +262,13 @@ def record(commit_id: int, context: str, **values: Any) -> None:
     execute(statement.on_conflict_do_update(index_elements=["commit_id", "context"], set_=values))
 
 
+def failed(sent: Sent, commit_id: int, context: str, error: Exception) -> None:
+    """What was sent, and ``context``'s error, recorded and committed (the row is retried)."""
+    record_all(sent)
+    record(commit_id, context, error=redact(str(error))[:2000], error_at=utcnow())
+    get_session().commit()
+
+
 def record_all(sent: Sent) -> None:
     """Write what was sent, and forget it."""
     for commit_id, context, values in sent:

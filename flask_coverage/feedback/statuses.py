@@ -106,6 +106,12 @@ def _paths(settings: dict[str, Any], options: dict[str, Any]) -> Optional[list[s
     return patterns or None
 
 
+def filtered_totals(side: Side, settings: dict[str, Any], options: dict[str, Any]) -> Totals:
+    """The totals of ``side`` within ``options``' ``paths`` and its flags' paths, as a status reads them
+    (the Slack and webhook notifiers too)."""
+    return _totals(side, _paths(settings, options))
+
+
 def _totals(side: Side, paths: Optional[list[str]]) -> Totals:
     return sum((lines.totals() for path, lines in side.items() if matches(paths, path)), Totals())
 
