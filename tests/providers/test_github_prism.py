@@ -213,3 +213,16 @@ def test_a_github_apps_requests_are_valid_check_runs_included(
         ("PATCH", run_id),
     ]
     assert_valid(seen, prism[1], [(s["method"], s["path"].split("?")[0]) for s in seen])
+
+
+def test_the_ci_read_is_valid_and_its_example_answers_read(proxy: tuple[str, list[dict[str, Any]]], prism: Any) -> None:
+    url, seen = proxy
+    client = GitHub({"url": url, "token": "ghp_prism"})
+    # The description's examples: a combined status whose statuses are "success", and a check suite
+    # "completed" with conclusion "neutral": a CI that passed.
+    assert client.ci_state(REPO, SHA) == "passed"
+    expected = [
+        ("GET", f"/repos/acme/widgets/commits/{SHA}/status"),
+        ("GET", f"/repos/acme/widgets/commits/{SHA}/check-suites"),
+    ]
+    assert_valid(seen, prism[1], expected)
