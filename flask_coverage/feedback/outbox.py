@@ -31,7 +31,7 @@ import sqlalchemy as sa
 from flask import current_app, has_request_context, request
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..models import FeedbackSent, Outbox, Pull, Repository, utcnow
+from ..models import Commit, FeedbackSent, Outbox, Pull, Repository, utcnow
 from ..providers.http import budget, redact
 from ..state import dialect_insert, execute, get_engine, get_session
 
@@ -88,6 +88,16 @@ def trigger(commit_id: int) -> bool:
     """codecov-cli's ``upload-complete``: the commit's row is due now; ``False`` if it has none."""
     query = sa.update(Outbox).where(Outbox.commit_id == commit_id).values(triggered=True, due_at=utcnow())
     done = execute(query).rowcount
+    get_session().commit()
+    return bool(done)
+
+
+def recheck(repository: Repository, sha: str) -> bool:
+    """The host says the commit's CI changed: its row, if one waits for a time (the CI's re-check, a
+    retry), is due now; a parked row stays parked. ``False`` if none waits."""
+    commit_ids = sa.select(Commit.id).where(Commit.repository_id == repository.id, Commit.sha == sha)
+    waiting = sa.and_(Outbox.commit_id.in_(commit_ids), Outbox.due_at.is_not(None))
+    done = execute(sa.update(Outbox).where(waiting).values(due_at=utcnow())).rowcount
     get_session().commit()
     return bool(done)
 

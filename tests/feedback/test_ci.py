@@ -4,22 +4,29 @@ backoff and given up after Codecov's number of re-checks; the providers' CI read
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+import webtest
 from flask import Flask
 
 from flask_coverage import operations
+from flask_coverage.errors import InvalidInput
 from flask_coverage.feedback.notify import CI_FIRST_WAIT, CI_RECHECKS, CI_TIMED_OUT, send_due
 from flask_coverage.feedback.statuses import CI_FAILED, WAITING_FOR_CI
 from flask_coverage.ingest import upload_report
-from flask_coverage.models import Outbox, Repository, utcnow
+from flask_coverage.models import Outbox, Repository, ServiceEnum, utcnow
 from flask_coverage.providers import PullInfo, combined_ci
+from flask_coverage.providers.webhooks import ci_event
 from flask_coverage.state import execute, get_session
 from tests.fake_provider import RecordingProvider
 from tests.git_history import History, lcov
+from tests.providers.fakes import fake_host
 
 BASE_REPORT = lcov({"app.py": {n: 1 for n in range(1, 11)}, "other.py": {1: 1}})
 FIRST_REPORT = lcov({"app.py": {1: 1, 3: 1, 4: 0, 5: 1, 11: 1, 12: 1}, "other.py": {1: 1}})
@@ -179,3 +186,80 @@ def test_the_services_own_statuses_are_not_the_ci() -> None:
     assert combined_ci([("Codecov/patch", False), ("lint", None)]) == "running"
     assert combined_ci([("lint", None), ("test", False)]) == "failed"
     assert combined_ci([]) == "passed"
+
+
+# -- the host's CI events re-check at once ------------------------------------------------------
+
+SECRET = "webhook-secret"  # noqa: S105 - the test's
+
+
+def signed(body: bytes) -> str:
+    return "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+
+
+def test_a_ci_event_re_checks_the_waiting_commit_at_once(
+    app: Flask, mirrored: History, testapp: webtest.TestApp
+) -> None:
+    with fake_host() as github:
+        state = {"ci": "pending"}
+        github.route("GET", r"/commits/[0-9a-f]{40}/status")(
+            lambda request, match: (200, {"statuses": [{"context": "ci/build", "state": state["ci"]}]}, {})
+        )
+        github.route("POST", r"/statuses/[0-9a-f]{40}")(lambda request, match: (201, {}, {}))
+        settings = {"url": github.url, "token": "ghp_" + "t" * 36, "webhook_secret": SECRET}
+        app.config.update(
+            COVERAGE_PROVIDERS={"github": settings},
+            COVERAGE_WEBHOOK_SHARED_SECRET=True,
+            COVERAGE_FEEDBACK_SENDER=False,
+            COVERAGE_FEEDBACK_DELAY=0,
+        )
+        upload_report("github/acme/widgets", BASE_REPORT, commit=mirrored.base, branch="main")
+        send_due()
+        sent = [request.body for request in github.sent("POST")]
+        assert {(body["context"], body["state"]) for body in sent} == {
+            ("codecov/project", "pending"),
+            ("codecov/patch", "pending"),
+        }
+        assert send_due() == 0  # due in 15 s
+
+        state["ci"] = "success"
+        body = json.dumps({"sha": mirrored.base, "state": "success", "repository": {"full_name": "acme/widgets"}})
+        headers = {"X-GitHub-Event": "status", "X-GitHub-Delivery": "d1", "X-Hub-Signature-256": signed(body.encode())}
+        answer = testapp.post("/webhooks/github", body, headers=headers, content_type="application/json")
+        assert answer.status_code == 200 and answer.text == f"The CI of {mirrored.base[:12]} is checked again.\n"
+        assert send_due() == 1  # due now
+        assert {request.body["state"] for request in github.sent("POST")[2:]} == {"success"}
+
+        # Nothing waits any more: the next event changes nothing.
+        body = json.dumps({"sha": mirrored.base, "id": 2, "repository": {"full_name": "acme/widgets"}})
+        headers.update({"X-GitHub-Delivery": "d2", "X-Hub-Signature-256": signed(body.encode())})
+        answer = testapp.post("/webhooks/github", body, headers=headers, content_type="application/json", status=202)
+        assert answer.text == f"Ignored: no feedback of {mirrored.base[:12]} waits.\n"
+
+
+@pytest.mark.parametrize(
+    ("service", "headers", "payload"),
+    [
+        (
+            ServiceEnum.github,
+            {"X-GitHub-Event": "check_suite"},
+            {"action": "completed", "check_suite": {"head_sha": "A" * 40}},
+        ),
+        (ServiceEnum.gitlab, {}, {"object_kind": "pipeline", "object_attributes": {"sha": "a" * 40}}),
+        (
+            ServiceEnum.bitbucket,
+            {"X-Event-Key": "repo:commit_status_updated"},
+            {"commit_status": {"commit": {"hash": "a" * 40}}},
+        ),
+    ],
+)
+def test_each_hosts_ci_event_names_its_commit(service: ServiceEnum, headers: dict[str, str], payload: Any) -> None:
+    assert ci_event(service, headers, payload) == "a" * 40
+
+
+def test_other_events_are_not_ci_events_and_a_ci_event_without_a_sha_is_refused() -> None:
+    requested = {"action": "requested", "check_suite": {"head_sha": "a" * 40}}
+    assert ci_event(ServiceEnum.github, {"X-GitHub-Event": "check_suite"}, requested) is None  # not finished
+    assert ci_event(ServiceEnum.github, {"X-GitHub-Event": "pull_request"}, {}) is None
+    with pytest.raises(InvalidInput, match="names no commit"):
+        ci_event(ServiceEnum.github, {"X-GitHub-Event": "status"}, {"sha": "../../etc"})
