@@ -41,6 +41,7 @@ CI_FIRST_WAIT = 15.0
 #: How many times a commit whose CI still runs is re-checked before its feedback is given up, as
 #: Codecov gives up (its schedule without a webhook: 10 re-checks, about 4 h 16 min).
 CI_RECHECKS = 10
+#: The error a commit's feedback is given up with when its CI never finished.
 CI_TIMED_OUT = (
     "Given up: the commit's CI did not finish (codecov.notify.wait_for_ci; re-checked "
     f"{CI_RECHECKS} times). Nothing more was sent, as Codecov; the next upload of the commit tries again."
@@ -142,7 +143,7 @@ def _send(
     shapes = checks.shapes(settings.value)
     run_ids = outbox.check_run_ids(commit.id)
     for status in compute(facts, ci):
-        if ci == "failed" and status.context not in sent:
+        if ci == "failed" and status.context not in run_ids:
             continue  # as Codecov: only the statuses already on the commit say that CI failed
         shape = shapes.get(status.context, checks.Shape())
         notes = checks.uncovered_added(diff, sides(())[0]) if shape.annotated and diff is not None else ()
