@@ -16,6 +16,7 @@ from .feedback import sender
 from .logging import install_log_filter
 from .providers import check_providers
 from .providers.accounts import signs_in
+from .providers.addresses import AllowedNetworks
 from .sources import default_source_loader
 from .state import CoverageState
 from .svg.params import DEFAULT_COLOR_RANGE
@@ -52,6 +53,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_FEEDBACK_LEASE": 120,
     "COVERAGE_FEEDBACK_BACKOFF": (5, 3600),
     "COVERAGE_FEEDBACK_BUDGET": 300,
+    "COVERAGE_NOTIFY_ALLOWED_NETWORKS": [],
     "COVERAGE_SOURCE_TIMEOUT": 5,
     "COVERAGE_SOURCE_MAX_BYTES": 1024 * 1024,
     # Rendered graphs are keyed by the commit's coverage version, so entries never go stale; the
@@ -126,6 +128,8 @@ class CoverageService:
         users who sign in with them), ``COVERAGE_SYNC_MAX_AGE`` (seconds after which a signed-in
         user's organizations, repositories and permissions are read from the host again, on their next
         request) and ``COVERAGE_SYNC_TIMEOUT`` (the bound of each sign-in and sync, docs/sign-in.md),
+        ``COVERAGE_NOTIFY_ALLOWED_NETWORKS`` (host names and networks a Slack or webhook notifier may
+        reach beside the public internet; none by default),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
         docs/graphs.md); the README's configuration table says what each means.
@@ -148,6 +152,7 @@ class CoverageService:
         check_providers(app.config["COVERAGE_PROVIDERS"])
         if any(signs_in(settings) for settings in app.config["COVERAGE_PROVIDERS"].values()):
             self._secure_session(app)
+        AllowedNetworks.parse(app.config["COVERAGE_NOTIFY_ALLOWED_NETWORKS"])  # a ValueError naming a bad entry
         public = app.config["COVERAGE_PUBLIC_URL"]
         if public is not None and not re.fullmatch(r"https?://[^/?#\s]+(/[^?#\s]*)?", public):
             raise ValueError(f"COVERAGE_PUBLIC_URL must be an http(s) URL without query or fragment, not {public!r}")

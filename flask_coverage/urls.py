@@ -87,6 +87,13 @@ def pull_page_url(
     return external_url("coverage_web.repository_page", base_url, **repository_names(repository), **target)
 
 
+def repository_page_url(repository: Repository, base_url: Optional[str] = None) -> Optional[str]:
+    """The absolute URL of the repository's page; ``None`` as for :func:`pull_page_url`."""
+    if current_app.config["COVERAGE_WEB_URL_PREFIX"] is None or public_root(base_url) is None:
+        return None
+    return external_url("coverage_web.repository_page", base_url, **repository_names(repository))
+
+
 def pull_file_url(repository: Repository, pullid: int, path: str, base_url: Optional[str] = None) -> Optional[str]:
     """The absolute URL of file ``path``'s view in pull ``pullid`` (the comment's file links); ``None``
     as for :func:`pull_page_url`."""

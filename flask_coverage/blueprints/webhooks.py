@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import NoReturn
+from typing import NoReturn, Optional
 
 from flask import Blueprint, Response, current_app, request
 
 from ..errors import CoverageError, InvalidInput
+from ..feedback.outbox import recheck
+from ..feedback.sender import wake
 from ..http_errors import handle_errors
 from ..identifiers import parse_service
 from ..inflate import check_size
+from ..models import Repository
 from ..providers.webhooks import (
+    ci_event,
     event_repository,
     first_delivery,
     pull_event,
@@ -60,7 +64,8 @@ def fail(status: int, message: str) -> NoReturn:
 
 @bp.route("/webhooks/<service>", methods=["POST"])
 def webhook(service: str) -> Response:
-    """Keep a pull's state, title, base and head as the provider says."""
+    """Keep a pull's state, title, base and head as the provider says; on a CI event, re-check the
+    commit's feedback that waits for its CI."""
     try:
         provider = parse_service(service)
     except ValueError:
@@ -82,6 +87,11 @@ def webhook(service: str) -> Response:
     except CoverageError as error:
         log.warning("a %s webhook was refused (%d): %s", provider.value, error.status, error)
         raise
+    sha = ci_event(provider, request.headers, payload)
+    if sha is not None:
+        if not first_delivery(provider, request.headers, body):
+            return _text(202, "Ignored: this delivery was received before.\n")
+        return _ci_changed(repository, sha)
     event = pull_event(provider, request.headers, payload)
     if event is None:
         return _text(202, "Ignored: not a pull request event.\n")
@@ -91,3 +101,12 @@ def webhook(service: str) -> Response:
     if update_pull(repository, info) is None:
         return _text(202, f"Ignored: no upload for pull {info.number} of {slug} yet.\n")
     return _text(200, f"Pull {info.number} of {slug}: {info.state}.\n")
+
+
+def _ci_changed(repository: Optional[Repository], sha: str) -> Response:
+    """A commit's CI changed: its feedback waiting on the CI is re-checked now (docs/pull-requests.md,
+    "Delivery")."""
+    if repository is None or not recheck(repository, sha):
+        return _text(202, f"Ignored: no feedback of {sha[:12]} waits.\n")
+    wake(current_app._get_current_object())  # type: ignore[attr-defined]
+    return _text(200, f"The CI of {sha[:12]} is checked again.\n")

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
+from urllib.parse import urlsplit
 
 from ..identifiers import refusal, refused_character
 from .loader import Path, YamlError, load_yaml
@@ -453,6 +454,48 @@ _COMPONENT_MANAGEMENT = Keys(
     }
 )
 
+
+def notifier_url(value: Any, path: Path, notes: list[str]) -> str:
+    """A Slack or webhook notifier's URL: http(s), with a host; a Codecov-encrypted ``secret:`` cannot
+    be read here (noted; that notifier is not sent)."""
+    url = text(value, path, notes)
+    if url.startswith("secret:"):
+        notes.append(f"{list(path)}: an encrypted Codecov secret, not readable here: the notifier is not sent")
+        return url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        _fail(path, "must be an http(s) URL")
+    return url
+
+
+#: A notifier under ``coverage.notify.slack`` or ``.webhook`` (Codecov's keys).
+_NOTIFIER = Keys(
+    {
+        "url": notifier_url,
+        "threshold": percent,
+        "only_pulls": boolean,
+        "branches": _list_of(branch_pattern),
+        "flags": _list_of(text),
+        "paths": _list_of(path_pattern),
+        "attachments": _either(text, _list_of(text)),
+        "message": text,
+        "layout": _anything,
+    },
+    ignored=frozenset({"attachments", "message", "layout"}),
+    required=frozenset({"url"}),
+)
+_NOTIFY_TARGETS = Keys(
+    {
+        "slack": Keys({}, each=_NOTIFIER),
+        "webhook": Keys({}, each=_NOTIFIER),
+        "email": _anything,
+        "irc": _anything,
+        "gitter": _anything,
+        "hipchat": _anything,
+    },
+    ignored=frozenset({"email", "irc", "gitter", "hipchat"}),
+)
+
 _NOTIFY = Keys(
     {
         "after_n_builds": _integer(0),
@@ -463,7 +506,7 @@ _NOTIFY = Keys(
         "countdown": _anything,
         "delay": _anything,
     },
-    ignored=frozenset({"wait_for_ci", "require_ci_to_pass", "notify_error", "countdown", "delay"}),
+    ignored=frozenset({"notify_error", "countdown", "delay"}),
 )
 
 SCHEMA = Keys(
@@ -488,7 +531,6 @@ SCHEMA = Keys(
             },
             ignored=frozenset(
                 [
-                    "require_ci_to_pass",
                     "branch",
                     "strict_yaml_branch",
                     "bot",
@@ -526,9 +568,8 @@ SCHEMA = Keys(
                         ),
                     }
                 ),
-                "notify": _anything,
+                "notify": _NOTIFY_TARGETS,
             },
-            ignored=frozenset({"notify"}),
         ),
         "comment": _either(
             _comment_switch,

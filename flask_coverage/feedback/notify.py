@@ -18,12 +18,12 @@ from typing import Any, Optional
 from ..codecov_yml.settings import commit_settings
 from ..lines import Totals
 from ..models import Commit, Pull, Repository, utcnow
-from ..providers import CommentGone, Provider, ProviderError, provider_for
+from ..providers import CiState, CiStatus, CommentGone, Provider, ProviderError, provider_for
 from ..queries.files import flag_names, upload_count
 from ..queries.targets import resolve_commit
 from ..state import get_session
 from ..urls import pull_file_url, pull_page_url
-from . import checks, outbox
+from . import checks, notifiers, outbox
 from .base import find_pull_with_base
 from .comment import CommentFacts, FileRow, FlagRow, marked, marker, render, wanted
 from .comparison import Comparison
@@ -33,15 +33,19 @@ log = logging.getLogger(__name__)
 
 #: The context under which the comment's sending is recorded.
 COMMENT = "comment"
+#: The first wait before the commit's CI is asked again (``codecov.notify.wait_for_ci``); each next
+#: one doubles, as Codecov's, up to ``COVERAGE_FEEDBACK_BACKOFF``'s longest.
+CI_FIRST_WAIT = 15.0
+#: How many times a commit whose CI still runs is re-checked before its feedback is given up, as
+#: Codecov gives up (its schedule without a webhook: 10 re-checks, about 4 h 16 min).
+CI_RECHECKS = 10
+#: The error a commit's feedback is given up with when its CI never finished.
+CI_TIMED_OUT = (
+    "Given up: the commit's CI did not finish (codecov.notify.wait_for_ci; re-checked "
+    f"{CI_RECHECKS} times). Nothing more was sent, as Codecov; the next upload of the commit tries again."
+)
 #: ``Pull.comment_id`` of a pull whose comment a user deleted under ``behavior: once``: never posted again.
 DELETED = "deleted"
-
-
-def _failed(sent: outbox.Sent, commit_id: int, context: str, error: ProviderError) -> None:
-    """What was sent, and ``context``'s error, recorded and committed (the row is retried)."""
-    outbox.record_all(sent)
-    outbox.record(commit_id, context, error=str(error)[:2000], error_at=utcnow())
-    get_session().commit()
 
 
 def _digest(*parts: Any) -> str:
@@ -75,7 +79,11 @@ def deliver(claim: outbox.Claim) -> None:
         return
     sent: outbox.Sent = []
     try:
-        _send(provider, repository, commit, settings, claim, sent)
+        ci = _ci_state(provider, repository, commit, settings)
+        if ci == "running" and claim.attempts > CI_RECHECKS:
+            outbox.give_up(claim, CI_TIMED_OUT)  # as Codecov: nothing more is sent
+            return
+        _send(provider, repository, commit, settings, claim, sent, ci)
     except ProviderError as error:
         log.warning("feedback for %s not sent (%s): %s", commit.sha[:12], error.kind, error)
         if error.retryable:
@@ -84,11 +92,34 @@ def deliver(claim: outbox.Claim) -> None:
             outbox.finish(claim)  # broken or terminal: a retry would get the same; the error is shown
         return
     outbox.record_all(sent)
+    if ci == "running":
+        # Re-checked later, on Codecov's schedule: 15 s, doubling.
+        outbox.retry(claim, "waiting for the commit's CI to finish", CI_FIRST_WAIT * 2 ** (claim.attempts - 1))
+        return
     outbox.finish(claim)  # one commit a sending: SQLite's commits wait on the disk, holding its write lock
 
 
+def _ci_state(provider: Provider, repository: Repository, commit: Commit, settings: Any) -> CiState:
+    """The commit's CI as far as the YAML asks (``codecov.notify.wait_for_ci``,
+    ``codecov.require_ci_to_pass``, both on by default): a provider that cannot tell counts as passed."""
+    wait = settings.get("codecov", "notify", "wait_for_ci", default=True)
+    require = settings.get("codecov", "require_ci_to_pass", default=True)
+    if not (wait or require) or not isinstance(provider, CiStatus):
+        return "passed"
+    state = provider.ci_state(repository, commit.sha)
+    if (state == "running" and not wait) or (state == "failed" and not require):
+        return "passed"
+    return state
+
+
 def _send(
-    provider: Provider, repository: Repository, commit: Commit, settings: Any, claim: outbox.Claim, done: outbox.Sent
+    provider: Provider,
+    repository: Repository,
+    commit: Commit,
+    settings: Any,
+    claim: outbox.Claim,
+    done: outbox.Sent,
+    ci: CiState,
 ) -> None:
     pull_row = find_pull_with_base(repository, commit.pullid) if commit.pullid is not None else None
     pull: Optional[Pull] = pull_row[0] if pull_row is not None else None
@@ -106,7 +137,9 @@ def _send(
     runs = checks.runs_for(provider, pull, settings.value)
     shapes = checks.shapes(settings.value)
     run_ids = outbox.check_run_ids(commit.id)
-    for status in compute(facts):
+    for status in compute(facts, ci):
+        if ci == "failed" and status.context not in run_ids:
+            continue  # as Codecov: only the statuses already on the commit say that CI failed
         shape = shapes.get(status.context, checks.Shape())
         notes = checks.uncovered_added(diff, sides(())[0]) if shape.annotated and diff is not None else ()
         parts: list[Any] = [status.state, status.description, target_url]
@@ -125,13 +158,16 @@ def _send(
                 provider, runs, repository, commit.sha, status, run, run_id, target_url, adopt=not shape.annotated
             )
         except ProviderError as error:
-            _failed(done, commit.id, status.context, error)
+            outbox.failed(done, commit.id, status.context, error)
             raise
         values = {"digest": digest, "state": status.state, "description": status.description}
         done.append((commit.id, status.context, {**values, "check_run_id": run_id, "sent_at": utcnow(), "error": None}))
     comment = settings.get("comment")
+    if ci != "passed":
+        return  # while CI runs, or once it failed, no comment and no notifier (as Codecov)
     if pull is not None and pull_row is not None and pull_row[1].id == commit.id and isinstance(comment, dict):
         _comment(provider, comparison, pull, settings, target_url or "", claim, sent, done)
+    notifiers.send_each(repository, commit, base, settings.value, sides, claim.base_url, sent, done)
 
 
 def _comment(
@@ -203,7 +239,7 @@ def _comment(
                 return
             new_id = provider.upsert_comment(repository, pull.pullid, body, None)
     except ProviderError as error:
-        _failed(done, commit.id, COMMENT, error)
+        outbox.failed(done, commit.id, COMMENT, error)
         raise
     outbox.keep_comment_id(pull.id, new_id)
     outbox.record(

@@ -31,7 +31,7 @@ import sqlalchemy as sa
 from flask import current_app, has_request_context, request
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..models import FeedbackSent, Outbox, Pull, Repository, utcnow
+from ..models import Commit, FeedbackSent, Outbox, Pull, Repository, utcnow
 from ..providers.http import budget, redact
 from ..state import dialect_insert, execute, get_engine, get_session
 
@@ -88,6 +88,16 @@ def trigger(commit_id: int) -> bool:
     """codecov-cli's ``upload-complete``: the commit's row is due now; ``False`` if it has none."""
     query = sa.update(Outbox).where(Outbox.commit_id == commit_id).values(triggered=True, due_at=utcnow())
     done = execute(query).rowcount
+    get_session().commit()
+    return bool(done)
+
+
+def recheck(repository: Repository, sha: str) -> bool:
+    """The host says the commit's CI changed: its row, if one waits for a time (the CI's re-check, a
+    retry), is due now; a parked row stays parked. ``False`` if none waits."""
+    commit_ids = sa.select(Commit.id).where(Commit.repository_id == repository.id, Commit.sha == sha)
+    waiting = sa.and_(Outbox.commit_id.in_(commit_ids), Outbox.due_at.is_not(None))
+    done = execute(sa.update(Outbox).where(waiting).values(due_at=utcnow())).rowcount
     get_session().commit()
     return bool(done)
 
@@ -198,6 +208,13 @@ def park(claim: Claim) -> None:
     get_session().commit()
 
 
+def give_up(claim: Claim, error: str) -> None:
+    """The row is given up (parked, ``error`` shown) until the commit's next upload."""
+    values = {"due_at": None, "lease_until": None, "abandoned": 0, "last_error": redact(error)[:2000]}
+    execute(sa.update(Outbox).where(_same(claim)).values(**values))
+    get_session().commit()
+
+
 def retry(claim: Claim, error: str, after: Optional[float] = None) -> None:
     """Sending failed: due again after ``after`` seconds (a provider's ``Retry-After``) or the
     backoff of its attempts (``COVERAGE_FEEDBACK_BACKOFF``: doubling from the first wait), whichever
@@ -253,6 +270,13 @@ def record(commit_id: int, context: str, **values: Any) -> None:
     """Write ``values`` into the commit's row of ``context`` (made if missing)."""
     statement = dialect_insert(FeedbackSent.__table__).values(commit_id=commit_id, context=context, **values)
     execute(statement.on_conflict_do_update(index_elements=["commit_id", "context"], set_=values))
+
+
+def failed(sent: Sent, commit_id: int, context: str, error: Exception) -> None:
+    """What was sent, and ``context``'s error, recorded and committed (the row is retried)."""
+    record_all(sent)
+    record(commit_id, context, error=redact(str(error))[:2000], error_at=utcnow())
+    get_session().commit()
 
 
 def record_all(sent: Sent) -> None:

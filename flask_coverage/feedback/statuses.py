@@ -105,6 +105,12 @@ def _paths(settings: dict[str, Any], options: dict[str, Any]) -> Optional[list[s
     return patterns or None
 
 
+def filtered_totals(side: Side, settings: dict[str, Any], options: dict[str, Any]) -> Totals:
+    """The totals of ``side`` within ``options``' ``paths`` and its flags' paths, as a status reads them
+    (the Slack and webhook notifiers too)."""
+    return _totals(side, _paths(settings, options))
+
+
 def _totals(side: Side, paths: Optional[list[str]]) -> Totals:
     return sum((lines.totals() for path, lines in side.items() if matches(paths, path)), Totals())
 
@@ -198,9 +204,17 @@ def indirect_changes(head: Side, base: Side, diff: Optional[Diff], paths: Option
     return found
 
 
-def compute(facts: Facts) -> list[Status]:
+#: A status's description while the commit's CI runs (``codecov.notify.wait_for_ci``).
+WAITING_FOR_CI = "Waiting for CI to finish"
+#: A status's description once the commit's CI failed (``codecov.require_ci_to_pass``), Codecov's words.
+CI_FAILED = "Coverage not measured fully because CI failed"
+
+
+def compute(facts: Facts, ci: str = "passed") -> list[Status]:
     """Every status the YAML turns on that applies to this commit (``only_pulls``, ``branches``); of two
-    with one context, the first."""
+    with one context, the first. While the commit's CI runs (``ci``: ``passed``, ``failed`` or
+    ``running``) each is pending, not computed; once it failed each is ``success`` if informational,
+    else its ``if_ci_failed`` (``error``)."""
     out: dict[str, Status] = {}
     for kind, title, options in configured(facts.settings, facts.flags):
         if context_name(kind, title) in out:
@@ -209,10 +223,15 @@ def compute(facts: Facts) -> list[Status]:
             continue
         if options.get("branches") and (facts.branch is None or not matches(options["branches"], facts.branch)):
             continue
-        with localcontext() as context:
-            context.prec = PRECISION  # every sum and comparison as exact as the ratios
-            state, description = _STATUS[kind](facts, options)
-        if options.get("informational"):
+        if ci == "running":
+            state, description = "pending", WAITING_FOR_CI
+        elif ci == "failed":
+            state, description = options.get("if_ci_failed", "error"), CI_FAILED
+        else:
+            with localcontext() as context:
+                context.prec = PRECISION  # every sum and comparison as exact as the ratios
+                state, description = _STATUS[kind](facts, options)
+        if options.get("informational") and ci != "running":
             state = "success"
         out[context_name(kind, title)] = Status(context_name(kind, title), state, description)
     return list(out.values())

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Optional, Protocol, runtime_checkable
 
@@ -158,6 +158,30 @@ class CheckRuns(Protocol):
         """The id of the service's latest check run named ``name`` on ``sha``, or ``None``: the run
         when its id was never stored (a sender killed after creating it). Raises
         :class:`ChecksRefused` as :meth:`upsert_check_run` does."""
+
+
+#: A commit's CI as the provider reports it (:meth:`CiStatus.ci_state`).
+CiState = Literal["passed", "failed", "running"]
+
+
+@runtime_checkable
+class CiStatus(Protocol):
+    """A provider that can tell how the commit's CI went: an optional capability beside
+    :class:`Provider` (``codecov.require_ci_to_pass`` and ``codecov.notify.wait_for_ci`` act on it)."""
+
+    def ci_state(self, repository: Repository, sha: str) -> CiState:
+        """The commit's CI: ``failed`` if any of its statuses, runs or pipelines failed, else
+        ``running`` if any has not ended, else ``passed`` (none at all is passed). The service's own
+        (named ``codecov...``, as Codecov leaves out) are not counted (:func:`combined_ci`)."""
+
+
+def combined_ci(results: Iterable[tuple[str, Optional[bool]]]) -> CiState:
+    """The CI state of a commit's ``(name, passed)`` results (``passed`` ``None``: not ended): the
+    one rule every provider's :meth:`CiStatus.ci_state` applies; the service's own are left out."""
+    counted = [passed for name, passed in results if not name.lower().startswith("codecov")]
+    if False in counted:
+        return "failed"
+    return "running" if None in counted else "passed"
 
 
 def provider_for(repository: Repository) -> Optional[Provider]:

@@ -13,8 +13,8 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 from ..models import Repository
-from . import COMMENT_PAGES, ProviderError, PullInfo, StatusState
-from .http import Transport, comment_id_of, marked
+from . import COMMENT_PAGES, CiState, ProviderError, PullInfo, StatusState, combined_ci
+from .http import Transport, comment_id_of, listed, marked
 
 _STATES = {"OPEN": "open", "MERGED": "merged", "DECLINED": "closed", "SUPERSEDED": "closed"}
 _STATUS = {"success": "SUCCESSFUL", "failure": "FAILED", "error": "FAILED", "pending": "INPROGRESS"}
@@ -82,6 +82,16 @@ class Bitbucket:
             body["url"] = target_url
         path = f"{_repo(repository)}/commit/{sha}/statuses/build"
         self.http.request("POST", path, body=body, headers=self.headers)
+
+    def ci_state(self, repository: Repository, sha: str) -> CiState:
+        """The :class:`~flask_coverage.providers.CiStatus` capability: the commit's build statuses
+        (one page of 100)."""
+        path = f"{_repo(repository)}/commit/{sha}/statuses"
+        answer = self.http.request("GET", path, params={"pagelen": 100}, headers=self.headers, allow=(404,))
+        ended = {"SUCCESSFUL": True, "FAILED": False, "STOPPED": False}
+        return combined_ci(
+            (str(item.get("key", "")), ended.get(item.get("state", ""))) for item in listed(answer, "values")
+        )
 
     def upsert_comment(self, repository: Repository, number: int, body: str, comment_id: Optional[str]) -> str:
         comments = f"{_repo(repository)}/pullrequests/{number}/comments"

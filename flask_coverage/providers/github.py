@@ -22,14 +22,28 @@ from typing import Any, Optional
 from urllib.parse import parse_qs, quote, urlsplit
 
 from ..models import Repository
-from . import COMMENT_PAGES, Annotation, CheckRun, ChecksRefused, ProviderError, PullInfo, StatusState, file_diff
-from .http import Transport, comment_id_of, marked
+from . import (
+    COMMENT_PAGES,
+    Annotation,
+    CheckRun,
+    ChecksRefused,
+    CiState,
+    ProviderError,
+    PullInfo,
+    StatusState,
+    combined_ci,
+    file_diff,
+)
+from .http import Transport, comment_id_of, listed, marked
 
 #: GitHub's compare API lists at most this many files (and no patch for a large file): a comparison
 #: that reaches it is completed from the two trees, file by file.
 COMPARE_FILE_CAP = 300
 #: GitHub refuses a commit status description longer than this.
 DESCRIPTION_MAX = 140
+#: A completed check suite's conclusions that count as passed (the others, ``failure``, ``timed_out``,
+#: ``cancelled``, ``action_required``, ``startup_failure``, ``stale``, as failed).
+_PASSED_RUN = frozenset({"success", "neutral", "skipped"})
 #: The API version every request names.
 API_VERSION = "2022-11-28"
 #: GitHub takes at most this many annotations in one request of a check run.
@@ -48,6 +62,9 @@ class GitHub:
         url = settings.get("url") or "https://api.github.com"
         self.http = Transport(service, url, timeout=float(settings.get("timeout", 10)))
         self._credentials(settings, service)
+
+    #: The service's own GitHub App (its check suite is not the commit's CI); none with a token.
+    _own_app: Optional[int] = None
 
     def _credentials(self, settings: Mapping[str, Any], service: str) -> None:
         self.token: str = settings.get("token") or ""
@@ -154,6 +171,27 @@ class GitHub:
             body["target_url"] = target_url
         self.http.request("POST", f"{_repo(repository)}/statuses/{sha}", body=body, headers=self._headers(repository))
 
+    def ci_state(self, repository: Repository, sha: str) -> CiState:
+        """The :class:`~flask_coverage.providers.CiStatus` capability: the commit's combined status and
+        its check suites (one page of 100 each). A suite with no run (GitHub makes one for every App
+        that may check, and it stays queued) and the service's own App's suite are not counted."""
+        headers, params = self._headers(repository), {"per_page": 100}
+        path = f"{_repo(repository)}/commits/{sha}"
+        combined = self.http.request("GET", f"{path}/status", params=params, headers=headers, allow=(404,))
+        suites = self.http.request("GET", f"{path}/check-suites", params=params, headers=headers, allow=(404,))
+        results: list[tuple[str, Optional[bool]]] = []
+        for status in listed(combined, "statuses"):
+            state = status.get("state")
+            results.append((str(status.get("context", "")), None if state == "pending" else state == "success"))
+        for suite in listed(suites, "check_suites"):
+            app: dict[str, Any] = suite["app"] if isinstance(suite.get("app"), dict) else {}
+            if not suite.get("latest_check_runs_count") or str(app.get("id")) == str(self._own_app):
+                continue
+            ended = suite.get("status") == "completed"
+            passed = suite.get("conclusion") in _PASSED_RUN if ended else None
+            results.append((str(app.get("slug", "")), passed))
+        return combined_ci(results)
+
     def upsert_comment(self, repository: Repository, number: int, body: str, comment_id: Optional[str]) -> str:
         headers = self._headers(repository)
         if comment_id is None:
@@ -198,7 +236,7 @@ class GitHubApp(GitHub):
     check runs (:class:`~flask_coverage.providers.CheckRuns`), where it has *Checks: write*."""
 
     def _credentials(self, settings: Mapping[str, Any], service: str) -> None:
-        self.app_id = settings["app_id"]
+        self.app_id = self._own_app = settings["app_id"]
         self._key = _load_key(settings.get("private_key") or "")
         self._lock = threading.Lock()
         self._installations: dict[tuple[str, str], int] = {}

@@ -13,12 +13,16 @@ from typing import Any, Optional
 from urllib.parse import quote
 
 from ..models import Repository
-from . import COMMENT_PAGES, ProviderError, PullInfo, StatusState, file_diff
-from .http import Transport, comment_id_of, marked
+from . import COMMENT_PAGES, CiState, ProviderError, PullInfo, StatusState, combined_ci, file_diff
+from .http import Transport, comment_id_of, listed, marked
 
 _STATES = {"opened": "open", "merged": "merged", "closed": "closed", "locked": "open"}
 #: GitLab's commit status states for the service's (GitHub's) words.
 _STATUS = {"success": "success", "failure": "failed", "error": "failed", "pending": "pending"}
+
+#: The states of a pipeline (or a commit status) that ended, and whether each counts as passed (the
+#: others: still running).
+_ENDED = {"success": True, "skipped": True, "manual": True, "failed": False, "canceled": False}
 
 
 class GitLab:
@@ -105,6 +109,17 @@ class GitLab:
         if target_url:
             body["target_url"] = target_url
         self.http.request("POST", f"{_project(repository)}/statuses/{sha}", body=body, headers=self.headers)
+
+    def ci_state(self, repository: Repository, sha: str) -> CiState:
+        """The :class:`~flask_coverage.providers.CiStatus` capability: the commit's pipelines (one page
+        of 100: a branch's and a merge request's), and the commit statuses outside any pipeline."""
+        path, params = f"{_project(repository)}/pipelines", {"sha": sha, "per_page": 100}
+        pipelines = self.http.request("GET", path, params=params, headers=self.headers, allow=(404,))
+        results = [(f"pipeline {item.get('id')}", _ENDED.get(str(item.get("status")))) for item in listed(pipelines)]
+        path = f"{_project(repository)}/repository/commits/{sha}/statuses"
+        statuses = self.http.request("GET", path, params={"per_page": 100}, headers=self.headers, allow=(404,))
+        results += [(str(item.get("name", "")), _ENDED.get(str(item.get("status")))) for item in listed(statuses)]
+        return combined_ci(results)
 
     def upsert_comment(self, repository: Repository, number: int, body: str, comment_id: Optional[str]) -> str:
         notes = f"{_project(repository)}/merge_requests/{number}/notes"

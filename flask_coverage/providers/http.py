@@ -36,7 +36,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -194,6 +194,23 @@ class _TLSPool(HTTPSConnectionPool):
     ConnectionCls = _TLSConnection
 
 
+#: What a guarded transport connects to for ``(host, port)``: a checked address (or it raises).
+Guard = Callable[[str, int], str]
+
+
+def _guarded(pool: type[HTTPConnectionPool], guard: Guard) -> type[HTTPConnectionPool]:
+    """``pool`` whose connections go to the address ``guard`` checked, not to a new lookup of the name
+    (TLS still checks the name: the connection's ``host`` stays the name)."""
+    base: Any = pool.ConnectionCls
+
+    class Connection(base):
+        def _new_conn(self) -> socket.socket:
+            self._dns_host = guard(self.host, self.port)
+            return super()._new_conn()
+
+    return type(pool.__name__, (pool,), {"ConnectionCls": Connection})
+
+
 @dataclass(frozen=True)
 class Response:
     """A provider's answer, read whole."""
@@ -213,9 +230,12 @@ class Response:
 class Transport:
     """Requests to one provider's API at ``base_url``: ``name`` is what messages call it, ``secrets``
     the strings never to show (tokens), ``timeout`` the deadline of one call, ``retries`` how many
-    times a failed call is tried again."""
+    times a failed call is tried again; ``guard``, where set, gives the address each connection is
+    made to (:mod:`.addresses`: a URL a user gave)."""
 
-    def __init__(self, name: str, base_url: str, *, timeout: float = 10.0, retries: int = 2) -> None:
+    def __init__(
+        self, name: str, base_url: str, *, timeout: float = 10.0, retries: int = 2, guard: Optional[Guard] = None
+    ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"COVERAGE_PROVIDERS: the {name} URL must be an http(s) URL, not {base_url!r}")
@@ -226,7 +246,10 @@ class Transport:
         self._limited: dict[str, float] = {}  # a credential's digest -> time.time() its rate limit resets
         self._limited_lock = threading.Lock()
         self._pool = urllib3.PoolManager(num_pools=4, maxsize=8, retries=False)
-        self._pool.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
+        pools: dict[str, type[HTTPConnectionPool]] = {"http": _Pool, "https": _TLSPool}
+        if guard is not None:
+            pools = {scheme: _guarded(pool, guard) for scheme, pool in pools.items()}
+        self._pool.pool_classes_by_scheme = pools
 
     def redact(self, text: str) -> str:
         return redact(text, self.secrets)
@@ -465,6 +488,15 @@ def comment_id_of(answer: Response, name: str, number: int, comment_id: Optional
         return str(int(answer.json()["id"]))
     except (KeyError, TypeError, ValueError):
         raise ProviderError(f"{name} answered a {comment} with something unexpected") from None
+
+
+def listed(answer: Response, key: Optional[str] = None) -> list[dict[str, Any]]:
+    """The objects of a JSON answer's list (at ``key``, or the answer itself): none for a 404 or a
+    shape not expected."""
+    found = None if answer.status == 404 else answer.json()
+    if key is not None:
+        found = found.get(key) if isinstance(found, dict) else None
+    return [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
 
 
 def marked(items: Any, marker: str, *text: str, oldest_first: bool = False) -> Optional[str]:

@@ -215,6 +215,35 @@ def pull_event(service: ServiceEnum, headers: Any, payload: Any) -> Optional[tup
         raise InvalidInput("the webhook's pull request is missing a field it must have") from None
 
 
+def ci_event(service: ServiceEnum, headers: Any, payload: Any) -> Optional[str]:
+    """The sha of the commit whose CI an event says changed (GitHub's ``status`` and completed
+    ``check_suite``, GitLab's pipeline events, Bitbucket's ``repo:commit_status_*``), or ``None`` for
+    another event; :class:`InvalidInput` for such an event without a commit sha."""
+    try:
+        if service in _GITHUB:
+            event = headers.get("X-GitHub-Event")
+            if event == "status":
+                sha = payload["sha"]
+            elif event == "check_suite" and payload.get("action") == "completed":
+                sha = payload["check_suite"]["head_sha"]
+            else:
+                return None
+        elif service in _GITLAB:
+            if payload.get("object_kind") != "pipeline":
+                return None
+            sha = payload["object_attributes"]["sha"]
+        elif str(headers.get("X-Event-Key", "")).startswith("repo:commit_status_"):
+            sha = payload["commit_status"]["commit"]["hash"]
+        else:
+            return None
+    except (KeyError, TypeError, AttributeError):
+        raise InvalidInput("the webhook's CI event names no commit") from None
+    found = normalize_sha(str(sha))
+    if found is None:
+        raise InvalidInput("the webhook's CI event names no commit")
+    return found
+
+
 def _pull_info(number: int, state: Any, title: str, base: str, base_sha: str, head: str, head_sha: str) -> PullInfo:
     """A :class:`PullInfo` by identifiers.py's rules (InvalidInput for a bad branch or sha; a sha may be
     absent, or the 12-digit prefix Bitbucket names its commits by)."""

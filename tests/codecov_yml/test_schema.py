@@ -335,7 +335,7 @@ def test_keys_codecov_knows_but_this_service_does_not_act_on_validate_with_a_not
         "comment: {layout: 'reach, header'}\n"
     )
     assert validated is not None
-    assert "['codecov', 'require_ci_to_pass']: valid, not acted on by this service" in validated.notes
+    assert "['codecov', 'require_ci_to_pass']: valid, not acted on by this service" not in validated.notes
     assert "['flags', 'unit', 'carryforward']: valid, not acted on by this service" in validated.notes
     assert "['slack_app']: valid, not acted on by this service" in validated.notes
     assert "['comment', 'layout']: the section 'reach' is not drawn here" in validated.notes

@@ -224,3 +224,16 @@ def test_the_sync_of_a_signed_in_user_asks_valid_requests(proxy: tuple[str, list
     expected = [("GET", "/user"), ("GET", "/user/memberships/orgs"), ("GET", "/user/repos")]
     assert_valid(seen, prism[1], expected)
     assert view.user.username and view.organizations and view.repositories
+
+
+def test_the_ci_read_is_valid_and_its_example_answers_read(proxy: tuple[str, list[dict[str, Any]]], prism: Any) -> None:
+    url, seen = proxy
+    client = GitHub({"url": url, "token": "ghp_prism"})
+    # The description's examples: a combined status whose statuses are "success", and a check suite
+    # "completed" with conclusion "neutral": a CI that passed.
+    assert client.ci_state(REPO, SHA) == "passed"
+    expected = [
+        ("GET", f"/repos/acme/widgets/commits/{SHA}/status"),
+        ("GET", f"/repos/acme/widgets/commits/{SHA}/check-suites"),
+    ]
+    assert_valid(seen, prism[1], expected)
