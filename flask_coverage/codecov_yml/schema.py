@@ -407,7 +407,7 @@ _FLAG_RULES = {
     "after_n_builds": _integer(0),
     "statuses": _list_of(_NAMED_STATUS),
 }
-_FLAG_IGNORED = frozenset({"carryforward", "carryforward_mode", "after_n_builds"})
+_FLAG_IGNORED = frozenset({"carryforward_mode", "after_n_builds"})
 _FLAG = Keys(
     {**_FLAG_RULES, "joined": boolean, "required": boolean, "assume": _anything},
     ignored=_FLAG_IGNORED | {"joined", "required", "assume"},
@@ -676,6 +676,11 @@ def flag_settings(settings: dict[str, Any], flag: str) -> Optional[dict[str, Any
             found.update(entry)
             break
     return found
+
+
+def carries_forward(settings: dict[str, Any], flag: str) -> bool:
+    """Whether a commit whose uploads lack ``flag`` carries its coverage from an ancestor (its ``carryforward``)."""
+    return bool((flag_settings(settings, flag) or {}).get("carryforward"))
 
 
 def components(settings: dict[str, Any]) -> list[dict[str, Any]]:
