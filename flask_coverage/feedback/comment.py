@@ -33,12 +33,13 @@ def escape(text: str) -> str:
 @dataclass(frozen=True)
 class FlagRow:
     """A flag of the head: its totals in the head and the base (``None``: not uploaded there) and
-    of the patch."""
+    of the patch; ``carried_from``: the sha its coverage was carried forward from (``None``: uploaded)."""
 
     name: str
     head: Totals
     base: Optional[Totals]
     patch: Optional[Totals]
+    carried_from: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -173,15 +174,34 @@ def _delta(numbers: Numbers, head: Totals, base: Optional[Totals], patch: Option
     return f"`{absolute}{patch_text} {impact}`"
 
 
-def _flags(facts: CommentFacts, limit: int) -> list[str]:
-    if not facts.flags:
-        return []
-    rows = ["| Flag | Coverage Δ |", "|---|---|"]
-    for flag in facts.flags[:limit]:
-        rows.append(f"| {escape(flag.name)} | {_delta(facts.numbers, flag.head, flag.base, flag.patch)} |")
-    if len(facts.flags) > limit:
-        rows.append(f"| … and {len(facts.flags) - limit} more | |")
-    return ["\n".join(rows)]
+#: Where Codecov explains carryforward flags, as its comment links it.
+CARRYFORWARD_DOCS = "https://docs.codecov.com/docs/carryforward-flags"
+
+
+def _flags(facts: CommentFacts, limit: int, show_carried: bool) -> list[str]:
+    """The flags table; flags carried forward are left out (a line says so) unless ``show_carried``, then
+    shown with Codecov's "Carriedforward from" column."""
+    flags = facts.flags if show_carried else [flag for flag in facts.flags if flag.carried_from is None]
+    hidden = len(facts.flags) - len(flags)
+    note = (
+        f"*Flags with carried forward coverage won't be shown. [Click here]({CARRYFORWARD_DOCS}) to find out more.*"
+        if hidden
+        else f"*This pull request uses carry forward flags. [Click here]({CARRYFORWARD_DOCS}) to find out more.*"
+        if any(flag.carried_from for flag in flags)
+        else None
+    )
+    if not flags:
+        return [note] if note else []
+    carried = any(flag.carried_from for flag in flags)
+    rows = ["| Flag | Coverage Δ | |", "|---|---|---|"] if carried else ["| Flag | Coverage Δ |", "|---|---|"]
+    for flag in flags[:limit]:
+        row = f"| {escape(flag.name)} | {_delta(facts.numbers, flag.head, flag.base, flag.patch)} |"
+        if carried:
+            row += f" Carriedforward from `{flag.carried_from[:7]}` |" if flag.carried_from else " |"
+        rows.append(row)
+    if len(flags) > limit:
+        rows.append(f"| … and {len(flags) - limit} more | |" + (" |" if carried else ""))
+    return ["\n".join(rows)] + ([note] if note else [])
 
 
 def _files(facts: CommentFacts, limit: int, condensed: bool) -> list[str]:
@@ -216,9 +236,12 @@ def _footer(facts: CommentFacts, condensed: bool) -> list[str]:
     ]
 
 
-def render(facts: CommentFacts, layout: list[str], hide_project_coverage: bool = False) -> str:
+def render(
+    facts: CommentFacts, layout: list[str], hide_project_coverage: bool = False, show_carryforward_flags: bool = False
+) -> str:
     """The comment's Markdown for ``layout`` (the validated ``comment.layout``). A layout without a
-    header gets the condensed one first, as Codecov's does."""
+    header gets the condensed one first, as Codecov's does. Flags carried forward are in the flags table
+    only with ``show_carryforward_flags``."""
     sections = [f"## [Coverage report]({facts.pull_url}) for #{facts.pullid}"]
     names = [item.partition(":")[0] for item in layout]
     if not {"header", "newheader", "condensed_header"} & set(names):
@@ -231,7 +254,7 @@ def render(facts: CommentFacts, layout: list[str], hide_project_coverage: bool =
         elif name == "diff":
             sections += _diff(facts)
         elif name in ("flag", "flags"):
-            sections += _flags(facts, limit)
+            sections += _flags(facts, limit, show_carryforward_flags)
         elif name in ("file", "files", "tree", "newfiles", "condensed_files"):
             sections += _files(facts, limit, name == "condensed_files")
         elif name in ("footer", "newfooter", "condensed_footer"):

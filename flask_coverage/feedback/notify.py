@@ -20,7 +20,7 @@ from ..codecov_yml.settings import commit_settings
 from ..lines import LineCoverage, Totals
 from ..models import Commit, Pull, Repository, utcnow
 from ..providers import CommentGone, Provider, ProviderError, provider_for
-from ..queries.files import flag_names, flag_totals, lines_by_path, upload_count
+from ..queries.files import carried_origins, flag_names, flag_totals, lines_by_path, upload_count
 from ..queries.targets import resolve_commit
 from ..state import get_session
 from ..urls import pull_file_url, pull_page_url
@@ -106,7 +106,10 @@ def _send(
     numbers = settings.numbers()
     target_url = pull_page_url(repository, pull.pullid if pull is not None else None, commit.sha, claim.base_url)
     flags = flag_names(commit, *([base] if base is not None else []))
-    facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers, flags)
+    carried = frozenset(carried_origins(commit))
+    facts = Facts(
+        sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers, flags, carried
+    )
     sent = outbox.sent_digests(commit.id)
     runs = checks.runs_for(provider, pull, settings.value)
     shapes = checks.shapes(settings.value)
@@ -175,7 +178,8 @@ def _comment(
     after = options.get("after_n_builds")
     if not wanted(options.get("require_changes", []), facts, has_comment, upload_count(commit), after):
         return
-    body = marked(render(facts, options.get("layout", []), options.get("hide_project_coverage", False)), pull.pullid)
+    shown = [options.get(key, False) for key in ("hide_project_coverage", "show_carryforward_flags")]
+    body = marked(render(facts, options.get("layout", []), *shown), pull.pullid)
     digest = _digest(body)
     if sent.get(COMMENT) == digest and behavior != "spammy":
         return
@@ -217,6 +221,7 @@ def _comment(
 
 def _flag_rows(commit: Commit, base: Optional[Commit], diff: Optional[Diff], sides: Any) -> list[FlagRow]:
     head, before = flag_totals(commit), flag_totals(base) if base is not None else {}
+    carried = carried_origins(commit)
     out = []
     for name, totals in head.items():
         patch = None
@@ -230,7 +235,7 @@ def _flag_rows(commit: Commit, base: Optional[Commit], diff: Optional[Diff], sid
                 ),
                 Totals(),
             )
-        out.append(FlagRow(name, totals, before.get(name), patch))
+        out.append(FlagRow(name, totals, before.get(name), patch, carried.get(name)))
     return out
 
 
