@@ -115,3 +115,14 @@ def test_a_long_chain_carries_from_the_origin_and_looks_only_so_far_back(carryin
     assert carried(lost.id) == {}
     near = upload(carrying, far + 1, UNIT, "unit", parent=far - 2)
     assert carried(near.id) == {"integration": sha(1)}
+
+
+def test_an_upload_deep_in_a_chain_costs_what_one_near_its_origin_costs(
+    carrying: Repository, statements: list[str]
+) -> None:
+    counts = []
+    for number in range(2, 40):
+        statements.clear()
+        upload(carrying, number, UNIT, "unit", parent=number - 1)
+        counts.append(len(statements))
+    assert counts[-1] == counts[MAX_GENERATIONS] <= counts[0] + MAX_GENERATIONS
