@@ -182,17 +182,15 @@ def _flags(facts: CommentFacts, limit: int, show_carried: bool) -> list[str]:
     """The flags table; flags carried forward are left out (a line says so) unless ``show_carried``, then
     shown with Codecov's "Carriedforward from" column."""
     flags = facts.flags if show_carried else [flag for flag in facts.flags if flag.carried_from is None]
-    hidden = len(facts.flags) - len(flags)
-    note = (
-        f"*Flags with carried forward coverage won't be shown. [Click here]({CARRYFORWARD_DOCS}) to find out more.*"
-        if hidden
-        else f"*This pull request uses carry forward flags. [Click here]({CARRYFORWARD_DOCS}) to find out more.*"
-        if any(flag.carried_from for flag in flags)
-        else None
-    )
-    if not flags:
-        return [note] if note else []
     carried = any(flag.carried_from for flag in flags)
+    more = f"[Click here]({CARRYFORWARD_DOCS}) to find out more."
+    notes = []
+    if len(flags) < len(facts.flags):
+        notes.append(f"*Flags with carried forward coverage won't be shown. {more}*")
+    elif carried:
+        notes.append(f"*This pull request uses carry forward flags. {more}*")
+    if not flags:
+        return notes
     rows = ["| Flag | Coverage Δ | |", "|---|---|---|"] if carried else ["| Flag | Coverage Δ |", "|---|---|"]
     for flag in flags[:limit]:
         row = f"| {escape(flag.name)} | {_delta(facts.numbers, flag.head, flag.base, flag.patch)} |"
@@ -201,7 +199,7 @@ def _flags(facts: CommentFacts, limit: int, show_carried: bool) -> list[str]:
         rows.append(row)
     if len(flags) > limit:
         rows.append(f"| … and {len(flags) - limit} more | |" + (" |" if carried else ""))
-    return ["\n".join(rows)] + ([note] if note else [])
+    return ["\n".join(rows), *notes]
 
 
 def _files(facts: CommentFacts, limit: int, condensed: bool) -> list[str]:

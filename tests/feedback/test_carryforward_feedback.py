@@ -13,6 +13,7 @@ import webtest
 from flask import Flask
 
 from flask_coverage import operations
+from flask_coverage.feedback.comment import CommentFacts, FlagRow, render
 from flask_coverage.lines import Totals
 from flask_coverage.parsers import merge_by_path, parse_report
 from flask_coverage.providers import PullInfo
@@ -116,3 +117,27 @@ def test_a_pull_head_uploading_one_flag_carries_the_other_until_it_is_uploaded(
     assert "coverage-carried" not in testapp.get("/gh/acme/widgets/pull/7").text
     uploads = testapp.get(f"/api/v2/github/acme/repos/widgets/commits/{head}/uploads/").json["results"]
     assert sorted(upload["upload_type"] for upload in uploads) == ["uploaded", "uploaded"]
+
+
+def test_the_comment_leaves_carried_flags_out_unless_asked_to_show_them() -> None:
+    unit = FlagRow("unit", Totals.from_counts(9, 1, 0), Totals.from_counts(8, 2, 0), None)
+    carried = FlagRow("integration", Totals.from_counts(5, 5, 0), Totals.from_counts(5, 5, 0), None, "ab" * 20)
+    facts = CommentFacts(
+        pull_url="https://coverage.example.com/gh/acme/widgets/pull/7",
+        file_url=lambda path: path,
+        pullid=7,
+        head_sha="1" * 40,
+        base_sha="ab" * 20,
+        head=Totals.from_counts(14, 6, 0),
+        base=Totals.from_counts(13, 7, 0),
+        head_files=2,
+        base_files=2,
+        patch=None,
+        flags=[carried, unit],
+    )
+    hidden = render(facts, ["flags"])
+    assert "| unit |" in hidden and "| integration |" not in hidden
+    assert "Flags with carried forward coverage won't be shown." in hidden
+    shown = render(facts, ["flags"], show_carryforward_flags=True)
+    assert "| integration | `50.00% (ø)` | Carriedforward from `abababa` |" in shown
+    assert "| unit |" in shown and "This pull request uses carry forward flags." in shown
