@@ -126,3 +126,11 @@ def test_an_upload_deep_in_a_chain_costs_what_one_near_its_origin_costs(
         upload(carrying, number, UNIT, "unit", parent=number - 1)
         counts.append(len(statements))
     assert counts[-1] == counts[MAX_GENERATIONS] <= counts[0] + MAX_GENERATIONS
+
+
+def test_the_flags_page_says_which_flag_is_carried_and_from_where(carrying: Repository, testapp: Any) -> None:
+    upload(carrying, 2, UNIT, "unit", parent=1, branch="main")
+    rows = testapp.get("/gh/acme/widgets/flags").html.select("#coverage-flag-list tbody tr")
+    marks = {row.td.a.text: row.select_one(".coverage-carried") for row in rows}
+    assert marks["unit"] is None
+    assert marks["integration"] is not None and sha(1)[:12] in marks["integration"].text
