@@ -517,6 +517,19 @@ class UploadFlag(Base):
     flag: Mapped[str] = mapped_column(sa.String(45), primary_key=True)
 
 
+class CarriedFlag(Base):
+    """A flag of a commit carried forward (docs/upload.md, "Carryforward flags"): its coverage is not the
+    commit's uploads' but that of the ``origin_sha`` commit, where it was uploaded last. ``upload_id`` is the
+    commit's upload of kind "carriedforward" that stands for it; a real upload of the flag drops both."""
+
+    __tablename__ = "coverage_carried_flag"
+
+    commit_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_commit.id", ondelete="CASCADE"), primary_key=True)
+    flag: Mapped[str] = mapped_column(sa.String(45), primary_key=True)
+    upload_id: Mapped[int] = mapped_column(sa.ForeignKey("coverage_upload.id", ondelete="CASCADE"), index=True)
+    origin_sha: Mapped[str] = mapped_column(sa.String(64))
+
+
 class AccessToken(Base):
     """A named personal access token of a user; only the SHA-256 of the token is stored."""
 

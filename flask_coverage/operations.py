@@ -24,6 +24,7 @@ from .identifiers import check_branch, check_name, is_storable, parse_service
 from .models import (
     AccessToken,
     Branch,
+    CarriedFlag,
     Commit,
     CommitFlag,
     CommitYaml,
@@ -304,6 +305,7 @@ def _delete_repositories(ids: sa.Select) -> None:
     # Leaves first, explicitly: SQLite enforces ON DELETE CASCADE only when told to.
     for statement in (
         sa.delete(UploadFlag).where(UploadFlag.upload_id.in_(uploads)),
+        sa.delete(CarriedFlag).where(CarriedFlag.commit_id.in_(commits)),
         sa.delete(Upload).where(Upload.commit_id.in_(commits)),
         sa.delete(FileCoverage).where(FileCoverage.commit_id.in_(commits)),
         sa.delete(FlagFileCoverage).where(FlagFileCoverage.commit_id.in_(commits)),

@@ -15,7 +15,7 @@ import webtest
 from flask_coverage.cli import coverage_cli
 from flask_coverage.feedback.notify import send_due
 from flask_coverage.models import AccessToken, Commit, Membership, Owner, Repository, RepositoryReader, metadata
-from flask_coverage.operations import add_member, add_org, add_user, create_token
+from flask_coverage.operations import add_member, add_org, add_user, create_token, set_repository_yaml
 from flask_coverage.queries.repositories import get_owner
 from tests.fake_provider import RecordingProvider
 
@@ -281,6 +281,9 @@ def test_delete_repo_removes_its_coverage_and_frees_the_name(app, runner, db, ac
     for name in ("vault", "kept"):  # the pull's page reads the commit's codecov.yml (coverage_commit_yaml)
         testapp.get(f"/gh/acme/{name}/pull/4")
         run_ok(runner, "webhook-secret", "github", "acme", name)  # coverage_webhook_secret
+        # A child commit that carries the flag unit forward (coverage_carried_flag).
+        set_repository_yaml("github", "acme", name, "flags:\n  unit:\n    carryforward: true\n")
+        upload(testapp, repo_row(db, name=name).upload_token, commit="c" * 40, parent=SHA, flags="child")
     # Feedback sent (coverage_feedback) and owed again (coverage_outbox) for both.
     app.config.update(COVERAGE_PROVIDERS={"github": RecordingProvider()}, COVERAGE_FEEDBACK_DELAY=0)
     for name in ("vault", "kept"):

@@ -14,10 +14,10 @@ from tests.test_cli import run_error, run_ok
 
 def test_set_yaml_stores_validates_and_clears(runner: Any, widgets: Any, tmp_path: Path) -> None:
     path = tmp_path / "codecov.yml"
-    path.write_text("coverage:\n  range: 50..75\nflags:\n  unit:\n    carryforward: true\n")
+    path.write_text("coverage:\n  range: 50..75\nflags:\n  unit:\n    carryforward_mode: labels\n")
     result = run_ok(runner, "set-yaml", "gh/acme/widgets", str(path))
     assert result.output.splitlines() == [
-        "Note: ['flags', 'unit', 'carryforward']: valid, not acted on by this service",
+        "Note: ['flags', 'unit', 'carryforward_mode']: valid, not acted on by this service",
         "Stored the YAML of gh/acme/widgets.",
     ]
     repository = find_repository("github", "acme", "widgets")

@@ -289,3 +289,53 @@ def test_eight_parallel_codecovcli_uploads_to_one_commit_lose_no_line(clients, s
     assert stored["shared.py"] == (80, 80, 0, 0)
     status, body = get(server, f"/api/v2/github/acme/repos/widgets/commits/{sha}/uploads/?page_size=100")
     assert sorted(upload["name"] for upload in json.loads(body)["results"]) == [f"part{k}" for k in range(8)]
+
+
+def set_repository_yaml(database_url: str, text: Optional[str]) -> None:
+    from flask_coverage import operations
+
+    app = create_app(database_url)
+    with app.app_context():
+        operations.set_repository_yaml("github", "acme", "widgets", text)
+        app.extensions["sqlalchemy"].engine.dispose()
+
+
+def merged_totals(*names: str) -> dict[str, tuple[int, int, int, int]]:
+    """Each file's (lines, hits, misses, partials) of the reports merged, by the parsers alone."""
+    files = merge_by_path(parsed for name in names for parsed in parse_report((DATA / name).read_bytes()))
+    totals = {path: lines.totals() for path, lines in files.items()}
+    return {path: (t.lines, t.hits, t.misses, t.partials) for path, t in totals.items()}
+
+
+def test_codecovcli_carries_a_flag_the_pull_head_did_not_upload(clients, server, checkout, module_database_url) -> None:
+    set_repository_yaml(
+        module_database_url, "flags:\n  unit: {carryforward: true}\n  integration: {carryforward: true}\n"
+    )
+    other = "marshmallow.coverage.json"  # another project's files: the integration suite's, here
+    (checkout / other).write_bytes((DATA / other).read_bytes())
+    base, head = sha_for("carryforward base"), sha_for("carryforward head")
+    try:
+        for report, flag in ((REPORTS[2], "unit"), (other, "integration")):
+            argv = codecovcli(clients, server, ["upload-process"], base, file=report, branch="main", flag=flag)
+            assert run(argv, checkout).returncode == 0
+        options = {"branch": "feature/cf", "pr": "300", "parent_sha": base}
+        argv = codecovcli(clients, server, ["upload-process"], head, file=REPORTS[0], flag="unit", **options)
+        result = run(argv, checkout)
+        assert result.returncode == 0, result.stderr + result.stdout
+        assert api_totals(server, head) == merged_totals(REPORTS[0], other)
+        status, body = get(server, f"/api/v2/github/acme/repos/widgets/commits/{head}/uploads/")
+        kinds = sorted(
+            (upload["flags"], upload["upload_type"], upload["carriedforward_from"])
+            for upload in json.loads(body)["results"]
+        )
+        assert kinds == [(["integration"], "carriedforward", base), (["unit"], "uploaded", None)]
+        status, page = get(server, "/gh/acme/widgets/pull/300")
+        assert status == 200 and b"(carried forward)" in page
+
+        argv = codecovcli(clients, server, ["upload-process"], head, file=REPORTS[1], flag="integration", **options)
+        assert run(argv, checkout).returncode == 0
+        assert api_totals(server, head) == merged_totals(REPORTS[0], REPORTS[1])
+        status, page = get(server, "/gh/acme/widgets/pull/300")
+        assert status == 200 and b"carried forward" not in page
+    finally:
+        set_repository_yaml(module_database_url, None)

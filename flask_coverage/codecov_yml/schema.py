@@ -384,7 +384,6 @@ _STATUS_IGNORED = frozenset(
         "if_ci_failed",
         "if_no_uploads",
         "flag_coverage_not_uploaded_behavior",
-        "carryforward_behavior",
         "include_changes",
         "disable_approx",
         "measurement",
@@ -409,7 +408,7 @@ _FLAG_RULES = {
     "after_n_builds": _integer(0),
     "statuses": _list_of(_NAMED_STATUS),
 }
-_FLAG_IGNORED = frozenset({"carryforward", "carryforward_mode", "after_n_builds"})
+_FLAG_IGNORED = frozenset({"carryforward_mode", "after_n_builds"})
 _FLAG = Keys(
     {**_FLAG_RULES, "joined": boolean, "required": boolean, "assume": _anything},
     ignored=_FLAG_IGNORED | {"joined", "required", "assume"},
@@ -564,7 +563,7 @@ SCHEMA = Keys(
                                 ],
                                 "carryforward_behavior": _STATUS_KEYS["carryforward_behavior"],
                             },
-                            ignored=frozenset({"flag_coverage_not_uploaded_behavior", "carryforward_behavior"}),
+                            ignored=frozenset({"flag_coverage_not_uploaded_behavior"}),
                         ),
                     }
                 ),
@@ -598,7 +597,6 @@ SCHEMA = Keys(
                         "require_bundle_changes",
                         "bundle_change_threshold",
                         "hide_comment_details",
-                        "show_carryforward_flags",
                         "show_critical_paths",
                         "branches",
                         "paths",
@@ -718,6 +716,11 @@ def flag_settings(settings: dict[str, Any], flag: str) -> Optional[dict[str, Any
             found.update(entry)
             break
     return found
+
+
+def carries_forward(settings: dict[str, Any], flag: str) -> bool:
+    """Whether a commit whose uploads lack ``flag`` carries its coverage from an ancestor (its ``carryforward``)."""
+    return bool((flag_settings(settings, flag) or {}).get("carryforward"))
 
 
 def components(settings: dict[str, Any]) -> list[dict[str, Any]]:

@@ -33,7 +33,8 @@ def escape(text: str) -> str:
 @dataclass(frozen=True)
 class FlagRow:
     """A flag (or a component) of the head: its totals in the head and the base (``None``: not uploaded
-    there) and of the patch."""
+    there) and of the patch; ``carried_from``: the sha a flag's coverage was carried forward from
+    (``None``: uploaded)."""
 
     name: str
     head: Totals
@@ -41,6 +42,7 @@ class FlagRow:
     patch: Optional[Totals]
     #: The number of files of each (what the API shows with the totals).
     files: tuple[int, Optional[int], int] = (0, None, 0)
+    carried_from: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -177,16 +179,33 @@ def _delta(numbers: Numbers, head: Totals, base: Optional[Totals], patch: Option
     return f"`{absolute}{patch_text} {impact}`"
 
 
-def _flags(facts: CommentFacts, found: list[FlagRow], title: str, limit: int) -> list[str]:
-    """The table of the flags or the components (``title``), as Codecov draws them."""
-    if not found:
-        return []
-    rows = [f"| {title} | Coverage Δ |", "|---|---|"]
-    for flag in found[:limit]:
-        rows.append(f"| {escape(flag.name)} | {_delta(facts.numbers, flag.head, flag.base, flag.patch)} |")
-    if len(found) > limit:
-        rows.append(f"| … and {len(found) - limit} more | |")
-    return ["\n".join(rows)]
+#: Where Codecov explains carryforward flags, as its comment links it.
+CARRYFORWARD_DOCS = "https://docs.codecov.com/docs/carryforward-flags"
+
+
+def _flags(facts: CommentFacts, found: list[FlagRow], title: str, limit: int, show_carried: bool = True) -> list[str]:
+    """The table of the flags or the components (``title``), as Codecov draws them; flags carried
+    forward are left out (a line says so) unless ``show_carried``, then shown with Codecov's
+    "Carriedforward from" column."""
+    shown = found if show_carried else [row for row in found if row.carried_from is None]
+    carried = any(row.carried_from for row in shown)
+    more = f"[Click here]({CARRYFORWARD_DOCS}) to find out more."
+    notes = []
+    if len(shown) < len(found):
+        notes.append(f"*Flags with carried forward coverage won't be shown. {more}*")
+    elif carried:
+        notes.append(f"*This pull request uses carry forward flags. {more}*")
+    if not shown:
+        return notes
+    rows = [f"| {title} | Coverage Δ | |", "|---|---|---|"] if carried else [f"| {title} | Coverage Δ |", "|---|---|"]
+    for row in shown[:limit]:
+        line = f"| {escape(row.name)} | {_delta(facts.numbers, row.head, row.base, row.patch)} |"
+        if carried:
+            line += f" Carriedforward from `{row.carried_from[:7]}` |" if row.carried_from else " |"
+        rows.append(line)
+    if len(shown) > limit:
+        rows.append(f"| … and {len(shown) - limit} more | |" + (" |" if carried else ""))
+    return ["\n".join(rows), *notes]
 
 
 def _files(facts: CommentFacts, limit: int, condensed: bool) -> list[str]:
@@ -221,9 +240,12 @@ def _footer(facts: CommentFacts, condensed: bool) -> list[str]:
     ]
 
 
-def render(facts: CommentFacts, layout: list[str], hide_project_coverage: bool = False) -> str:
+def render(
+    facts: CommentFacts, layout: list[str], hide_project_coverage: bool = False, show_carryforward_flags: bool = False
+) -> str:
     """The comment's Markdown for ``layout`` (the validated ``comment.layout``). A layout without a
-    header gets the condensed one first, as Codecov's does."""
+    header gets the condensed one first, as Codecov's does. Flags carried forward are in the flags table
+    only with ``show_carryforward_flags``."""
     sections = [f"## [Coverage report]({facts.pull_url}) for #{facts.pullid}"]
     names = [item.partition(":")[0] for item in layout]
     if not {"header", "newheader", "condensed_header"} & set(names):
@@ -236,7 +258,7 @@ def render(facts: CommentFacts, layout: list[str], hide_project_coverage: bool =
         elif name == "diff":
             sections += _diff(facts)
         elif name in ("flag", "flags"):
-            sections += _flags(facts, facts.flags, "Flag", limit)
+            sections += _flags(facts, facts.flags, "Flag", limit, show_carryforward_flags)
         elif name == "components":
             sections += _flags(facts, facts.components, "Component", limit)
         elif name in ("file", "files", "tree", "newfiles", "condensed_files"):

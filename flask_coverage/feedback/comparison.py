@@ -18,7 +18,7 @@ from ..lines import LineCoverage, Totals
 from ..models import Commit, Pull, Repository
 from ..queries.compare import changed_files, dropped_files, file_totals_of, files_data, missed_counts
 from ..queries.components import Component, commit_components, component_totals
-from ..queries.files import file_lines, flag_totals, lines_by_path
+from ..queries.files import carried_origins, file_lines, flag_totals, lines_by_path
 from .comment import FlagRow
 from .diff import Diff, paired_lines
 from .patch import FilePatch, Patch, find_diff, patch_of
@@ -115,16 +115,18 @@ class Comparison:
 
     @cached_property
     def flags(self) -> list[FlagRow]:
-        """Each flag of the head's uploads, by name: its totals in the head and the base, and those of the
-        lines the diff adds in the flag's files (``None`` without a diff)."""
+        """Each flag of the head's uploads, by name: its totals in the head and the base, those of the
+        lines the diff adds in the flag's files (``None`` without a diff), and the commit its coverage was
+        carried forward from (docs/upload.md)."""
         head, before = flag_totals(self.head), flag_totals(self.base) if self.base is not None else {}
+        carried = carried_origins(self.head)
         rows = []
         for name, (totals, files) in head.items():
             patch, patch_files = None, 0
             if self.diff is not None:
                 patch, patch_files = _added_totals(self.sides((name,))[0], self.diff.added, None)
             base, base_files = before.get(name, (None, None))
-            rows.append(FlagRow(name, totals, base, patch, (files, base_files, patch_files)))
+            rows.append(FlagRow(name, totals, base, patch, (files, base_files, patch_files), carried.get(name)))
         return rows
 
     def components(self, settings: dict[str, Any]) -> list[ComponentRow]:

@@ -19,7 +19,7 @@ from ..codecov_yml.settings import commit_settings
 from ..lines import Totals
 from ..models import Commit, Pull, Repository, utcnow
 from ..providers import CiState, CiStatus, CommentGone, Provider, ProviderError, provider_for
-from ..queries.files import flag_names, upload_count
+from ..queries.files import carried_origins, flag_names, upload_count
 from ..queries.targets import resolve_commit
 from ..state import get_session
 from ..urls import pull_file_url, pull_page_url
@@ -132,7 +132,10 @@ def _send(
     numbers = settings.numbers()
     target_url = pull_page_url(repository, pull.pullid if pull is not None else None, commit.sha, claim.base_url)
     flags = flag_names(commit, *([base] if base is not None else []))
-    facts = Facts(sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers, flags)
+    carried = frozenset(carried_origins(commit))
+    facts = Facts(
+        sides, commit.sha, base_sha, diff, commit.pullid, commit.branch, settings.value, numbers, flags, carried
+    )
     sent = outbox.sent_digests(commit.id)
     runs = checks.runs_for(provider, pull, settings.value)
     shapes = checks.shapes(settings.value)
@@ -207,7 +210,8 @@ def _comment(
     after = options.get("after_n_builds")
     if not wanted(options.get("require_changes", []), facts, has_comment, upload_count(commit), after):
         return
-    body = marked(render(facts, options.get("layout", []), options.get("hide_project_coverage", False)), pull.pullid)
+    shown = [options.get(key, False) for key in ("hide_project_coverage", "show_carryforward_flags")]
+    body = marked(render(facts, options.get("layout", []), *shown), pull.pullid)
     digest = _digest(body)
     if sent.get(COMMENT) == digest and behavior != "spammy":
         return

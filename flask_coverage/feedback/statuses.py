@@ -57,6 +57,12 @@ class Facts:
     numbers: Numbers = field(default_factory=Numbers)
     #: The flags the head or the base carries: those with ``statuses`` get a status each.
     flags: tuple[str, ...] = ()
+    #: The head's flags carried forward, not uploaded (docs/upload.md): see ``carryforward_behavior``.
+    carried: frozenset[str] = frozenset()
+
+
+#: What a status passed by ``carryforward_behavior: pass`` adds to its description (Codecov's words).
+CARRIED_AUTO_PASSED = " [Auto passed due to carriedforward or missing coverage]"
 
 
 def configured(settings: dict[str, Any], flags: tuple[str, ...] = ()) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -223,6 +229,9 @@ def compute(facts: Facts, ci: str = "passed") -> list[Status]:
             continue
         if options.get("branches") and (facts.branch is None or not matches(options["branches"], facts.branch)):
             continue
+        behavior = _carryforward_behavior(facts, options)
+        if behavior == "exclude":
+            continue
         if ci == "running":
             state, description = "pending", WAITING_FOR_CI
         elif ci == "failed":
@@ -231,10 +240,22 @@ def compute(facts: Facts, ci: str = "passed") -> list[Status]:
             with localcontext() as context:
                 context.prec = PRECISION  # every sum and comparison as exact as the ratios
                 state, description = _STATUS[kind](facts, options)
+            if behavior == "pass":
+                state, description = "success", description + CARRIED_AUTO_PASSED
         if options.get("informational") and ci != "running":
             state = "success"
         out[context_name(kind, title)] = Status(context_name(kind, title), state, description)
     return list(out.values())
+
+
+def _carryforward_behavior(facts: Facts, options: dict[str, Any]) -> str:
+    """A status's ``carryforward_behavior`` (else ``coverage.status.default_rules``'), ``include`` unless
+    the status has flags and the head carries every one of them forward."""
+    flags = options.get("flags") or ()
+    if not flags or not set(flags) <= facts.carried:
+        return "include"
+    defaults = ((facts.settings.get("coverage") or {}).get("status") or {}).get("default_rules") or {}
+    return str(options.get("carryforward_behavior", defaults.get("carryforward_behavior", "include")))
 
 
 def _not_found(options: dict[str, Any], description: str) -> tuple[str, str]:

@@ -43,6 +43,7 @@ from typing import Any, Optional, Union
 import sqlalchemy as sa
 from flask import current_app
 
+from ..codecov_yml.schema import carries_forward
 from ..errors import NotFound
 from ..feedback import outbox, sender
 from ..git_mirror import mirror_files
@@ -178,7 +179,7 @@ def upload_reports(
         skips=skips,
     )
     meta = meta or UploadMeta()
-    rules, yaml_row = path_rules(repository, sha, meta.flags)
+    settings, rules, yaml_row = path_rules(repository, sha, meta.flags)
     known = network or mirror_files(repository, sha) or known_paths(repository, sha)
     files = prepared(packed, rules, known, fixes or {}, skips)
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
@@ -200,6 +201,7 @@ def upload_reports(
             described,
             feedback=feedback,
             yaml_row=yaml_row,
+            carries=lambda flag: carries_forward(settings, flag),
         )
     )
     if feedback:

@@ -26,18 +26,20 @@ IGNORED_BY_YAML = "files the codecov.yml ignores, skipped"
 log = logging.getLogger(__name__)
 
 
-def path_rules(repository: Repository, sha: str, flags: tuple[str, ...]) -> tuple[PathRules, Optional[dict[str, Any]]]:
-    """The ``ignore`` and ``fixes`` of the codecov.yml in force at the commit, for an upload with these
-    ``flags``, and the commit's YAML to store with the upload
+def path_rules(
+    repository: Repository, sha: str, flags: tuple[str, ...]
+) -> tuple[dict[str, Any], PathRules, Optional[dict[str, Any]]]:
+    """The codecov.yml in force at the commit (merged over the defaults), its ``ignore`` and ``fixes``
+    for an upload with these ``flags``, and the commit's YAML to store with the upload
     (:func:`~flask_coverage.codecov_yml.settings.upload_settings`).
-    No rules when it cannot be read: an upload never fails because of its YAML."""
+    No settings and no rules when it cannot be read: an upload never fails because of its YAML."""
     try:
         settings, row = upload_settings(repository, sha)
     except Exception:
         log.exception("the codecov.yml of %s could not be read for its upload", sha[:12])
         get_session().rollback()
-        return PathRules(), None
-    return PathRules.of(settings.value, flags), row
+        return {}, PathRules(), None
+    return settings.value, PathRules.of(settings.value, flags), row
 
 
 def prepared(

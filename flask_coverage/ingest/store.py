@@ -33,6 +33,7 @@ from ..git_mirror import CommitAbout
 from ..lines import LineCoverage
 from ..models import (
     Branch,
+    CarriedFlag,
     Commit,
     CommitFlag,
     CommitYaml,
@@ -49,6 +50,7 @@ from ..parsers import Skips
 from ..queries.tree import refresh_tree
 from ..queries.trend import refresh_days
 from ..state import dialect_insert, execute, get_session
+from .carryforward import OWN, carried_files, carried_flags, carry_forward, combined, drop_carried, stored_files
 from .reports import Packed
 from .target import META_FIELDS, UploadMeta
 
@@ -61,6 +63,7 @@ _FILES = cast(sa.Table, FileCoverage.__table__)
 _UPLOADS = cast(sa.Table, Upload.__table__)
 _FLAGS = cast(sa.Table, UploadFlag.__table__)
 _COMMIT_FLAGS = cast(sa.Table, CommitFlag.__table__)
+_CARRIED = cast(sa.Table, CarriedFlag.__table__)
 _FLAG_FILES = cast(sa.Table, FlagFileCoverage.__table__)
 _TREE = cast(sa.Table, TreeEntry.__table__)
 _YAML = cast(sa.Table, CommitYaml.__table__)
@@ -118,16 +121,19 @@ def store_upload(
     *,
     feedback: bool = False,
     yaml_row: Optional[dict[str, Any]] = None,
+    carries: Callable[[str], bool] = lambda flag: False,
 ) -> int:
     """The upload's transaction, in its steps: lock the commit, record the upload (or stop at a repeat),
     keep the commit's codecov.yml as read for the upload, merge the files into the commit and each flag,
-    move the tips, owe the commit its feedback."""
+    move the tips, owe the commit its feedback. ``carries`` says which flags are carried forward
+    (:mod:`.carryforward`)."""
     commit_id, version, old_branch, timestamp = _lock_commit(repository_id, sha)
     if not _record_upload(commit_id, version, upload_key, meta, skips):
         return commit_id  # a repeat of an upload already merged: nothing changes
     if yaml_row is not None:
         store_commit_yaml(commit_id, yaml_row)
-    _merge_commit(commit_id, files, branch, pullid, parent_sha, described)
+    commit_files = _carry(repository_id, commit_id, version, files, meta.flags, parent_sha, carries)
+    _merge_commit(commit_id, commit_files, branch, pullid, parent_sha, described)
     refresh_days(repository_id, {old_branch, branch}, timestamp)
     if meta.flags:
         _merge_flags(commit_id, files, meta.flags, upload_key)
@@ -135,6 +141,40 @@ def store_upload(
     if feedback:
         outbox.enqueue_safely(commit_id)  # committed with the coverage; never fails the upload
     return commit_id
+
+
+def _carry(
+    repository_id: int,
+    commit_id: int,
+    version: int,
+    files: dict[str, Packed],
+    flags: tuple[str, ...],
+    parent_sha: Optional[str],
+    carries: Callable[[str], bool],
+) -> dict[str, Packed]:
+    """Carry flags into the commit at its first upload, or drop those this upload brings; returns what to
+    merge into the commit's files (which, when a flag is dropped, were rebuilt without it)."""
+    if version == 0:
+        parent = parent_sha or execute(sa.select(_COMMITS.c.parent_sha).where(_COMMITS.c.id == commit_id)).scalar()
+        carried = carry_forward(repository_id, commit_id, parent, flags, carries)
+        if carried:
+            _merge_into(_FLAG_FILES, {"commit_id": commit_id, "flag": OWN}, files)
+        return combined(carried_files(commit_id, carried), files) if carried else files
+    carried = carried_flags(commit_id)
+    if not carried:
+        return files
+    own = {"commit_id": commit_id, "flag": OWN}
+    _merge_into(_FLAG_FILES, own, files)
+    dropped = [flag for flag in flags if flag in carried]
+    if not dropped:
+        return files
+    drop_carried(commit_id, dropped, carried)
+    remaining = [flag for flag in carried if flag not in dropped]
+    rebuilt = combined(stored_files(commit_id, OWN), carried_files(commit_id, remaining))
+    execute(sa.delete(_FILES).where(_FILES.c.commit_id == commit_id))
+    if not remaining:
+        execute(sa.delete(_FLAG_FILES).where(*(_FLAG_FILES.c[name] == value for name, value in own.items())))
+    return rebuilt
 
 
 def _lock_commit(repository_id: int, sha: str) -> tuple[int, int, Optional[str], Any]:
@@ -158,6 +198,7 @@ def _record_upload(commit_id: int, version: int, upload_key: str, meta: UploadMe
     repeat = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id, uploads.c.key == upload_key)
     if version == 0:  # created just now, maybe with a deleted commit's id, whose uploads SQLite kept
         kept = sa.select(uploads.c.id).where(uploads.c.commit_id == commit_id).scalar_subquery()
+        execute(sa.delete(_CARRIED).where(_CARRIED.c.commit_id == commit_id))
         execute(sa.delete(_FLAGS).where(_FLAGS.c.upload_id.in_(kept)))
         execute(sa.delete(uploads).where(uploads.c.commit_id == commit_id))
         for table in (_FLAG_FILES, _COMMIT_FLAGS, _TREE, _YAML):

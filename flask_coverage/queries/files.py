@@ -15,7 +15,17 @@ from sqlalchemy.orm import aliased
 
 from ..identifiers import refused_character
 from ..lines import LineCoverage, Totals
-from ..models import Branch, Commit, CommitFlag, FileCoverage, FlagFileCoverage, Repository, Upload, UploadFlag
+from ..models import (
+    Branch,
+    CarriedFlag,
+    Commit,
+    CommitFlag,
+    FileCoverage,
+    FlagFileCoverage,
+    Repository,
+    Upload,
+    UploadFlag,
+)
 from ..pagination import Listing
 from ..state import execute, get_connection, get_engine
 
@@ -62,6 +72,13 @@ def has_flag(repository: Repository, flag: str) -> bool:
         execute(query.where(Commit.repository_id == repository.id, CommitFlag.flag == flag).limit(1)).first()
         is not None
     )
+
+
+def carried_origins(commit: Commit) -> dict[str, str]:
+    """The flags ``commit`` carries forward (docs/upload.md), each with the sha of the commit it was
+    uploaded to."""
+    read = sa.select(CarriedFlag.flag, CarriedFlag.origin_sha).where(CarriedFlag.commit_id == commit.id)
+    return {flag: origin for flag, origin in execute(read)}
 
 
 def _file_model(coverage: Coverage) -> tuple[Any, sa.ColumnElement[bool]]:
@@ -156,22 +173,27 @@ def file_lines(commit: Coverage, path: str) -> Optional[LineCoverage]:
 
 def uploads_query(commit: Commit) -> sa.Select:
     """The uploads of ``commit``, oldest first, as rows of :class:`~flask_coverage.models.Upload`'s
-    columns plus ``flags``: the upload's flags joined by ``","`` (``None`` for none), in one query."""
+    columns plus ``flags``: the upload's flags joined by ``","`` (``None`` for none), and
+    ``carriedforward_from``: for an upload standing for a carried flag, the commit it was uploaded to
+    (``None`` for a real upload), in one query."""
     flag = UploadFlag.flag
     joined = (
         sa.func.string_agg(flag, ",") if get_engine().dialect.name == "postgresql" else sa.func.group_concat(flag, ",")
     )
     flags = sa.select(joined).where(UploadFlag.upload_id == Upload.id).scalar_subquery()
     return (
-        sa.select(*Upload.__table__.columns, flags.label("flags"))
+        sa.select(*Upload.__table__.columns, flags.label("flags"), CarriedFlag.origin_sha.label("carriedforward_from"))
+        .outerjoin(CarriedFlag, CarriedFlag.upload_id == Upload.id)
         .where(Upload.commit_id == commit.id)
         .order_by(Upload.created_at, Upload.id)
     )
 
 
 def upload_count(commit: Commit) -> int:
-    """How many uploads were merged into ``commit``."""
-    return int(execute(sa.select(sa.func.count(Upload.id)).where(Upload.commit_id == commit.id)).scalar_one())
+    """How many uploads were merged into ``commit`` (those standing for carried flags not counted)."""
+    carried = sa.select(CarriedFlag.upload_id).where(CarriedFlag.commit_id == commit.id)
+    counted = sa.select(sa.func.count(Upload.id)).where(Upload.commit_id == commit.id, Upload.id.not_in(carried))
+    return int(execute(counted).scalar_one())
 
 
 def known_paths(repository: Repository, sha: str) -> list[str]:

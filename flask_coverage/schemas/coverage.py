@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, post_dump, validate, validates_schema
 
 from ..identifiers import (
     FLAG_PATTERN,
@@ -72,9 +72,22 @@ class UploadSchema(Schema):
     job_code = fields.String(attribute="job", allow_none=True, metadata={"description": "The CI job."})
     build_url = fields.String(allow_none=True, metadata={"description": "The CI build's URL."})
     provider = fields.String(allow_none=True, metadata={"description": "The CI service."})
+    carriedforward_from = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "For an upload standing for a flag carried forward (`upload_type` "
+            "`carriedforward`), the sha of the commit the flag's coverage was uploaded to; else null."
+        },
+    )
 
     def _flags(self, row: Any) -> list[str]:
         return sorted(row.flags.split(",")) if row.flags else []
+
+    @post_dump
+    def _carried(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        if data.get("carriedforward_from"):  # Codecov's type of a carried session
+            data["upload_type"] = "carriedforward"
+        return data
 
 
 class PaginatedUploadListSchema(PaginatedSchema):

@@ -21,9 +21,9 @@ def test_a_valid_file_answers_valid_and_what_was_understood(testapp: webtest.Tes
 
 
 def test_keys_not_acted_on_are_noted(testapp: webtest.TestApp) -> None:
-    text = post(testapp, b"flags:\n  unit:\n    carryforward: true\n")
+    text = post(testapp, b"flags:\n  unit:\n    carryforward_mode: labels\n")
     assert text.startswith("Valid!")
-    assert "Note: ['flags', 'unit', 'carryforward']: valid, not acted on by this service" in text
+    assert "Note: ['flags', 'unit', 'carryforward_mode']: valid, not acted on by this service" in text
 
 
 def test_v1_is_the_same_validator(testapp: webtest.TestApp) -> None:

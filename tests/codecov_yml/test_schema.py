@@ -330,13 +330,13 @@ def test_an_empty_file_is_no_yaml() -> None:
 def test_keys_codecov_knows_but_this_service_does_not_act_on_validate_with_a_note() -> None:
     validated = parse(
         "codecov: {require_ci_to_pass: true}\n"
-        "flags: {unit: {carryforward: true}}\n"
+        "flags: {unit: {carryforward_mode: labels}}\n"
         "slack_app: {enabled: true}\n"
         "comment: {layout: 'reach, header'}\n"
     )
     assert validated is not None
     assert "['codecov', 'require_ci_to_pass']: valid, not acted on by this service" not in validated.notes
-    assert "['flags', 'unit', 'carryforward']: valid, not acted on by this service" in validated.notes
+    assert "['flags', 'unit', 'carryforward_mode']: valid, not acted on by this service" in validated.notes
     assert "['slack_app']: valid, not acted on by this service" in validated.notes
     assert "['comment', 'layout']: the section 'reach' is not drawn here" in validated.notes
     assert parse("coverage: {precision: 1}").notes == []  # type: ignore[union-attr]

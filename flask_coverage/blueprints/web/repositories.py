@@ -15,7 +15,7 @@ from ...feedback.outbox import report_of
 from ...lines import Totals
 from ...models import SERVICE_BY_SHORT, Commit, Owner, Repository
 from ...queries.components import commit_components, component_totals
-from ...queries.files import flags_query
+from ...queries.files import carried_origins, flags_query
 from ...queries.lists import branch_tips, owner_repositories, pull_tips, readable_repositories, recent_commits
 from ...queries.repositories import get_owner
 from ...queries.targets import leading_branch, resolve_commit
@@ -129,12 +129,14 @@ def owner_page(prov: str, owner: str) -> Any:
     )
 
 
-def _commit_flags(repository: Repository, commit: Optional[Commit]) -> list[tuple[str, Totals]]:
-    """The flags the commit's uploads carried, by name, each with its totals (at most 100)."""
+def _commit_flags(repository: Repository, commit: Optional[Commit]) -> list[tuple[str, Totals, Optional[str]]]:
+    """The flags the commit's uploads carried, by name, each with its totals and, for a flag carried
+    forward, the sha of the commit it was uploaded to (at most 100)."""
     if commit is None:
         return []
     rows = execute(flags_query(repository, commit).limit(100))
-    return [(row.flag_name, Totals.of(row)) for row in rows if row.lines is not None]
+    origins = carried_origins(commit)
+    return [(row.flag_name, Totals.of(row), origins.get(row.flag_name)) for row in rows if row.lines is not None]
 
 
 def _parent_change(view: View) -> Optional[float]:
@@ -155,7 +157,7 @@ def _target_page(view: View, folder: Optional[str] = None) -> Any:
     repository, target, commit = view.repository, view.target, view.commit
     flag = requested_flag()
     flags = _commit_flags(repository, commit)
-    if flag is not None and flag not in dict(flags):
+    if flag is not None and flag not in {name for name, _, _ in flags}:
         raise NotFound(NOT_FOUND_MESSAGE)
     explorer = _explorer(commit, folder or "") if commit is not None else None
     lists = folder is None  # a folder's page is its explorer; the lists stay on the target's own page
