@@ -564,7 +564,11 @@ class WebhookDelivery(Base):
     bounded time (flask_coverage.providers.webhooks.DELIVERY_WINDOW) so a replay of either changes nothing."""
 
     __tablename__ = "coverage_webhook_delivery"
-    __table_args__ = (sa.UniqueConstraint("service", "digest"), sa.UniqueConstraint("service", "delivery"))
+    # Named: the naming convention would give both the name of their first column (PostgreSQL refuses that).
+    __table_args__ = (
+        sa.UniqueConstraint("service", "digest", name="uq_coverage_webhook_delivery_digest"),
+        sa.UniqueConstraint("service", "delivery", name="uq_coverage_webhook_delivery_delivery"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     service: Mapped[ServiceEnum] = mapped_column(_service_type)
