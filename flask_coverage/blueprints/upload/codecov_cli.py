@@ -31,7 +31,7 @@ from ...feedback.sender import wake
 from ...identifiers import check_name, check_sha, is_fork_branch, normalize_pullid, normalize_sha, parse_service
 from ...ingest import CommitTarget, UploadMeta, record_commit, upload_reports
 from ...ingest.envelope import read_cli_payload
-from ...models import Commit, Repository, utcnow
+from ...models import Commit, Repository, ServiceEnum, utcnow
 from ...parsers import Skips
 from ...queries.files import upload_count
 from ...queries.repositories import find_repository
@@ -96,7 +96,7 @@ def _repository(service: str, slug: str) -> Repository:
     return repository
 
 
-def _tokenless_repository(service: Any, owner: str, name: str) -> Repository:
+def _tokenless_repository(service: ServiceEnum, owner: str, name: str) -> Repository:
     """The public repository ``owner/name`` for a call without a token from a fork's pull request, as
     Codecov takes them (docs/upload.md, "Uploads from forks without a token"); else one 401 that does
     not say whether the repository exists.
