@@ -25,7 +25,6 @@ from urllib.parse import parse_qs
 
 import jwt
 import pytest
-from conftest import create_test_app, dispose_engines
 from cryptography.hazmat.primitives.asymmetric import rsa
 from test_real_uploaders import DATA, REPORTS, get, install_clients, report_totals, run, sha_for
 from werkzeug.serving import make_server
@@ -111,18 +110,17 @@ def clients() -> dict[str, str]:
     return install_clients()
 
 
-@pytest.fixture(scope="module")
-def service(module_database_url: str) -> Iterator[dict[str, Any]]:
+@pytest.fixture
+def service(make_app: Any, make_database_url: Any) -> Iterator[dict[str, Any]]:
     """The service on GitHub Enterprise whose issuer is the loopback JWKS server, with the public
-    repository ghe/acme/widgets and the private ghe/acme/secret; the fake Actions token endpoint."""
+    repositories ghe/acme/widgets and gadgets and the private ghe/acme/secret; the fake Actions token endpoint."""
     loopback = Loopback()
     late = LateApp()
     url = loopback.serve(late)
     enterprise = loopback.serve(json_app(jwks))
     tokens = ActionsTokens(enterprise + "/_services/token")
     providers = {"github_enterprise": {"url": enterprise + "/api/v3", "token": "ghe-token"}}
-    app = create_test_app(module_database_url, COVERAGE_PUBLIC_URL=url, COVERAGE_PROVIDERS=providers)
-    app.config["TESTING"] = False
+    app = make_app(make_database_url(), COVERAGE_PUBLIC_URL=url, COVERAGE_PROVIDERS=providers)
     with app.app_context():
         operations.add_org("github_enterprise", "acme")
         operations.add_repo("github_enterprise", "acme", "widgets")
@@ -137,7 +135,6 @@ def service(module_database_url: str) -> Iterator[dict[str, Any]]:
         yield {"url": url, "tokens": tokens, "runner": runner}
     finally:
         loopback.stop()
-        dispose_engines(app)
 
 
 @pytest.fixture
