@@ -43,6 +43,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
     "COVERAGE_MAX_REPORT_FILES": 500_000,
     "COVERAGE_UPLOAD_URL_MAX_AGE": 3600,
+    "COVERAGE_TOKENLESS_UPLOADS": True,
     "COVERAGE_BIND_KEY": None,
     "COVERAGE_SOURCE_GIT_ROOT": None,
     "COVERAGE_PROVIDERS": {},
@@ -110,8 +111,9 @@ class CoverageService:
         ``COVERAGE_COLOR_RANGE`` (graph colors), ``COVERAGE_BADGE_LABEL`` (the left part of the badges),
         ``COVERAGE_MAX_UPLOAD_BYTES`` (largest report), ``COVERAGE_MAX_REPORT_FILES`` (the most files an
         upload's reports may hold), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
-        signed upload URL of ``/upload/v4`` stays valid), ``COVERAGE_BIND_KEY`` (a key of
-        ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``,
+        signed upload URL of ``/upload/v4`` stays valid), ``COVERAGE_TOKENLESS_UPLOADS`` (whether a
+        public repository takes codecov-cli uploads without a token from a fork's pull request),
+        ``COVERAGE_BIND_KEY`` (a key of ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``,
         ``COVERAGE_SOURCE_TIMEOUT`` and ``COVERAGE_SOURCE_MAX_BYTES`` (where and how the file view reads
         source, docs/web.md), ``COVERAGE_PROVIDERS`` (the git hosts' APIs and credentials by service,
         docs/pull-requests.md; it replaces the old source API key, which is refused),

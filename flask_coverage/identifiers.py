@@ -210,12 +210,26 @@ def check_branch(value: Optional[str]) -> str:
     return name
 
 
+#: The user part of a fork's branch as codecov-cli names it (``user:branch``): a GitHub, GitLab or
+#: Bitbucket account name.
+_FORK_USER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def is_fork_branch(name: Optional[str]) -> bool:
+    """Whether ``name`` is a fork's branch as codecov-cli names it for a pull request from a fork,
+    ``user:branch`` (an account name, a colon, a git branch name): never a branch of the repository
+    itself, whose names git refuses colons in."""
+    user, colon, branch = (name or "").partition(":")
+    return bool(colon) and _FORK_USER.fullmatch(user) is not None and is_branch_name(branch)
+
+
 def normalize_branch(value: Optional[str]) -> Optional[str]:
     """A branch name as uploaders send it, cleaned up: ``None`` for none.
 
     ``refs/heads/`` and ``origin/`` prefixes are dropped and ``HEAD`` (a detached checkout) means
-    no branch, as CI environments report them. Raises InvalidInput for a name that cannot be stored
-    or that git would refuse (:func:`check_branch`).
+    no branch, as CI environments report them. A fork's ``user:branch`` (:func:`is_fork_branch`) is
+    kept as it is. Raises InvalidInput for a name that cannot be stored or that git would refuse
+    (:func:`check_branch`).
     """
     name = (value or "").strip()
     for prefix in ("refs/heads/", "origin/"):
@@ -223,6 +237,8 @@ def normalize_branch(value: Optional[str]) -> Optional[str]:
             name = name[len(prefix) :]
     if not name or name == "HEAD":
         return None
+    if is_fork_branch(name):
+        return check_name(name, "branch", max_length=MAX_NAME_LENGTH, single_word=False)
     return check_branch(name)
 
 

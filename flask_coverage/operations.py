@@ -126,9 +126,10 @@ def add_org(service: Union[str, ServiceEnum], username: str, *, name: Optional[s
 
 
 def add_member(
-    service: Union[str, ServiceEnum], org: str, username: str, *, activated: bool = False, admin: bool = False
+    service: Union[str, ServiceEnum], org: str, username: str, *, activated: bool = True, admin: bool = False
 ) -> Membership:
-    """Make user ``username`` a member of organization ``org``."""
+    """Make user ``username`` a member of organization ``org``: activated (its private repositories and
+    members open to the user) unless ``activated`` is false."""
     org_owner = require_owner(service, org, is_org=True)
     user = require_owner(service, username, is_org=False)
     duplicate = f"{user.username!r} is already a member of {org_owner.username!r}"

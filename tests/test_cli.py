@@ -93,7 +93,7 @@ def test_add_owner_errors(runner, db, acme, command) -> None:
 def test_add_member(runner, db, acme) -> None:
     run_ok(runner, "add-user", "github", "bob")
     run_ok(runner, "add-member", "github", "acme", "alice", "--activated", "--admin")
-    run_ok(runner, "add-member", "github", "ACME", "Bob")
+    run_ok(runner, "add-member", "github", "ACME", "Bob", "--deactivated")
     rows = db.session.execute(
         sa.select(Owner.username, Membership.activated, Membership.is_admin)
         .join(Membership, Membership.user_id == Owner.id)
@@ -104,9 +104,9 @@ def test_add_member(runner, db, acme) -> None:
 
 def test_a_member_added_deactivated_is_told_how_to_activate(runner, db, acme, client) -> None:
     token = create_token("github", "alice", name="ci")[1]
-    added = run_ok(runner, "add-member", "gh/acme", "alice").output.splitlines()
+    added = run_ok(runner, "add-member", "gh/acme", "alice", "--deactivated").output.splitlines()
     assert added[0] == (
-        "Added alice to acme, not activated: alice sees nothing of acme (its private repositories, its members: "
+        "Added alice to acme, deactivated: alice sees nothing of acme (its private repositories, its members: "
         "404) until activated with"
     )
     assert client.get(URL, headers={"Authorization": f"Bearer {token}"}).status_code == 404
@@ -117,6 +117,12 @@ def test_a_member_added_deactivated_is_told_how_to_activate(runner, db, acme, cl
     assert client.get(URL, headers={"Authorization": f"Bearer {token}"}).status_code == 200
     run_ok(runner, "add-user", "gh/bob")
     assert run_ok(runner, "add-member", "gh/acme", "bob", "--activated").output == "Added bob to acme.\n"
+
+
+def test_a_member_added_without_options_is_activated_and_sees_private_data(runner, db, acme, client) -> None:
+    token = create_token("github", "alice", name="ci")[1]
+    assert run_ok(runner, "add-member", "gh/acme", "alice").output == "Added alice to acme.\n"
+    assert client.get(URL, headers={"Authorization": f"Bearer {token}"}).status_code == 200
 
 
 def test_add_member_errors(runner, db, acme) -> None:
@@ -441,7 +447,7 @@ def estate(runner, acme) -> None:
     """acme (alice an activated admin, bob a member) with a public and a private repository; bob owns one."""
     run_ok(runner, "add-user", "gh/bob", "--name", "Bob")
     run_ok(runner, "add-member", "gh/acme", "alice", "--activated", "--admin")
-    run_ok(runner, "add-member", "gh/acme", "bob")
+    run_ok(runner, "add-member", "gh/acme", "bob", "--deactivated")
     run_ok(runner, "add-repo", "gh/acme/widgets", "--language", "python")
     run_ok(runner, "add-repo", "gh/acme/vault", "--private", "--branch", "trunk")
     run_ok(runner, "add-repo", "gh/bob/dotfiles")

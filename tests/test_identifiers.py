@@ -14,6 +14,7 @@ from flask_coverage.errors import InvalidInput
 from flask_coverage.identifiers import (
     check_name,
     is_branch_name,
+    is_fork_branch,
     is_storable,
     normalize_branch,
     parse_service,
@@ -141,3 +142,16 @@ def test_uploads_and_repositories_refuse_what_git_refuses(testapp, widgets, make
 def test_branch_names_git_takes_are_kept(name: str) -> None:
     assert _git_takes_branch(name)
     assert normalize_branch(name) == name
+
+
+@pytest.mark.parametrize("name", ["contributor:fix", "a-b.c_d:feature/x", "u:main"])
+def test_a_forks_user_and_branch_is_kept_as_codecov_cli_sends_it(name: str) -> None:
+    assert is_fork_branch(name) and normalize_branch(name) == name
+
+
+@pytest.mark.parametrize("name", ["main", ":fix", "u:", "u:a:b", "-u:fix", "u/v:fix", "u:../x", "u:x y", "..:x"])
+def test_anything_else_with_a_colon_is_no_forks_branch(name: str) -> None:
+    assert not is_fork_branch(name)
+    if ":" in name:
+        with pytest.raises(InvalidInput, match="git branch name"):
+            normalize_branch(name)

@@ -80,6 +80,6 @@ def build(testapp: Any, db: Any) -> SimpleNamespace:
     for name in ("alice", "nina", "mallory"):
         operations.add_user("github", name)
     operations.add_member("github", "acme", "alice", activated=True)
-    operations.add_member("github", "acme", "nina", admin=True)
+    operations.add_member("github", "acme", "nina", activated=False, admin=True)
     tokens = {name: operations.create_token("github", name, name="t")[1] for name in ("alice", "mallory", "nina")}
     return SimpleNamespace(widgets=widgets, secret=secret, dormant=dormant, tokens=tokens)

@@ -84,10 +84,15 @@ def delete_org_command(service: ServiceEnum, org: str, yes: bool) -> None:
 
 
 @service_command("add-member", "ORG", "USERNAME", metavar="SERVICE/ORG USERNAME")
-@click.option("--activated", is_flag=True, help="The membership is activated (it opens private repositories).")
+@click.option(
+    "--activated/--deactivated",
+    default=True,
+    help="The membership is activated (the default: it opens private repositories), or not (it opens nothing).",
+)
 @click.option("--admin", is_flag=True, help="The member is an admin of the organization.")
 def add_member_command(service: ServiceEnum, org: str, username: str, activated: bool, admin: bool) -> None:
-    """Make a user a member of an organization, e.g. gh/acme alice."""
+    """Make a user an activated member of an organization, e.g. gh/acme alice (--deactivated: a member who
+    sees nothing of it until activated)."""
     membership = operations.add_member(service, org, username, activated=activated, admin=admin)
     user, org_name = membership.user.username, membership.org.username
     if membership.activated:
@@ -95,7 +100,7 @@ def add_member_command(service: ServiceEnum, org: str, username: str, activated:
         return
     # Nothing says why a deactivated member gets 404s: say it here, with the way out.
     click.echo(
-        f"Added {user} to {org_name}, not activated: {user} sees nothing of {org_name} (its private "
+        f"Added {user} to {org_name}, deactivated: {user} sees nothing of {org_name} (its private "
         f"repositories, its members: 404) until activated with\n"
         f"  flask coverage set-member {service.short}/{org_name} {user} --activated"
     )

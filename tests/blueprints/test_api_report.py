@@ -168,7 +168,7 @@ def private(testapp, history, db):
     operations.add_user("github", "mallory")
     operations.add_user("github", "nina")
     operations.add_member("github", "acme", "alice", activated=True)
-    operations.add_member("github", "acme", "nina", admin=True)
+    operations.add_member("github", "acme", "nina", activated=False, admin=True)
     return {name: operations.create_token("github", name, name="t")[1] for name in ("alice", "mallory", "nina")}
 
 

@@ -46,7 +46,7 @@ def world(app: Flask) -> World:
     add_org("github", "acme", name="Acme Inc.")
     add_member("github", "acme", "bob", activated=True, admin=True)
     add_member("github", "acme", "carol", activated=True)
-    add_member("github", "acme", "erin", admin=True)
+    add_member("github", "acme", "erin", activated=False, admin=True)
     names = ("alice", "bob", "carol", "dave", "erin")
     tokens = {name: create_token("github", name, name="scripts")[1] for name in names}
     return World(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 import uuid
 from typing import Any, NoReturn, Optional
 from urllib.parse import urlencode
@@ -37,11 +38,13 @@ from ...ingest.envelope import read_envelope
 from ...lines import Totals
 from ...models import Commit, Repository
 from ...parsers import Skips
-from ...queries.repositories import find_repository_by_upload_token
+from ...providers.actions_oidc import InvalidActionsToken, enterprise_web_url, looks_like_jwt, verify_actions_token
+from ...queries.repositories import find_repository, find_repository_by_upload_token
 from ...upload_urls import sign_upload
 from ...urls import commit_url, external_url
 
 bp = Blueprint("coverage_upload", __name__)
+log = logging.getLogger(__name__)
 
 _READ_SIZE = 64 * 1024
 MAX_ROOT_LENGTH = 1024
@@ -236,7 +239,8 @@ def _run_id() -> str:
     return urlencode(sorted(item for item in request.args.items(multi=True) if item[0] not in _NOT_RUN_ARGS))
 
 
-def upload_token() -> str:
+def sent_token() -> Optional[str]:
+    """The token the request carries (``?token=``, ``Authorization: token ...`` or ``X-Upload-Token``), if any."""
     token = request.args.get("token")
     if not token:
         scheme, _, credentials = request.headers.get("Authorization", "").strip().partition(" ")
@@ -244,13 +248,22 @@ def upload_token() -> str:
             token = credentials.strip()
     if not token:
         token = request.headers.get("X-Upload-Token", "").strip()
+    return token or None
+
+
+def upload_token() -> str:
+    """:func:`sent_token`; a 401 without one."""
+    token = sent_token()
     if not token:
         fail(401, "Upload refused: the upload token is missing (?token=<upload token>).")
     return token
 
 
 def repository_for_token(token: str) -> Repository:
-    """The repository whose upload token is ``token``, compared in constant time; else a 401."""
+    """The repository whose upload token is ``token`` (compared in constant time), or the one a
+    GitHub Actions OIDC token names (:func:`repository_for_actions_token`); else a 401."""
+    if looks_like_jwt(token):
+        return repository_for_actions_token(token)
     invalid = "Upload refused: the upload token is not valid."
     # No control character reaches the database (PostgreSQL refuses NUL bytes in text).
     if not is_plausible_token(token):
@@ -258,6 +271,30 @@ def repository_for_token(token: str) -> Repository:
     repository = find_repository_by_upload_token(token)
     if repository is None or not hmac.compare_digest(repository.upload_token.encode(), token.encode()):
         fail(401, invalid)
+    return repository
+
+
+def repository_for_actions_token(token: str) -> Repository:
+    """The repository a GitHub Actions OIDC token names, verified (docs/upload.md, "Uploads from GitHub
+    Actions without a secret"); a 401 saying why it is refused, the same whether or not the repository
+    exists here, or a 503 when the issuer's keys cannot be read. The token is never logged."""
+    config = current_app.config
+    audience = config["COVERAGE_PUBLIC_URL"]
+    if not audience:
+        log.warning("GitHub Actions OIDC token refused: COVERAGE_PUBLIC_URL, its audience, is not set")
+        fail(401, "Upload refused: this service takes no GitHub Actions OIDC tokens (its public URL is not set).")
+    enterprise = enterprise_web_url((config["COVERAGE_PROVIDERS"] or {}).get("github_enterprise"))
+    try:
+        named = verify_actions_token(token, audience=audience, enterprise_url=enterprise)
+    except InvalidActionsToken as error:
+        log.warning("GitHub Actions OIDC token refused: %s", error)
+        if error.unavailable:
+            fail(503, f"Upload refused: the GitHub Actions OIDC token could not be checked: {error}; try again later.")
+        fail(401, f"Upload refused: the GitHub Actions OIDC token is not valid: {error}.")
+    repository = find_repository(named.service, named.owner, named.name)
+    if repository is None:
+        log.warning("GitHub Actions OIDC token refused: it names %s/%s, not here", named.owner, named.name)
+        fail(401, "Upload refused: the GitHub Actions OIDC token is not valid: it opens no repository here.")
     return repository
 
 

@@ -28,12 +28,13 @@ from flask import Response, current_app, jsonify, request
 from ...feedback.base import set_user_base
 from ...feedback.outbox import trigger
 from ...feedback.sender import wake
-from ...identifiers import check_name, check_sha, normalize_pullid, parse_service
+from ...identifiers import check_name, check_sha, is_fork_branch, normalize_pullid, normalize_sha, parse_service
 from ...ingest import CommitTarget, UploadMeta, record_commit, upload_reports
 from ...ingest.envelope import read_cli_payload
-from ...models import Commit, Repository, utcnow
+from ...models import Commit, Repository, ServiceEnum, utcnow
 from ...parsers import Skips
 from ...queries.files import upload_count
+from ...queries.repositories import find_repository
 from ...queries.targets import resolve_commit
 from ...upload_urls import InvalidUploadUrl, load_upload
 from ...urls import commit_url
@@ -48,6 +49,7 @@ from . import (
     put_url,
     read_body,
     repository_for_token,
+    sent_token,
     target_claims,
     upload_summary,
     upload_token,
@@ -58,6 +60,7 @@ from . import (
 MAX_CALL_BYTES = 1024 * 1024
 _SLUG = re.compile(r"([^:\s]+(?::::[^:\s]+)*)::::([^:\s]+)")
 _BASE = "/upload/<service>/<slug>"
+_BODY_KEY = "flask_coverage.cli_body"
 
 
 def _cli_route(rule: str, **options: Any) -> Any:
@@ -75,12 +78,15 @@ def _json(status: int, body: dict[str, Any]) -> Response:
 
 
 def _repository(service: str, slug: str) -> Repository:
-    """The repository the path names, if the request's upload token is its token; else a 4xx."""
+    """The repository the path names, if the request's upload token is its token, or if it may be
+    uploaded to without one (:func:`_tokenless_repository`); else a 4xx."""
     wanted = parse_service("github" if service == "github-actions" else service)
     match = _SLUG.fullmatch(slug)
     if match is None:
         fail(400, f"Upload refused: the slug {slug[:80]!r} is not 'owner::::repo' (or 'group:::subgroup::::repo').")
     owner, name = match.group(1).replace(":::", "/"), match.group(2)
+    if sent_token() is None:
+        return _tokenless_repository(wanted, owner, name)
     repository = repository_for_token(upload_token())
     named = (repository.owner.service, repository.owner.username.lower(), repository.name.lower())
     if named != (wanted, owner.lower(), name.lower()):
@@ -90,10 +96,47 @@ def _repository(service: str, slug: str) -> Repository:
     return repository
 
 
+def _tokenless_repository(service: ServiceEnum, owner: str, name: str) -> Repository:
+    """The public repository ``owner/name`` for a call without a token from a fork's pull request, as
+    Codecov takes them (docs/upload.md, "Uploads from forks without a token"); else one 401 that does
+    not say whether the repository exists.
+
+    The call's branch is the ``branch`` its body carries (``create-commit``, ``upload-coverage``), or
+    the branch stored on the commit its path names; a branch stored on the body's commit counts too, so
+    a fork cannot move a protected branch's commit. Each must be a fork's ``user:branch``.
+    ``COVERAGE_TOKENLESS_UPLOADS`` false turns them off: the token is then missing.
+    """
+    if not current_app.config["COVERAGE_TOKENLESS_UPLOADS"]:
+        upload_token()
+    refused = (
+        "Upload refused: the upload token is missing; without one, uploads are taken only from a fork's "
+        "pull request (branch 'user:branch') to a public repository."
+    )
+    sha = (request.view_args or {}).get("sha")
+    branches = []
+    if sha is None:
+        body = _call_body()
+        sha = _text_field(body, "commitid")
+        branches.append(_text_field(body, "branch"))
+    repository = find_repository(service, owner, name)
+    if repository is None or repository.private or request.endpoint == f"{bp.name}.cli_pr_base_picking":
+        fail(401, refused)
+    full_sha = normalize_sha(sha or "")
+    commit = resolve_commit(repository, sha=full_sha) if full_sha else None
+    if commit is not None:
+        branches.append(commit.branch)
+    if not branches or not all(is_fork_branch(branch) for branch in branches):
+        fail(401, refused)
+    return repository
+
+
 def _call_body() -> dict[str, Any]:
-    """The JSON object a codecov-cli call sends (may be empty); a 400 for anything else."""
-    raw = read_body(MAX_CALL_BYTES)
-    return _json_object(raw) if raw.strip() else {}
+    """The JSON object a codecov-cli call sends (may be empty); a 400 for anything else. Read once."""
+    if _BODY_KEY not in request.environ:  # the request's own, as its stream is
+        raw = read_body(MAX_CALL_BYTES)
+        request.environ[_BODY_KEY] = _json_object(raw) if raw.strip() else {}
+    body: dict[str, Any] = request.environ[_BODY_KEY]
+    return body
 
 
 def _json_object(raw: bytes) -> dict[str, Any]:
