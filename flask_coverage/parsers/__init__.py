@@ -17,6 +17,7 @@ from . import (
     coveragepy,
     coveralls,
     covr,
+    dotcover,
     gcov,
     gcov_json,
     go,
@@ -78,6 +79,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     luacov.FORMAT,
     xccov.FORMAT,
     xccov_archive.FORMAT,
+    dotcover.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

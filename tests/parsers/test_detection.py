@@ -49,6 +49,7 @@ SAMPLES = {
     "luacov": ["tools/lua/luacov.report.out"],
     "xccov": ["tools/xcode/xccov-report.json"],
     "xccov_archive": ["tools/xcode/xccov-archive.json"],
+    "dotcover": ["tools/dotcover/dotcover.xml"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -83,6 +84,7 @@ LOOKALIKES = {
     "xccov": (b'{"coveredLines": 1, "lineCoverage": 1, "targets": [{"files": [], "executableLines": 1}]}', "xccov"),
     "not xccov (a targets list alone)": (b'{"targets": [{"files": []}]}', None),
     "xccov archive": (b'{"\\/w\\/A.swift" : [{"line" : 1, "isExecutable" : false}]}', "xccov_archive"),
+    "not dotCover (a plain <Root>)": (b'<?xml version="1.0"?><Root><File Index="1" Name="a.cs"/></Root>', None),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
 }
 

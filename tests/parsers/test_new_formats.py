@@ -648,6 +648,7 @@ NOT_THE_FORMAT = {
     "scoverage": b'<coverage line-rate="1"/>',
     "luacov": b"",
     "xccov": b'{"targets": {"files": []}}',
+    "dotcover": b'<coverage line-rate="1"/>',
 }
 
 
@@ -662,7 +663,7 @@ def test_a_report_forced_into_a_format_it_is_not_is_refused_or_holds_nothing(for
         assert files == {}
 
 
-@pytest.mark.parametrize("format", ["cobertura", "jacoco", "clover", "sonarqube", "opencover", "scoverage"])
+@pytest.mark.parametrize("format", ["cobertura", "jacoco", "clover", "sonarqube", "opencover", "scoverage", "dotcover"])
 def test_an_xml_declaration_of_an_unknown_encoding_is_a_report_error(format):
     # expat asks Python for the codec, whose LookupError is no ReportError (and was a 500 for Cobertura).
     with pytest.raises(ReportError, match="^invalid XML report: its declaration names an unknown encoding$"):
@@ -687,6 +688,7 @@ SAMPLES = {
     "scoverage": "scala/scoverage.xml",
     "luacov": "lua/luacov.report.out",
     "xccov": "xcode/xccov-report.json",
+    "dotcover": "dotcover/dotcover.xml",
 }
 
 

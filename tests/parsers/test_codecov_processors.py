@@ -1,0 +1,81 @@
+"""The formats of Codecov's remaining processors (issue 37): each one's line rule on a report shaped by
+its tool's documentation, what is skipped and counted, and what is refused."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from flask_coverage.lines import HIT, MISS
+from flask_coverage.parsers import Skips, merge_by_path, parse_report
+from flask_coverage.parsers._common import LINE_BELOW_ONE
+
+TOOLS = Path(__file__).resolve().parent.parent / "data" / "tools"
+
+
+def parse(data: bytes, format: str = "auto") -> tuple[dict[str, list[tuple[int, int, int]]], dict[str, int]]:
+    """The files of a report, as line lists, and the skip counts."""
+    skips = Skips()
+    files = merge_by_path(parse_report(data, format=format, skips=skips))
+    return {path: list(lines) for path, lines in files.items()}, skips.counts
+
+
+# dotCover
+
+
+def test_dotcover_statements_mark_their_first_line_and_agree_with_the_reports_totals():
+    data = (TOOLS / "dotcover" / "dotcover.xml").read_bytes()
+    files, skips = parse(data)
+    assert skips == {}
+    assert files == {
+        "build/Shapes/src/Shapes.cs": [
+            (7, 1, HIT),
+            (8, 1, HIT),
+            (9, 1, HIT),
+            (10, 0, MISS),
+            (12, 1, HIT),
+            (16, 0, MISS),
+            (17, 0, MISS),
+        ],
+        # Line 5 holds a covered and an uncovered statement: a hit wins.
+        "build/Shapes/src/Program.cs": [(5, 1, HIT), (6, 1, HIT), (8, 0, MISS)],
+    }
+    # The report's own totals count statements: its Statement elements say the same.
+    text = data.decode()
+    root = re.search(r'<Root CoveredStatements="(\d+)" TotalStatements="(\d+)"', text)
+    assert root is not None
+    assert text.count('Covered="True"') == int(root.group(1))
+    assert text.count("<Statement ") == int(root.group(2))
+
+
+def test_dotcover_odd_statements_are_skipped_and_counted():
+    report = (
+        b'<Root DotCoverVersion="2023.3"><FileIndices><File Index="1" Name="src\\A.cs"/><File Index="2" Name=""/>'
+        b"</FileIndices><Assembly><Type><Method>"
+        b'<Statement FileIndex="1" Line="3" Covered="True"/>'
+        b'<Statement FileIndex="1" Line="0" Covered="True"/>'
+        b'<Statement FileIndex="1" Line="4" Covered="maybe"/>'
+        b'<Statement FileIndex="9" Line="5" Covered="False"/>'
+        b"</Method></Type></Assembly></Root>"
+    )
+    files, skips = parse(report)
+    assert files == {"src/A.cs": [(3, 1, HIT)]}
+    assert skips == {
+        LINE_BELOW_ONE: 1,
+        'statements whose Covered is neither "True" nor "False", skipped': 1,
+        "statements of a file not listed, skipped": 1,
+        "files with an empty name, skipped": 1,
+    }
+
+
+def test_dotcover_a_file_in_two_assemblies_is_merged():
+    point = '<Statement FileIndex="1" Line="{}" Covered="{}"/>'
+    report = (
+        '<Root DotCoverVersion="2023.3"><FileIndices><File Index="1" Name="src/Shared.cs"/></FileIndices>'
+        f'<Assembly Name="A"><Type><Method>{point.format(3, "False")}</Method></Type></Assembly>'
+        f'<Assembly Name="B"><Type><Method>{point.format(3, "True")}{point.format(4, "False")}</Method></Type>'
+        "</Assembly></Root>"
+    ).encode()
+    read = list(parse_report(report, skips=Skips()))
+    assert [path for path, _ in read] == ["src/Shared.cs", "src/Shared.cs"]  # one assembly at a time
+    assert parse(report)[0] == {"src/Shared.cs": [(3, 1, HIT), (4, 0, MISS)]}
