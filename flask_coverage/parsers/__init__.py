@@ -18,6 +18,7 @@ from . import (
     coveralls,
     covr,
     dotcover,
+    flow,
     gcov,
     gcov_json,
     go,
@@ -80,6 +81,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     xccov.FORMAT,
     xccov_archive.FORMAT,
     dotcover.FORMAT,
+    flow.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

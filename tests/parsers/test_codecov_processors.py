@@ -3,12 +3,13 @@ its tool's documentation, what is skipped and counted, and what is refused."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from flask_coverage.lines import HIT, MISS
 from flask_coverage.parsers import Skips, merge_by_path, parse_report
-from flask_coverage.parsers._common import LINE_BELOW_ONE
+from flask_coverage.parsers._common import EMPTY_NAME, LINE_BELOW_ONE, LINE_NOT_A_NUMBER
 
 TOOLS = Path(__file__).resolve().parent.parent / "data" / "tools"
 
@@ -79,3 +80,49 @@ def test_dotcover_a_file_in_two_assemblies_is_merged():
     read = list(parse_report(report, skips=Skips()))
     assert [path for path, _ in read] == ["src/Shared.cs", "src/Shared.cs"]  # one assembly at a time
     assert parse(report)[0] == {"src/Shared.cs": [(3, 1, HIT), (4, 0, MISS)]}
+
+
+# Flow
+
+
+def test_flow_locations_mark_their_start_line_and_agree_with_the_reports_counts():
+    data = (TOOLS / "flow" / "flow-coverage.json").read_bytes()
+    files, skips = parse(data)
+    assert skips == {}
+    assert files == {
+        # Line 4 holds two typed expressions (hits add up) and an untyped one: a hit wins. Line 5's
+        # expression spans to line 6: its start line alone is marked.
+        "src/shapes.js": [(3, 1, HIT), (4, 2, HIT), (5, 1, HIT), (9, 1, HIT), (12, 0, MISS)],
+        "src/main.js": [(2, 1, HIT), (4, 2, HIT), (5, 1, HIT), (7, 0, MISS)],
+    }
+    for entry in json.loads(data)["files"].values():
+        expressions = entry["expressions"]
+        assert len(expressions["covered_locs"]) == expressions["covered_count"]
+        assert len(expressions["uncovered_locs"]) == expressions["uncovered_count"]
+
+
+def test_flow_odd_entries_are_skipped_and_counted():
+    report = {
+        "flowStatus": {"passed": True},
+        "files": {
+            "a.js": {
+                "expressions": {
+                    "covered_locs": [{"start": {"line": 2}}, {"start": {"line": 0}}, {"end": {"line": 3}}, 7],
+                    "uncovered_locs": [{"start": {"line": "x"}}, {"start": {"line": 3}}],
+                }
+            },
+            "b.js": {"expressions": {"covered_locs": {"start": {"line": 1}}}},
+            "c.js": {"percent": 0},
+            "": {"expressions": {"covered_locs": [{"start": {"line": 1}}]}},
+        },
+    }
+    files, skips = parse(json.dumps(report).encode())
+    assert files == {"a.js": [(2, 1, HIT), (3, 0, MISS)]}
+    assert skips == {
+        LINE_BELOW_ONE: 1,
+        LINE_NOT_A_NUMBER: 1,
+        "locations without a start line, skipped": 2,
+        "location lists that are not lists, skipped": 1,
+        "file entries without an expressions object, skipped": 1,
+        EMPTY_NAME: 1,
+    }

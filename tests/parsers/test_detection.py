@@ -50,6 +50,7 @@ SAMPLES = {
     "xccov": ["tools/xcode/xccov-report.json"],
     "xccov_archive": ["tools/xcode/xccov-archive.json"],
     "dotcover": ["tools/dotcover/dotcover.xml"],
+    "flow": ["tools/flow/flow-coverage.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {

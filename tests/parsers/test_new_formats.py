@@ -649,6 +649,7 @@ NOT_THE_FORMAT = {
     "luacov": b"",
     "xccov": b'{"targets": {"files": []}}',
     "dotcover": b'<coverage line-rate="1"/>',
+    "flow": b'{"files": [{"name": "a.js"}]}',
 }
 
 
@@ -689,6 +690,7 @@ SAMPLES = {
     "luacov": "lua/luacov.report.out",
     "xccov": "xcode/xccov-report.json",
     "dotcover": "dotcover/dotcover.xml",
+    "flow": "flow/flow-coverage.json",
 }
 
 
