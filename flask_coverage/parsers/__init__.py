@@ -18,6 +18,7 @@ from . import (
     coveralls,
     covr,
     dotcover,
+    elm,
     flow,
     gcov,
     gcov_json,
@@ -82,6 +83,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     xccov_archive.FORMAT,
     dotcover.FORMAT,
     flow.FORMAT,
+    elm.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

@@ -9,7 +9,13 @@ from pathlib import Path
 
 from flask_coverage.lines import HIT, MISS
 from flask_coverage.parsers import Skips, merge_by_path, parse_report
-from flask_coverage.parsers._common import EMPTY_NAME, LINE_BELOW_ONE, LINE_NOT_A_NUMBER
+from flask_coverage.parsers._common import (
+    EMPTY_NAME,
+    HITS_NEGATIVE,
+    HITS_NOT_A_NUMBER,
+    LINE_BELOW_ONE,
+    LINE_NOT_A_NUMBER,
+)
 
 TOOLS = Path(__file__).resolve().parent.parent / "data" / "tools"
 
@@ -125,4 +131,42 @@ def test_flow_odd_entries_are_skipped_and_counted():
         "location lists that are not lists, skipped": 1,
         "file entries without an expressions object, skipped": 1,
         EMPTY_NAME: 1,
+    }
+
+
+# Elm
+
+
+def test_elm_regions_mark_lines_as_codecov_reads_them():
+    files, skips = parse((TOOLS / "elm" / "codecov.json").read_bytes())
+    assert skips == {}
+    assert files == {
+        # classify (lines 7-14, run twice) marks 7 to 13; its branches add their counts where they sit.
+        # area (17-20) never ran: its let (19) and lambda (20) neither.
+        "src/Shapes.elm": [(7, 2, HIT), (8, 2, HIT), (9, 3, HIT), (10, 2, HIT), (11, 2, HIT), (12, 2, HIT)]
+        + [(13, 2, HIT), (14, 1, HIT), (17, 0, MISS), (18, 0, MISS), (19, 0, MISS), (20, 0, MISS)],
+        "src/Main.elm": [(5, 1, HIT), (10, 0, MISS)],
+    }
+
+
+def test_elm_the_module_map_first_or_last_reads_the_same_and_odd_regions_are_counted():
+    region = {"from": {"line": 2, "column": 1}, "to": {"line": 2, "column": 9}, "count": 3}
+    data = {
+        "A": [region, {"from": {"line": 0}, "to": {"line": 1}}, {"from": {"line": 5}}, {**region, "count": -1}],
+        "B": [{"from": {"line": 4}, "to": {"line": 3}, "count": 1}, {**region, "count": "x"}],
+        "Gone": [region],
+    }
+    module_map = {"A": "src/A.elm", "B": "src/B.elm"}
+    last = parse(json.dumps({"coverageData": data, "moduleMap": module_map}).encode())
+    first = parse(json.dumps({"moduleMap": module_map, "coverageData": data}).encode())
+    assert last == first
+    files, skips = last
+    assert files == {"src/A.elm": [(2, 3, HIT)]}
+    assert skips == {
+        LINE_BELOW_ONE: 1,
+        "regions without a start and an end line, skipped": 1,
+        HITS_NEGATIVE: 1,
+        "regions ending before they start or spanning over 10,000 lines, skipped": 1,
+        HITS_NOT_A_NUMBER: 1,
+        "modules the moduleMap does not name, skipped": 1,
     }

@@ -51,6 +51,7 @@ SAMPLES = {
     "xccov_archive": ["tools/xcode/xccov-archive.json"],
     "dotcover": ["tools/dotcover/dotcover.xml"],
     "flow": ["tools/flow/flow-coverage.json"],
+    "elm": ["tools/elm/codecov.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {

@@ -650,6 +650,7 @@ NOT_THE_FORMAT = {
     "xccov": b'{"targets": {"files": []}}',
     "dotcover": b'<coverage line-rate="1"/>',
     "flow": b'{"files": [{"name": "a.js"}]}',
+    "elm": b'{"coverage": {"a.elm": [1]}}',
 }
 
 
@@ -691,6 +692,7 @@ SAMPLES = {
     "xccov": "xcode/xccov-report.json",
     "dotcover": "dotcover/dotcover.xml",
     "flow": "flow/flow-coverage.json",
+    "elm": "elm/codecov.json",
 }
 
 
