@@ -29,6 +29,7 @@ from . import (
     llvm,
     luacov,
     opencover,
+    salesforce,
     scoverage,
     simplecov,
     sonarqube,
@@ -84,6 +85,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     dotcover.FORMAT,
     flow.FORMAT,
     elm.FORMAT,
+    salesforce.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

@@ -11,6 +11,7 @@ from flask_coverage.lines import HIT, MISS
 from flask_coverage.parsers import Skips, merge_by_path, parse_report
 from flask_coverage.parsers._common import (
     EMPTY_NAME,
+    HITS_DECIMAL,
     HITS_NEGATIVE,
     HITS_NOT_A_NUMBER,
     LINE_BELOW_ONE,
@@ -169,4 +170,42 @@ def test_elm_the_module_map_first_or_last_reads_the_same_and_odd_regions_are_cou
         "regions ending before they start or spanning over 10,000 lines, skipped": 1,
         HITS_NOT_A_NUMBER: 1,
         "modules the moduleMap does not name, skipped": 1,
+    }
+
+
+# Salesforce Apex
+
+
+def test_salesforce_lines_agree_with_the_reports_totals():
+    data = (TOOLS / "salesforce" / "test-result-codecoverage.json").read_bytes()
+    files, skips = parse(data)
+    assert skips == {}
+    assert files == {
+        "Triangle.cls": [(3, 2, HIT), (4, 2, HIT), (5, 1, HIT), (6, 1, HIT), (7, 0, MISS), (8, 1, HIT)]
+        + [(12, 0, MISS), (13, 0, MISS), (14, 0, MISS)],
+        "ShapeTrigger.cls": [(2, 1, HIT), (3, 1, HIT), (5, 0, MISS)],
+    }
+    for entry in json.loads(data):
+        lines = files[entry["name"] + ".cls"]
+        assert len(lines) == entry["totalLines"]
+        assert sum(state == HIT for _, _, state in lines) == entry["totalCovered"]
+
+
+def test_salesforce_odd_entries_are_skipped_and_counted():
+    report = [
+        {"id": "1", "name": "A", "lines": {"1": 1, "0": 1, "x": 1, "2": -3, "3": 1.5, "4": "y"}},
+        {"id": "2", "name": "b.trigger", "lines": {"7": 0}},
+        {"id": "3", "name": "C"},
+        None,
+        {"id": "4", "name": "", "lines": {"1": 1}},
+    ]
+    files, skips = parse(json.dumps(report).encode())
+    assert files == {"A.cls": [(1, 1, HIT), (2, 0, MISS), (3, 1, HIT)], "b.trigger": [(7, 0, MISS)]}
+    assert skips == {
+        LINE_BELOW_ONE: 1,
+        LINE_NOT_A_NUMBER: 1,
+        HITS_NEGATIVE: 1,
+        HITS_DECIMAL: 1,
+        HITS_NOT_A_NUMBER: 1,
+        "entries without a name or a lines object, skipped": 3,
     }

@@ -52,6 +52,7 @@ SAMPLES = {
     "dotcover": ["tools/dotcover/dotcover.xml"],
     "flow": ["tools/flow/flow-coverage.json"],
     "elm": ["tools/elm/codecov.json"],
+    "salesforce": ["tools/salesforce/test-result-codecoverage.json"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -87,6 +88,7 @@ LOOKALIKES = {
     "not xccov (a targets list alone)": (b'{"targets": [{"files": []}]}', None),
     "xccov archive": (b'{"\\/w\\/A.swift" : [{"line" : 1, "isExecutable" : false}]}', "xccov_archive"),
     "not dotCover (a plain <Root>)": (b'<?xml version="1.0"?><Root><File Index="1" Name="a.cs"/></Root>', None),
+    "not Salesforce (a list of named objects)": (b'[{"name": "a", "coverage": [1]}]', None),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
 }
 

@@ -651,6 +651,7 @@ NOT_THE_FORMAT = {
     "dotcover": b'<coverage line-rate="1"/>',
     "flow": b'{"files": [{"name": "a.js"}]}',
     "elm": b'{"coverage": {"a.elm": [1]}}',
+    "salesforce": b'{"name": "A", "lines": {"1": 1}}',
 }
 
 
@@ -693,6 +694,7 @@ SAMPLES = {
     "dotcover": "dotcover/dotcover.xml",
     "flow": "flow/flow-coverage.json",
     "elm": "elm/codecov.json",
+    "salesforce": "salesforce/test-result-codecoverage.json",
 }
 
 
