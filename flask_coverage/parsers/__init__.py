@@ -36,6 +36,7 @@ from . import (
     xccov,
     xccov_archive,
     xcode,
+    xcode_plist,
 )
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
@@ -86,6 +87,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     flow.FORMAT,
     elm.FORMAT,
     salesforce.FORMAT,
+    xcode_plist.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

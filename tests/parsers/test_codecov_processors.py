@@ -4,11 +4,15 @@ its tool's documentation, what is skipped and counted, and what is refused."""
 from __future__ import annotations
 
 import json
+import plistlib
 import re
 from pathlib import Path
 
-from flask_coverage.lines import HIT, MISS
-from flask_coverage.parsers import Skips, merge_by_path, parse_report
+import pytest
+
+from flask_coverage.errors import ReportError
+from flask_coverage.lines import HIT, MISS, PARTIAL
+from flask_coverage.parsers import Skips, merge_by_path, parse_report, xcode_plist
 from flask_coverage.parsers._common import (
     EMPTY_NAME,
     HITS_DECIMAL,
@@ -209,3 +213,72 @@ def test_salesforce_odd_entries_are_skipped_and_counted():
         HITS_NOT_A_NUMBER: 1,
         "entries without a name or a lines object, skipped": 3,
     }
+
+
+# Xcode xccoverage plist
+
+
+def plist(objects: list[object]) -> bytes:
+    return plistlib.dumps({"$archiver": "NSKeyedArchiver", "$objects": objects}, fmt=plistlib.FMT_XML)
+
+
+def uid(index: int) -> dict[str, int]:
+    return {"CF$UID": index}
+
+
+def test_xcode_plist_reads_as_the_archive_json_of_the_same_run():
+    files, skips = parse((TOOLS / "xcode" / "Action.xccoverage.plist").read_bytes())
+    assert skips == {}
+    assert files == parse((TOOLS / "xcode" / "xccov-archive.json").read_bytes())[0]
+    assert (5, 12, PARTIAL) in files["Users/runner/work/shapes/shapes/Sources/Shapes/Shapes.swift"]
+
+
+def test_xcode_plist_lines_subranges_and_odd_lines():
+    objects = [
+        "$null",
+        {},
+        {"NS.objects": [uid(3)]},  # the targets
+        {"sourceFiles": uid(4)},
+        {"NS.objects": [uid(5)]},
+        {"documentLocation": uid(6), "lines": uid(7)},
+        "/w/A.swift",
+        {"NS.objects": [uid(n) for n in range(8, 15)]},
+        {"x": False, "c": 0, "s": uid(0)},  # line 1: no code
+        {"x": True, "c": 3, "s": uid(0)},  # 2: HIT
+        {"x": True, "c": 0, "s": uid(0)},  # 3: MISS
+        {"x": True, "c": 2, "s": uid(15)},  # 4: ran, one part not: PARTIAL
+        {"x": True, "c": 2, "s": uid(17)},  # 5: its only subrange a closing brace: HIT
+        "not a line",
+        {"x": True, "c": -1, "s": uid(0)},  # 7: clamped
+        {"NS.objects": [uid(16)]},
+        {"c": 10, "len": 5, "x": 0},
+        {"NS.objects": [uid(18)]},
+        {"c": 1, "len": 2, "x": 0},
+    ]
+    files, skips = parse(plist(objects))
+    assert files == {"w/A.swift": [(2, 3, HIT), (3, 0, MISS), (4, 2, PARTIAL), (5, 2, HIT), (7, 0, MISS)]}
+    assert skips == {"lines that are not objects, skipped": 1, HITS_NEGATIVE: 1}
+
+
+def test_xcode_plist_broken_or_costly_graphs_are_refused():
+    lines = {"NS.objects": [uid(7)] * 3}
+    file = {"documentLocation": uid(6), "lines": uid(8)}
+    # A hundred files share one list of lines: refused, not read a hundred times over.
+    shared = ["$null", {}, {"NS.objects": [uid(3)]}, {"sourceFiles": uid(4)}, {"NS.objects": [uid(5)] * 100}]
+    shared += [file, "/w/A.swift", {"x": True, "c": 1, "s": uid(0)}, lines]
+    with pytest.raises(ReportError, match="refers to more lines than it holds"):
+        parse(plist(shared))
+    out_of_range = ["$null", {}, {"NS.objects": [uid(99)]}, {}]
+    with pytest.raises(ReportError, match="not an xccoverage archive"):
+        parse(plist(out_of_range), format="xcode_plist")
+    with pytest.raises(ReportError, match="^invalid Xcode plist report"):
+        parse(
+            b'<?xml version="1.0"?><!DOCTYPE plist [<!ENTITY a "b">]><plist><string>&a;</string></plist>', "xcode_plist"
+        )
+
+
+def test_xcode_plist_over_the_size_bound_is_refused(monkeypatch):
+    data = (TOOLS / "xcode" / "Action.xccoverage.plist").read_bytes()
+    monkeypatch.setattr(xcode_plist, "MAX_PLIST_BYTES", len(data) - 1)
+    with pytest.raises(ReportError, match="read whole"):
+        parse(data)

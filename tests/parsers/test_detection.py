@@ -53,6 +53,7 @@ SAMPLES = {
     "flow": ["tools/flow/flow-coverage.json"],
     "elm": ["tools/elm/codecov.json"],
     "salesforce": ["tools/salesforce/test-result-codecoverage.json"],
+    "xcode_plist": ["tools/xcode/Action.xccoverage.plist"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -89,6 +90,10 @@ LOOKALIKES = {
     "xccov archive": (b'{"\\/w\\/A.swift" : [{"line" : 1, "isExecutable" : false}]}', "xccov_archive"),
     "not dotCover (a plain <Root>)": (b'<?xml version="1.0"?><Root><File Index="1" Name="a.cs"/></Root>', None),
     "not Salesforce (a list of named objects)": (b'[{"name": "a", "coverage": [1]}]', None),
+    "not an xccoverage plist (Info.plist)": (
+        b'<?xml version="1.0"?><plist version="1.0"><dict><key>a</key></dict></plist>',
+        None,
+    ),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
 }
 

@@ -652,6 +652,7 @@ NOT_THE_FORMAT = {
     "flow": b'{"files": [{"name": "a.js"}]}',
     "elm": b'{"coverage": {"a.elm": [1]}}',
     "salesforce": b'{"name": "A", "lines": {"1": 1}}',
+    "xcode_plist": b'<?xml version="1.0"?><plist version="1.0"><dict/></plist>',
 }
 
 
@@ -695,6 +696,7 @@ SAMPLES = {
     "flow": "flow/flow-coverage.json",
     "elm": "elm/codecov.json",
     "salesforce": "salesforce/test-result-codecoverage.json",
+    "xcode_plist": "xcode/Action.xccoverage.plist",
 }
 
 
