@@ -17,6 +17,7 @@ from . import (
     coveragepy,
     coveralls,
     covr,
+    dlst,
     dotcover,
     elm,
     flow,
@@ -88,6 +89,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     elm.FORMAT,
     salesforce.FORMAT,
     xcode_plist.FORMAT,
+    dlst.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

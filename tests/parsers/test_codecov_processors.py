@@ -282,3 +282,35 @@ def test_xcode_plist_over_the_size_bound_is_refused(monkeypatch):
     monkeypatch.setattr(xcode_plist, "MAX_PLIST_BYTES", len(data) - 1)
     with pytest.raises(ReportError, match="read whole"):
         parse(data)
+
+
+# D coverage listing
+
+
+def test_dlst_rows_are_lines_and_agree_with_the_listings_percentage():
+    data = (TOOLS / "d" / "source-shapes.lst").read_bytes()
+    files, skips = parse(data)
+    assert skips == {}
+    lines = files["source/shapes.d"]
+    assert lines == [(5, 2, HIT), (6, 1, HIT), (7, 1, HIT), (8, 0, MISS), (9, 1, HIT), (14, 0, MISS)] + [
+        (19, 1, HIT),
+        (20, 1, HIT),
+    ]
+    percent = re.search(rb"is (\d+)% covered", data)
+    assert percent is not None
+    assert 100 * sum(state == HIT for _, _, state in lines) // len(lines) == int(percent.group(1))
+
+
+def test_dlst_the_file_name_without_a_last_row_and_odd_rows():
+    rows = b"       |int a;\n      x|int b;\n      3|int c;\n0000000|int d;\n"
+    skips = Skips()
+    read = merge_by_path(parse_report(rows, format="dlst", name="src-app.lst", skips=skips))
+    assert {path: list(lines) for path, lines in read.items()} == {"src-app.d": [(3, 3, HIT), (4, 0, MISS)]}
+    assert skips.counts == {HITS_NOT_A_NUMBER: 1}
+    with pytest.raises(ReportError, match="which file it covers is unknown"):
+        parse(rows, "dlst")
+    files, skips_after = parse(rows + b"app.d has no code\n      1|int e;\n", "dlst")
+    assert files == {"app.d": [(3, 3, HIT), (4, 0, MISS)]} and skips_after == {
+        HITS_NOT_A_NUMBER: 1,
+        "rows after the summary row, skipped": 1,
+    }

@@ -54,6 +54,7 @@ SAMPLES = {
     "elm": ["tools/elm/codecov.json"],
     "salesforce": ["tools/salesforce/test-result-codecoverage.json"],
     "xcode_plist": ["tools/xcode/Action.xccoverage.plist"],
+    "dlst": ["tools/d/source-shapes.lst"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -94,6 +95,7 @@ LOOKALIKES = {
         b'<?xml version="1.0"?><plist version="1.0"><dict><key>a</key></dict></plist>',
         None,
     ),
+    "not a D listing (a Markdown table)": (b"| a | b |\n|---|---|\n", None),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
 }
 

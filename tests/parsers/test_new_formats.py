@@ -653,6 +653,7 @@ NOT_THE_FORMAT = {
     "elm": b'{"coverage": {"a.elm": [1]}}',
     "salesforce": b'{"name": "A", "lines": {"1": 1}}',
     "xcode_plist": b'<?xml version="1.0"?><plist version="1.0"><dict/></plist>',
+    "dlst": b"1|2|int a;\n",
 }
 
 
@@ -697,6 +698,7 @@ SAMPLES = {
     "elm": "elm/codecov.json",
     "salesforce": "salesforce/test-result-codecoverage.json",
     "xcode_plist": "xcode/Action.xccoverage.plist",
+    "dlst": "d/source-shapes.lst",
 }
 
 
@@ -716,7 +718,7 @@ def test_a_truncated_report_is_refused_or_read_in_part(format):
             for path, lines in files.items():
                 if path in whole:
                     assert {line for line, _, _ in lines[:-1]} <= whole[path]
-    assert refused or format in ("go", "gcov", "xcode", "luacov")
+    assert refused or format in ("go", "gcov", "xcode", "luacov", "dlst")
 
 
 @pytest.mark.parametrize("format", sorted(SAMPLES))
