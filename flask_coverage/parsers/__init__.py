@@ -11,6 +11,7 @@ from typing import Iterable, Iterator
 from ..errors import ReportError
 from ..lines import LineCoverage
 from . import (
+    bullseye,
     clover,
     cobertura,
     codecov,
@@ -90,6 +91,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     salesforce.FORMAT,
     xcode_plist.FORMAT,
     dlst.FORMAT,
+    bullseye.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

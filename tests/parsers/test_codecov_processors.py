@@ -314,3 +314,39 @@ def test_dlst_the_file_name_without_a_last_row_and_odd_rows():
         HITS_NOT_A_NUMBER: 1,
         "rows after the summary row, skipped": 1,
     }
+
+
+# BullseyeCoverage
+
+
+def test_bullseye_probes_mark_lines_and_agree_with_the_reports_function_counts():
+    data = (TOOLS / "bullseye" / "coverage.xml").read_bytes()
+    files, skips = parse(data)
+    assert skips == {}
+    assert files == {
+        # Line 6: a decision and a condition both ways, a condition true only: a hit wins.
+        "src/shapes/shapes.c": [(4, 1, HIT), (6, 3, HIT), (8, 2, PARTIAL), (13, 0, MISS), (14, 0, MISS)],
+        "src/main.c": [(3, 1, HIT), (5, 1, PARTIAL)],
+    }
+    # Each file's function probes say what its fn_cov/fn_total say.
+    for source in re.finditer(rb'<src name="[^"]+" [^>]*fn_cov="(\d+)" fn_total="(\d+)"(.*?)</src>', data, re.S):
+        called = source.group(3).count(b'kind="function" event="full"')
+        assert (called, source.group(3).count(b'kind="function"')) == (int(source.group(1)), int(source.group(2)))
+
+
+def test_bullseye_odd_probes_are_skipped_and_counted():
+    report = (
+        b'<BullseyeCoverage xmlns="https://www.bullseye.com/covxml"><probe line="1" event="full"/>'
+        b'<folder name="lib/"><src name=""><fn><probe line="2" event="full"/></fn></src>'
+        b'<src name="a.c"><fn><probe line="3" event="full"/><probe line="0" event="none"/>'
+        b'<probe line="4"/><probe line="5" event="true"/></fn></src></folder>'
+        b'<src name="b.c"><fn><probe line="7" event="none"/></fn></src></BullseyeCoverage>'
+    )
+    files, skips = parse(report)
+    assert files == {"lib/a.c": [(3, 1, HIT), (5, 1, PARTIAL)], "b.c": [(7, 0, MISS)]}
+    assert skips == {
+        "probes outside a file, skipped": 2,
+        EMPTY_NAME: 1,
+        LINE_BELOW_ONE: 1,
+        "probes without an event, skipped": 1,
+    }

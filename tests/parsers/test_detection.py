@@ -55,6 +55,7 @@ SAMPLES = {
     "salesforce": ["tools/salesforce/test-result-codecoverage.json"],
     "xcode_plist": ["tools/xcode/Action.xccoverage.plist"],
     "dlst": ["tools/d/source-shapes.lst"],
+    "bullseye": ["tools/bullseye/coverage.xml"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {

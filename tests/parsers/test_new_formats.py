@@ -654,6 +654,7 @@ NOT_THE_FORMAT = {
     "salesforce": b'{"name": "A", "lines": {"1": 1}}',
     "xcode_plist": b'<?xml version="1.0"?><plist version="1.0"><dict/></plist>',
     "dlst": b"1|2|int a;\n",
+    "bullseye": b'<coverage line-rate="1"/>',
 }
 
 
@@ -668,7 +669,9 @@ def test_a_report_forced_into_a_format_it_is_not_is_refused_or_holds_nothing(for
         assert files == {}
 
 
-@pytest.mark.parametrize("format", ["cobertura", "jacoco", "clover", "sonarqube", "opencover", "scoverage", "dotcover"])
+@pytest.mark.parametrize(
+    "format", ["cobertura", "jacoco", "clover", "sonarqube", "opencover", "scoverage", "dotcover", "bullseye"]
+)
 def test_an_xml_declaration_of_an_unknown_encoding_is_a_report_error(format):
     # expat asks Python for the codec, whose LookupError is no ReportError (and was a 500 for Cobertura).
     with pytest.raises(ReportError, match="^invalid XML report: its declaration names an unknown encoding$"):
@@ -699,6 +702,7 @@ SAMPLES = {
     "salesforce": "salesforce/test-result-codecoverage.json",
     "xcode_plist": "xcode/Action.xccoverage.plist",
     "dlst": "d/source-shapes.lst",
+    "bullseye": "bullseye/coverage.xml",
 }
 
 
