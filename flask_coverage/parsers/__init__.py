@@ -35,6 +35,7 @@ from . import (
     scoverage,
     simplecov,
     sonarqube,
+    vscoverage,
     xccov,
     xccov_archive,
     xcode,
@@ -92,6 +93,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     xcode_plist.FORMAT,
     dlst.FORMAT,
     bullseye.FORMAT,
+    vscoverage.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

@@ -350,3 +350,44 @@ def test_bullseye_odd_probes_are_skipped_and_counted():
         LINE_BELOW_ONE: 1,
         "probes without an event, skipped": 1,
     }
+
+
+# Visual Studio coverage XML
+
+
+def test_vscoverage_ranges_mark_lines_and_agree_with_the_modules_counts():
+    data = (TOOLS / "vscoverage" / "shapes.coveragexml").read_bytes()
+    files, skips = parse(data)
+    assert skips == {}
+    lines = files["build/Shapes/src/Shapes.cs"]
+    assert lines == [(7, 1, HIT), (8, 1, HIT), (9, 1, HIT), (10, 1, PARTIAL), (11, 1, HIT), (12, 1, HIT)] + [
+        (16, 0, MISS),
+        (17, 0, MISS),
+        (18, 0, MISS),
+    ]
+    module = re.search(
+        rb'<module [^>]*lines_covered="(\d+)" lines_partially_covered="(\d+)" lines_not_covered="(\d+)"', data
+    )
+    assert module is not None
+    states = [state for _, _, state in lines]
+    assert (states.count(HIT), states.count(PARTIAL), states.count(MISS)) == tuple(int(n) for n in module.groups())
+
+
+def test_vscoverage_ranges_wait_for_their_modules_source_files_and_odd_ranges_are_counted():
+    module = (
+        '<module block_coverage="1"><functions><function><ranges>{}</ranges></function></functions>'
+        '<source_files><source_file id="0" path="src\\{}"/><source_file id="2" path=""/></source_files></module>'
+    )
+    point = '<range source_id="{}" covered="{}" start_line="{}" end_line="{}"/>'
+    first = point.format(0, "yes", 3, 4) + point.format(1, "no", 5, 5) + point.format(0, "maybe", 6, 6)
+    second = point.format(0, "no", 2, 1) + point.format(0, "no", 0, 1) + point.format(0, "partial", 9, 9)
+    report = f"<results><modules>{module.format(first, 'A.cs')}{module.format(second, 'B.cs')}</modules></results>"
+    files, skips = parse(report.encode())
+    assert files == {"src/A.cs": [(3, 1, HIT), (4, 1, HIT)], "src/B.cs": [(9, 1, PARTIAL)]}
+    assert skips == {
+        "ranges of a source file not listed, skipped": 1,
+        'ranges whose covered is not "yes", "no" or "partial", skipped': 1,
+        "ranges ending before they start or spanning over 1,000 lines, skipped": 1,
+        LINE_BELOW_ONE: 1,
+        EMPTY_NAME: 2,
+    }

@@ -56,6 +56,7 @@ SAMPLES = {
     "xcode_plist": ["tools/xcode/Action.xccoverage.plist"],
     "dlst": ["tools/d/source-shapes.lst"],
     "bullseye": ["tools/bullseye/coverage.xml"],
+    "vscoverage": ["tools/vscoverage/shapes.coveragexml"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -97,6 +98,7 @@ LOOKALIKES = {
         None,
     ),
     "not a D listing (a Markdown table)": (b"| a | b |\n|---|---|\n", None),
+    "not Visual Studio (a plain <results>)": (b"<results><module name='a'/></results>", None),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
 }
 

@@ -655,6 +655,7 @@ NOT_THE_FORMAT = {
     "xcode_plist": b'<?xml version="1.0"?><plist version="1.0"><dict/></plist>',
     "dlst": b"1|2|int a;\n",
     "bullseye": b'<coverage line-rate="1"/>',
+    "vscoverage": b'<coverage line-rate="1"/>',
 }
 
 
@@ -703,6 +704,7 @@ SAMPLES = {
     "xcode_plist": "xcode/Action.xccoverage.plist",
     "dlst": "d/source-shapes.lst",
     "bullseye": "bullseye/coverage.xml",
+    "vscoverage": "vscoverage/shapes.coveragexml",
 }
 
 
