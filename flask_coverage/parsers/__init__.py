@@ -22,6 +22,7 @@ from . import (
     dotcover,
     elm,
     flow,
+    gap,
     gcov,
     gcov_json,
     go,
@@ -94,6 +95,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     dlst.FORMAT,
     bullseye.FORMAT,
     vscoverage.FORMAT,
+    gap.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

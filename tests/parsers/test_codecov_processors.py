@@ -391,3 +391,43 @@ def test_vscoverage_ranges_wait_for_their_modules_source_files_and_odd_ranges_ar
         LINE_BELOW_ONE: 1,
         EMPTY_NAME: 2,
     }
+
+
+# GAP
+
+
+def test_gap_lines_read_are_misses_unless_executed():
+    files, skips = parse((TOOLS / "gap" / "profile.coverage").read_bytes())
+    assert skips == {}
+    assert files == {
+        "home/runner/work/shapes/lib/shapes.gi": [(1, 0, MISS), (2, 1, HIT), (3, 1, HIT), (4, 0, MISS)]
+        + [(5, 1, HIT), (8, 0, MISS), (9, 0, MISS)],
+        "home/runner/work/shapes/tst/shapes.g": [(1, 1, HIT), (2, 1, HIT)],
+    }
+
+
+def test_gap_odd_lines_are_skipped_and_counted_and_a_line_not_json_refused():
+    rows = [
+        {"Type": "S", "File": "a.g"},
+        {"Type": "E", "Line": 2},
+        {"Type": "E", "Line": 0},
+        {"Type": "E"},
+        {"Line": 3},
+        {"Type": "S", "File": ""},
+        {"Type": "E", "Line": 4},
+        {"Type": "S", "File": "b.g"},
+        {"Type": "R", "Line": "x"},
+        {"Type": "R", "Line": 5},
+    ]
+    report = "\n".join(json.dumps(row) for row in rows).encode()
+    files, skips = parse(report)
+    assert files == {"a.g": [(2, 1, HIT)], "b.g": [(5, 0, MISS)]}
+    assert skips == {
+        LINE_BELOW_ONE: 1,
+        "lines without a Type or a Line, skipped": 2,
+        EMPTY_NAME: 1,
+        "lines outside a named file, skipped": 1,
+        LINE_NOT_A_NUMBER: 1,
+    }
+    with pytest.raises(ReportError, match="^invalid GAP profile: line 3 is not a JSON object$"):
+        parse(report.replace(b'\n{"Type": "E", "Line": 0}', b"\n[1, 2]"))

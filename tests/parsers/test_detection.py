@@ -57,6 +57,7 @@ SAMPLES = {
     "dlst": ["tools/d/source-shapes.lst"],
     "bullseye": ["tools/bullseye/coverage.xml"],
     "vscoverage": ["tools/vscoverage/shapes.coveragexml"],
+    "gap": ["tools/gap/profile.coverage"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {

@@ -656,6 +656,7 @@ NOT_THE_FORMAT = {
     "dlst": b"1|2|int a;\n",
     "bullseye": b'<coverage line-rate="1"/>',
     "vscoverage": b'<coverage line-rate="1"/>',
+    "gap": b'{"coverage": {"a.g": [1]}}',
 }
 
 
@@ -705,6 +706,7 @@ SAMPLES = {
     "dlst": "d/source-shapes.lst",
     "bullseye": "bullseye/coverage.xml",
     "vscoverage": "vscoverage/shapes.coveragexml",
+    "gap": "gap/profile.coverage",
 }
 
 
