@@ -13,12 +13,12 @@ statements sit in two assemblies is yielded twice, and merged by the caller).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, List
 
 from ..lines import HIT, MISS, LineColumns
 from ._common import EMPTY_NAME, ParsedFile, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import XmlReader, attributes, read_xml
+from ._xml import SMALL_NUMBERS, XmlReader, attributes, read_xml
 
 __all__ = ["FORMAT", "parse_dotcover"]
 
@@ -40,6 +40,8 @@ class _DotCoverReader(XmlReader):
     def start(self, name: str, attrs: list[str]) -> None:
         if name == "Statement":
             self._statement(attributes(attrs))
+        elif name == "Root":
+            self.parser.StartElementHandler = self._handler()
         elif name == "Assembly":
             self.finish()
         elif name == "File":
@@ -49,6 +51,36 @@ class _DotCoverReader(XmlReader):
                 self._skips.add(EMPTY_NAME)
                 return
             self._files[named.get("Index", "")] = (self._resolver.resolve(path), LineColumns())
+
+    def _handler(self) -> Callable[[str, List[str]], None]:
+        # The start handler inside <Root>: statements as dotCover writes them (FileIndex Line Column
+        # EndLine EndColumn Covered) read here, with their file's columns looked up once.
+        files = self._files
+        small = SMALL_NUMBERS.get
+        other, checked = self.start, self._statement
+        hit, miss = HIT, MISS
+
+        def start_in_root(name: str, attrs: list[str]) -> None:
+            if name == "Statement":
+                if len(attrs) == 12 and attrs[0] == "FileIndex" and attrs[2] == "Line" and attrs[10] == "Covered":
+                    listed = files.get(attrs[1])
+                    number = small(attrs[3])
+                    covered = attrs[11]
+                    if listed is not None and number and (covered == "True" or covered == "False"):
+                        lines = listed[1]
+                        lines.lines.append(number)
+                        if covered == "True":
+                            lines.hits.append(1)
+                            lines.states.append(hit)
+                        else:
+                            lines.hits.append(0)
+                            lines.states.append(miss)
+                        return
+                checked(attributes(attrs))
+            else:
+                other(name, attrs)
+
+        return start_in_root
 
     def _statement(self, attrs: dict[str, str]) -> None:
         listed = self._files.get(attrs.get("FileIndex", ""))

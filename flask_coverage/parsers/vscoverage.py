@@ -16,12 +16,12 @@ module at a time (its ranges held, as packed lines, until its source files are r
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, List
 
 from ..lines import HIT, MISS, PARTIAL, LineColumns
 from ._common import EMPTY_NAME, ParsedFile, line_number
 from ._format import ParseContext, ReportFormat, ReportHead
-from ._xml import XmlReader, attributes, read_xml
+from ._xml import SMALL_NUMBERS, XmlReader, attributes, read_xml
 
 __all__ = ["FORMAT", "parse_vscoverage"]
 
@@ -49,6 +49,8 @@ class _VsCoverageReader(XmlReader):
     def start(self, name: str, attrs: list[str]) -> None:
         if name == "range":
             self._range(attributes(attrs))
+        elif name == "results":
+            self.parser.StartElementHandler = self._handler()
         elif name == "source_file":
             named = attributes(attrs)
             path = named.get("path", "").strip()
@@ -58,6 +60,39 @@ class _VsCoverageReader(XmlReader):
             self._paths[named.get("id", "")] = self._resolver.resolve(path)
         elif name == "module":
             self.finish()
+
+    def _handler(self) -> Callable[[str, List[str]], None]:
+        # The start handler inside <results>: one-line ranges as CodeCoverage.exe writes them
+        # (source_id covered start_line start_column end_line end_column) read here.
+        small = SMALL_NUMBERS.get
+        states = _STATES.get
+        other, checked = self.start, self._range
+
+        def start_in_results(name: str, attrs: list[str]) -> None:
+            if name == "range":
+                if (
+                    len(attrs) == 12
+                    and attrs[5] == attrs[9]
+                    and attrs[0] == "source_id"
+                    and attrs[2] == "covered"
+                    and attrs[4] == "start_line"
+                    and attrs[8] == "end_line"
+                ):
+                    number = small(attrs[5])
+                    state = states(attrs[3])
+                    if number and state is not None:
+                        lines = self._lines.get(attrs[1])
+                        if lines is None:
+                            lines = self._lines[attrs[1]] = LineColumns()
+                        lines.lines.append(number)
+                        lines.hits.append(state[0])
+                        lines.states.append(state[1])
+                        return
+                checked(attributes(attrs))
+            else:
+                other(name, attrs)
+
+        return start_in_results
 
     def _range(self, attrs: dict[str, str]) -> None:
         state = _STATES.get(attrs.get("covered", ""))

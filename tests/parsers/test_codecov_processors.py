@@ -9,6 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_xml_fast_paths import NUMBERS, element, read
 
 from flask_coverage.errors import ReportError
 from flask_coverage.lines import HIT, MISS, PARTIAL
@@ -431,3 +434,75 @@ def test_gap_odd_lines_are_skipped_and_counted_and_a_line_not_json_refused():
     }
     with pytest.raises(ReportError, match="^invalid GAP profile: line 3 is not a JSON object$"):
         parse(report.replace(b'\n{"Type": "E", "Line": 0}', b"\n[1, 2]"))
+
+
+# The XML fast paths (parsers/_xml.py): the same report with its attributes reversed takes the
+# checked path only, and reads the same.
+
+
+def dotcover_report(lines: list[tuple[str, str, int]], reverse: bool) -> bytes:
+    body = "".join(
+        element(
+            "Statement",
+            [("FileIndex", "1" if kind < 6 else "9"), ("Line", number), ("Column", "1")]
+            + [("EndLine", number), ("EndColumn", "9"), ("Covered", ["True", "False", hits][kind % 3])],
+            reverse,
+        )
+        for number, hits, kind in lines
+    )
+    return (
+        '<Root DotCoverVersion="2023.3"><FileIndices><File Index="1" Name="src\\A.cs"/></FileIndices>'
+        f"<Assembly><Type><Method>{body}</Method></Type></Assembly></Root>"
+    ).encode()
+
+
+def bullseye_report(lines: list[tuple[str, str, int]], reverse: bool) -> bytes:
+    body = "".join(
+        element(
+            "probe",
+            [("line", number), ("column", "5"), ("kind", "decision")]
+            + [("event", ["full", "none", "true", "false", hits, "full", "none"][kind])],
+            reverse,
+        )
+        for number, hits, kind in lines
+    )
+    folder = f'<folder name="src"><src name="a.c"><fn>{body}</fn></src></folder>'
+    return f"<BullseyeCoverage>{folder}</BullseyeCoverage>".encode()
+
+
+def vscoverage_report(lines: list[tuple[str, str, int]], reverse: bool) -> bytes:
+    body = "".join(
+        element(
+            "range",
+            [("source_id", "0" if kind < 6 else "3"), ("covered", ["yes", "no", "partial", hits][kind % 4])]
+            + [("start_line", number), ("start_column", "1"), ("end_line", hits if kind == 5 else number)]
+            + [("end_column", "9")],
+            reverse,
+        )
+        for number, hits, kind in lines
+    )
+    return (
+        f'<results><modules><module block_coverage="1"><functions><function><ranges>{body}</ranges></function>'
+        '</functions><source_files><source_file id="0" path="src\\A.cs"/></source_files></module></modules></results>'
+    ).encode()
+
+
+FAST_PATH_WRITERS = {"dotcover": dotcover_report, "bullseye": bullseye_report, "vscoverage": vscoverage_report}
+
+
+@pytest.mark.parametrize("format", sorted(FAST_PATH_WRITERS))
+@given(lines=st.lists(st.tuples(NUMBERS, NUMBERS, st.integers(0, 6)), max_size=12))
+def test_the_fast_path_reads_as_the_checked_path(format, lines):
+    write = FAST_PATH_WRITERS[format]
+    assert read(write(lines, reverse=False), format) == read(write(lines, reverse=True), format)
+
+
+@pytest.mark.parametrize("format", sorted(FAST_PATH_WRITERS))
+def test_usual_lines_are_read_on_either_path(format):
+    lines = [("3", "2", 0), ("1", "0", 1), ("2", "5", 1), ("3", "1", 0), ("12345", "67890", 0)]
+    write = FAST_PATH_WRITERS[format]
+    files, skips = read(write(lines, reverse=False), format)
+    assert (files, skips) == read(write(lines, reverse=True), format)
+    assert isinstance(files, dict) and len(files) == 1 and not skips
+    (tracked,) = files.values()
+    assert [line for line, _, _ in tracked] == [1, 2, 3, 12345]
