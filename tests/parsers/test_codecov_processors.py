@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import plistlib
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_new_formats import TOOLS, parse
 from test_xml_fast_paths import NUMBERS, element, read
 
 from flask_coverage.errors import ReportError
@@ -24,16 +24,6 @@ from flask_coverage.parsers._common import (
     LINE_BELOW_ONE,
     LINE_NOT_A_NUMBER,
 )
-
-TOOLS = Path(__file__).resolve().parent.parent / "data" / "tools"
-
-
-def parse(data: bytes, format: str = "auto") -> tuple[dict[str, list[tuple[int, int, int]]], dict[str, int]]:
-    """The files of a report, as line lists, and the skip counts."""
-    skips = Skips()
-    files = merge_by_path(parse_report(data, format=format, skips=skips))
-    return {path: list(lines) for path, lines in files.items()}, skips.counts
-
 
 # dotCover
 
