@@ -96,6 +96,73 @@ def opencover(files: int, lines: int) -> bytes:
     return "".join(parts).encode()
 
 
+def dotcover(files: int, lines: int) -> bytes:
+    # dotCover's DetailedXML: the files listed first, an assembly per 100 files, a method per 10 lines.
+    parts = ['<?xml version="1.0" encoding="utf-8"?><Root DotCoverVersion="2023.3" ReportType="DetailedXml">']
+    parts.append("<FileIndices>")
+    parts.extend(f'<File Index="{f}" Name="C:\\w\\src\\p{f // 100}\\C{f}.cs" />' for f in range(files))
+    parts.append("</FileIndices>")
+    for module in range(0, files, 100):
+        parts.append(f'<Assembly Name="A{module}"><Namespace Name="N">')
+        for f in range(module, min(module + 100, files)):
+            parts.append(f'<Type Name="C{f}">')
+            for n, hits, _partial in _lines(lines):
+                if n % 10 == 1:
+                    parts.append(f'{"</Method>" if n > 1 else ""}<Method Name="M{n}()">')
+                covered = "True" if hits else "False"
+                parts.append(
+                    f'<Statement FileIndex="{f}" Line="{n}" Column="9" EndLine="{n}" EndColumn="30" '
+                    f'Covered="{covered}" />'
+                )
+            parts.append("</Method></Type>")
+        parts.append("</Namespace></Assembly>")
+    parts.append("</Root>")
+    return "".join(parts).encode()
+
+
+def bullseye(files: int, lines: int) -> bytes:
+    # covxml: a folder per 100 files, a function per 10 lines, a probe per line.
+    parts = ['<?xml version="1.0"?><BullseyeCoverage name="t.cov" xmlns="https://www.bullseye.com/covxml">']
+    for f in range(files):
+        if f % 100 == 0:
+            parts.append(f'{"</folder>" if f else ""}<folder name="p{f // 100}">')
+        parts.append(f'<src name="c{f}.c">')
+        for n, hits, partial in _lines(lines):
+            if n % 10 == 1:
+                parts.append(f'{"</fn>" if n > 1 else ""}<fn name="f{n}()" line="{n}">')
+            event = "true" if partial and hits else "full" if hits else "none"
+            parts.append(
+                f'<probe line="{n}" column="5" kind="{"decision" if partial else "statement"}" event="{event}"/>'
+            )
+        parts.append("</fn></src>")
+    parts.append("</folder></BullseyeCoverage>")
+    return "".join(parts).encode()
+
+
+def vscoverage(files: int, lines: int) -> bytes:
+    # CodeCoverage.exe analyze: a module per 100 files, a function per 10 lines, a range per line.
+    parts = ['<?xml version="1.0" encoding="utf-8"?><results><modules>']
+    for module in range(0, files, 100):
+        parts.append(f'<module name="m{module}.dll" block_coverage="50"><functions>')
+        for f in range(module, min(module + 100, files)):
+            for n, hits, partial in _lines(lines):
+                if n % 10 == 1:
+                    parts.append(f'{"</ranges></function>" if n > 1 else ""}<function name="F{n}"><ranges>')
+                covered = "partial" if partial and hits else "yes" if hits else "no"
+                parts.append(
+                    f'<range source_id="{f}" covered="{covered}" start_line="{n}" start_column="9" end_line="{n}" '
+                    'end_column="30" />'
+                )
+            parts.append("</ranges></function>")
+        parts.append("</functions><source_files>")
+        parts.extend(
+            f'<source_file id="{f}" path="C:\\w\\src\\C{f}.cs" />' for f in range(module, min(module + 100, files))
+        )
+        parts.append("</source_files></module>")
+    parts.append("</modules></results>")
+    return "".join(parts).encode()
+
+
 def go(files: int, lines: int) -> bytes:
     parts = ["mode: count\n"]
     for f in range(files):
@@ -320,6 +387,9 @@ CASES: dict[str, tuple[Callable[[int, int], bytes], Callable[[bytes], None]]] = 
     "clover": (clover, _expat),
     "sonarqube": (sonarqube, _expat),
     "opencover": (opencover, _expat),
+    "dotcover": (dotcover, _expat),
+    "bullseye": (bullseye, _expat),
+    "vscoverage": (vscoverage, _expat),
     "go": (go, _text),
     "lcov": (lcov, _text),
     "gcov": (gcov, _text),

@@ -11,12 +11,18 @@ from typing import Iterable, Iterator
 from ..errors import ReportError
 from ..lines import LineCoverage
 from . import (
+    bullseye,
     clover,
     cobertura,
     codecov,
     coveragepy,
     coveralls,
     covr,
+    dlst,
+    dotcover,
+    elm,
+    flow,
+    gap,
     gcov,
     gcov_json,
     go,
@@ -26,12 +32,15 @@ from . import (
     llvm,
     luacov,
     opencover,
+    salesforce,
     scoverage,
     simplecov,
     sonarqube,
+    vscoverage,
     xccov,
     xccov_archive,
     xcode,
+    xcode_plist,
 )
 from ._common import MAX_LINE_NUMBER, ParsedFile
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
@@ -78,6 +87,15 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     luacov.FORMAT,
     xccov.FORMAT,
     xccov_archive.FORMAT,
+    dotcover.FORMAT,
+    flow.FORMAT,
+    elm.FORMAT,
+    salesforce.FORMAT,
+    xcode_plist.FORMAT,
+    dlst.FORMAT,
+    bullseye.FORMAT,
+    vscoverage.FORMAT,
+    gap.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

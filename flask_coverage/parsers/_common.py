@@ -111,6 +111,14 @@ def line_number(text: str, path: str, skips: SkipCounter) -> int | None:
     return number
 
 
+def json_line_number(value: object, path: str, skips: SkipCounter) -> int | None:
+    """A JSON value (an integer, or an integer written as a string) as :func:`line_number` reads it;
+    any other value is a line whose number is not an integer (skipped and counted)."""
+    if type(value) is int:
+        value = str(value)
+    return line_number(value if isinstance(value, str) else "", path, skips)
+
+
 def hit_count(text: str, line: object, path: str, skips: SkipCounter) -> int | None:
     """``text`` as a hit count, read as Codecov's processors read it, or None to skip the line.
 

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Iterator, NoReturn
 
 from ..errors import ReportError
 from ..lines import HIT, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
+from . import flow
 from ._common import EMPTY_NAME, LINE_BELOW_ONE, MAX_LINE_NUMBER, ParsedFile, bad_line_number, quote
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._json import TOO_LARGE, JsonStream
@@ -58,8 +59,9 @@ def parse_coveragepy(chunks: Iterable[bytes], context: ParseContext) -> Iterator
 
 
 def _detect(head: ReportHead) -> bool:
-    # coverage.py's "files" is an object keyed by path; other tools' "files" arrays are not this.
-    return head.kind == "json" and head.json_value_start("files") == "{"
+    # coverage.py's "files" is an object keyed by path; other tools' "files" arrays are not this, nor
+    # is Flow's "files" object.
+    return head.kind == "json" and head.json_value_start("files") == "{" and not flow.FORMAT.detect(head)
 
 
 FORMAT = ReportFormat("coveragepy", "coverage.py JSON", _detect, parse_coveragepy, ("coverage.json",))

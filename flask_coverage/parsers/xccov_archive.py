@@ -110,12 +110,14 @@ def _coverage(lines: Iterable[Any], path: str, skips: Skips) -> LineCoverage:
         elif count > MAX_REPORTED_HITS:
             bad_hit_count(str(count), number, path)
         subranges = line.get("subranges")
-        add(number, count, _state(count, subranges, skips) if subranges else HIT if count else MISS)
+        add(number, count, line_state(count, subranges, skips) if subranges else HIT if count else MISS)
     return builder.build()
 
 
-def _state(count: int, subranges: Any, skips: Skips) -> int:
-    # A line with parts: PARTIAL when some ran and some did not.
+def line_state(count: int, subranges: Any, skips: Skips) -> int:
+    """The state of an executable line that ran ``count`` times with its ``subranges`` (a list of
+    ``{"executionCount"}``): PARTIAL when some of its parts ran and some did not, the line's start one
+    of them. Xcode's plist reader (``parsers/xcode_plist.py``) reads its lines by this rule too."""
     if type(subranges) is not list:
         skips.add(ODD_SUBRANGE)
         return HIT if count else MISS

@@ -121,7 +121,9 @@ def test_a_pull_head_uploading_one_flag_carries_the_other_until_it_is_uploaded(
 
 def test_the_comment_leaves_carried_flags_out_unless_asked_to_show_them() -> None:
     unit = FlagRow("unit", Totals.from_counts(9, 1, 0), Totals.from_counts(8, 2, 0), None)
-    carried = FlagRow("integration", Totals.from_counts(5, 5, 0), Totals.from_counts(5, 5, 0), None, carried_from="ab" * 20)
+    carried = FlagRow(
+        "integration", Totals.from_counts(5, 5, 0), Totals.from_counts(5, 5, 0), None, carried_from="ab" * 20
+    )
     facts = CommentFacts(
         pull_url="https://coverage.example.com/gh/acme/widgets/pull/7",
         file_url=lambda path: path,

@@ -46,7 +46,9 @@ def test_unknown_format():
         "the formats read are Cobertura XML, coverage.py JSON, LCOV, JaCoCo XML, Go coverage profile, "
         "Istanbul JSON, Clover XML, gcov text, SonarQube generic coverage XML, SimpleCov JSON, Coveralls JSON, "
         "Codecov JSON, gcov JSON, llvm-cov export JSON, llvm-cov show text, OpenCover XML, R covr JSON, "
-        "scoverage XML, luacov report, xccov JSON report, xccov archive JSON"
+        "scoverage XML, luacov report, xccov JSON report, xccov archive JSON, dotCover XML, Flow coverage JSON, "
+        "elm-coverage JSON, Salesforce Apex JSON, Xcode xccoverage plist, D coverage listing, BullseyeCoverage XML, "
+        "Visual Studio coverage XML, GAP profile JSON lines"
     )
     with pytest.raises(ReportError, match=f"^{re.escape(message)}$"):
         parse_all(b"hello, this is not a coverage report\n")

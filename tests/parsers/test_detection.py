@@ -49,6 +49,15 @@ SAMPLES = {
     "luacov": ["tools/lua/luacov.report.out"],
     "xccov": ["tools/xcode/xccov-report.json"],
     "xccov_archive": ["tools/xcode/xccov-archive.json"],
+    "dotcover": ["tools/dotcover/dotcover.xml"],
+    "flow": ["tools/flow/flow-coverage.json"],
+    "elm": ["tools/elm/codecov.json"],
+    "salesforce": ["tools/salesforce/test-result-codecoverage.json"],
+    "xcode_plist": ["tools/xcode/Action.xccoverage.plist"],
+    "dlst": ["tools/d/source-shapes.lst"],
+    "bullseye": ["tools/bullseye/coverage.xml"],
+    "vscoverage": ["tools/vscoverage/shapes.coveragexml"],
+    "gap": ["tools/gap/profile.coverage"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
 LOOKALIKES = {
@@ -83,6 +92,14 @@ LOOKALIKES = {
     "xccov": (b'{"coveredLines": 1, "lineCoverage": 1, "targets": [{"files": [], "executableLines": 1}]}', "xccov"),
     "not xccov (a targets list alone)": (b'{"targets": [{"files": []}]}', None),
     "xccov archive": (b'{"\\/w\\/A.swift" : [{"line" : 1, "isExecutable" : false}]}', "xccov_archive"),
+    "not dotCover (a plain <Root>)": (b'<?xml version="1.0"?><Root><File Index="1" Name="a.cs"/></Root>', None),
+    "not Salesforce (a list of named objects)": (b'[{"name": "a", "coverage": [1]}]', None),
+    "not an xccoverage plist (Info.plist)": (
+        b'<?xml version="1.0"?><plist version="1.0"><dict><key>a</key></dict></plist>',
+        None,
+    ),
+    "not a D listing (a Markdown table)": (b"| a | b |\n|---|---|\n", None),
+    "not Visual Studio (a plain <results>)": (b"<results><module name='a'/></results>", None),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
 }
 

@@ -648,6 +648,15 @@ NOT_THE_FORMAT = {
     "scoverage": b'<coverage line-rate="1"/>',
     "luacov": b"",
     "xccov": b'{"targets": {"files": []}}',
+    "dotcover": b'<coverage line-rate="1"/>',
+    "flow": b'{"files": [{"name": "a.js"}]}',
+    "elm": b'{"coverage": {"a.elm": [1]}}',
+    "salesforce": b'{"name": "A", "lines": {"1": 1}}',
+    "xcode_plist": b'<?xml version="1.0"?><plist version="1.0"><dict/></plist>',
+    "dlst": b"1|2|int a;\n",
+    "bullseye": b'<coverage line-rate="1"/>',
+    "vscoverage": b'<coverage line-rate="1"/>',
+    "gap": b'{"coverage": {"a.g": [1]}}',
 }
 
 
@@ -662,7 +671,9 @@ def test_a_report_forced_into_a_format_it_is_not_is_refused_or_holds_nothing(for
         assert files == {}
 
 
-@pytest.mark.parametrize("format", ["cobertura", "jacoco", "clover", "sonarqube", "opencover", "scoverage"])
+@pytest.mark.parametrize(
+    "format", ["cobertura", "jacoco", "clover", "sonarqube", "opencover", "scoverage", "dotcover", "bullseye"]
+)
 def test_an_xml_declaration_of_an_unknown_encoding_is_a_report_error(format):
     # expat asks Python for the codec, whose LookupError is no ReportError (and was a 500 for Cobertura).
     with pytest.raises(ReportError, match="^invalid XML report: its declaration names an unknown encoding$"):
@@ -687,6 +698,15 @@ SAMPLES = {
     "scoverage": "scala/scoverage.xml",
     "luacov": "lua/luacov.report.out",
     "xccov": "xcode/xccov-report.json",
+    "dotcover": "dotcover/dotcover.xml",
+    "flow": "flow/flow-coverage.json",
+    "elm": "elm/codecov.json",
+    "salesforce": "salesforce/test-result-codecoverage.json",
+    "xcode_plist": "xcode/Action.xccoverage.plist",
+    "dlst": "d/source-shapes.lst",
+    "bullseye": "bullseye/coverage.xml",
+    "vscoverage": "vscoverage/shapes.coveragexml",
+    "gap": "gap/profile.coverage",
 }
 
 
@@ -706,7 +726,7 @@ def test_a_truncated_report_is_refused_or_read_in_part(format):
             for path, lines in files.items():
                 if path in whole:
                     assert {line for line, _, _ in lines[:-1]} <= whole[path]
-    assert refused or format in ("go", "gcov", "xcode", "luacov")
+    assert refused or format in ("go", "gcov", "xcode", "luacov", "dlst")
 
 
 @pytest.mark.parametrize("format", sorted(SAMPLES))
