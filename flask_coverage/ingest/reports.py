@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import io
 from collections.abc import Iterable, Iterator
-from typing import Any, Callable, NamedTuple, Optional
+from typing import AbstractSet, Any, Callable, NamedTuple, Optional
 
 from ..errors import ReportError, ReportTooLarge
 from ..lines import LineCoverage
@@ -55,17 +55,26 @@ def read_reports(
     progress: Optional[ProgressCallback],
     digests: list[str],
     skips: Skips,
+    known: AbstractSet[str] = frozenset(),
 ) -> dict[str, Packed]:
     """Every report parsed (:func:`~flask_coverage.parsers.parse_report`) and its files packed, merged
     per path (as :func:`~flask_coverage.parsers.merge_by_path`); each report's SHA-256 appended to
-    ``digests`` once it was read. More than ``max_files`` paths, all reports together, is a
+    ``digests`` once it was read; ``known``, the repository's files the upload is placed on, is the
+    parsers' too (``ParseContext.known``). More than ``max_files`` paths, all reports together, is a
     :class:`~flask_coverage.errors.ReportTooLarge`, raised as the first path past the bound comes: an
     upload holds about 250 bytes per file until its transaction."""
     packed: dict[str, Packed] = {}
     # A path repeated right after itself (Java's inner classes, one ``<class>`` each) is merged unpacked.
     path, lines = "", None
     for parsed in _parsed(
-        reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests, skips=skips
+        reports,
+        root=root,
+        format=format,
+        max_bytes=max_bytes,
+        progress=progress,
+        digests=digests,
+        skips=skips,
+        known=known,
     ):
         if lines is not None and parsed.path == path:
             lines = lines.merge(parsed.lines)
@@ -108,6 +117,7 @@ def _parsed(
     progress: Optional[ProgressCallback],
     digests: list[str],
     skips: Skips,
+    known: AbstractSet[str],
 ) -> Iterator[ParsedFile]:
     for name, source in reports:  # each report's SHA-256 goes to digests once it was read
         digest = hashlib.sha256()
@@ -116,7 +126,9 @@ def _parsed(
         else:
             source = _HashingReader(source, digest, progress)  # type: ignore[assignment]
         try:
-            for parsed in parse_report(source, format=format, root=root, max_bytes=max_bytes, skips=skips, name=name):
+            for parsed in parse_report(
+                source, format=format, root=root, max_bytes=max_bytes, skips=skips, name=name, known=known
+            ):
                 check_storable(parsed.path)
                 yield parsed
             digests.append(digest.hexdigest())

@@ -6,7 +6,7 @@ docs/architecture.md ("A report format") for how a format plugs in (``_format.py
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import AbstractSet, Iterable, Iterator
 
 from ..errors import ReportError
 from ..lines import LineCoverage
@@ -112,6 +112,7 @@ def parse_report(
     max_bytes: int | None = None,
     skips: Skips | None = None,
     name: str | None = None,
+    known: AbstractSet[str] | None = None,
 ) -> Iterator[ParsedFile]:
     """Parse a coverage report into repository-relative files with their line coverage.
 
@@ -120,7 +121,9 @@ def parse_report(
     of :data:`FORMATS`. ``root``, the checkout directory the report was written in, is stripped from
     file paths. Reading more than ``max_bytes`` bytes raises
     :class:`~flask_coverage.errors.ReportTooLarge`. The lines the parser skipped or clamped are
-    counted in ``skips`` (see docs/parsing.md) as the files are read.
+    counted in ``skips`` (see docs/parsing.md) as the files are read. ``known``, the repository's
+    files an upload is placed on, lets a format try its names against them as Codecov does (JaCoCo's
+    module names); None places nothing.
 
     The format is checked before this returns; the files are then parsed lazily as the iterator is
     consumed. A path can be yielded more than once (Cobertura classes of one file, LCOV records per
@@ -135,7 +138,7 @@ def parse_report(
         format = detect_format(report.head, name)
     elif not strip_bom(report.head).strip():
         raise ReportError("empty report")
-    context = ParseContext(root=root, skips=Skips() if skips is None else skips, name=name)
+    context = ParseContext(root=root, skips=Skips() if skips is None else skips, name=name, known=known)
     return _BY_NAME[format].parse(report.chunks(), context)
 
 

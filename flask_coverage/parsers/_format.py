@@ -18,7 +18,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import AbstractSet, Callable, Iterable, Iterator, Optional, Sequence
 
 from ._common import ParsedFile
 from ._input import strip_bom
@@ -86,6 +86,10 @@ class ParseContext:
     skips: Skips = field(default_factory=Skips)
     #: The report's file name as the upload gave it, if any: a hint, never trusted.
     name: Optional[str] = None
+    #: The repository's files an upload's paths are placed on (the uploader's file list, else the
+    #: tree's): empty when there are none, None when the caller does not place paths. Only a format
+    #: whose names Codecov tries against that list reads it (JaCoCo's report name).
+    known: Optional[AbstractSet[str]] = None
 
     def resolver(self, sources: Sequence[str] = ()) -> PathResolver:
         """The name rule for this report (``parsers/_paths.py``), with the folders the report lists."""

@@ -65,11 +65,12 @@ def test_one_upload_of_every_new_format_is_placed_and_stored(testapp, widgets) -
 
 
 def test_the_formats_of_one_run_uploaded_apart_store_the_same_files(testapp, widgets) -> None:
+    # (nyc's LCOV is read by its DA counts alone, as on Codecov: its Clover and Cobertura keep the partials.)
     runs = {
         "a" * 40: ["c/gcovr-sonarqube.xml"],
         "b" * 40: ["c/gcovr-cobertura.xml"],
         "c" * 40: ["js/clover.xml"],
-        "d" * 40: ["js/lcov.info"],
+        "d" * 40: ["js/cobertura-coverage.xml"],
     }
     for sha, reports in runs.items():
         url = f"/upload/v2?commit={sha}&token={widgets.upload_token}"
@@ -110,3 +111,27 @@ def test_a_report_that_breaks_its_format_stores_nothing(testapp, widgets, snapsh
     )
     assert response.text.startswith("Upload refused: invalid XML report: mismatched tag at line 1")
     assert snapshot() == before
+
+
+def jacoco_module(module: str, covered: int) -> bytes:
+    """A module's JaCoCo report (report.dtd 1.1 shape): com/x/Util.java, its line 3 run or not."""
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?><report name="{module}"><sessioninfo id="s" start="1" dump="2"/>'
+        f'<package name="com/x"><sourcefile name="Util.java"><line nr="3" mi="{2 - covered}" ci="{covered}" '
+        'mb="0" cb="0"/></sourcefile></package></report>'
+    ).encode()
+
+
+def test_two_jacoco_modules_are_stored_apart_with_and_without_a_file_list(testapp, widgets) -> None:
+    reports = b"".join(
+        b"# path=%s/build/jacoco.xml\n%s\n<<<<<< EOF\n" % (m.encode(), jacoco_module(m, c))
+        for m, c in (("module_a", 1), ("module_b", 0))
+    )
+    network = b"module_a/src/main/java/com/x/Util.java\nmodule_b/src/main/java/com/x/Util.java\n<<<<<< network\n"
+    for sha, body, prefix in (("1" * 40, network + reports, "src/main/java/"), ("2" * 40, reports, "")):
+        url = f"/upload/v2?commit={sha}&token={widgets.upload_token}"
+        testapp.post(url, body, headers={"Content-Type": "text/plain"})
+        assert stored(resolve_commit(widgets, sha=sha)) == {
+            f"module_a/{prefix}com/x/Util.java": (1, 1, 0, 0),
+            f"module_b/{prefix}com/x/Util.java": (1, 0, 1, 0),
+        }
