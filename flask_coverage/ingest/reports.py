@@ -58,7 +58,8 @@ def read_reports(
     known: AbstractSet[str] = frozenset(),
 ) -> dict[str, Packed]:
     """Every report parsed (:func:`~flask_coverage.parsers.parse_report`) and its files packed, merged
-    per path (as :func:`~flask_coverage.parsers.merge_by_path`); each report's SHA-256 appended to
+    per path (as :func:`~flask_coverage.parsers.merge_by_path`), a file with no tracked line left out
+    as Codecov leaves it out (an LCOV record with no ``DA``, a class with no lines); each report's SHA-256 appended to
     ``digests`` once it was read; ``known``, the repository's files the upload is placed on, is the
     parsers' too (``ParseContext.known``). More than ``max_files`` paths, all reports together, is a
     :class:`~flask_coverage.errors.ReportTooLarge`, raised as the first path past the bound comes: an
@@ -88,7 +89,7 @@ def read_reports(
         path, lines = parsed
     if lines is not None:
         packed[path] = Packed.of(lines) if path not in packed else packed[path].merge(lines)
-    return packed
+    return {path: file for path, file in packed.items() if file.lines}
 
 
 class _HashingReader:

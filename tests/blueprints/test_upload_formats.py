@@ -135,3 +135,31 @@ def test_two_jacoco_modules_are_stored_apart_with_and_without_a_file_list(testap
             f"module_a/{prefix}com/x/Util.java": (1, 1, 0, 0),
             f"module_b/{prefix}com/x/Util.java": (1, 0, 1, 0),
         }
+
+
+def test_files_without_tracked_lines_are_not_stored(testapp, widgets) -> None:
+    # Codecov drops them: an LCOV record with no DA, a Cobertura class with no lines, a JaCoCo
+    # source file with no lines. The upload's file count and the commit's files are those with lines.
+    lcov = b"SF:a.c\nDA:1,1\nend_of_record\nSF:empty.c\nFN:1,main\nend_of_record\n"
+    cobertura = (
+        b'<?xml version="1.0" ?><coverage><packages><package name="p"><classes>'
+        b'<class name="B" filename="b.py"><lines><line number="2" hits="0"/></lines></class>'
+        b'<class name="E" filename="empty.py"><lines/></class></classes></package></packages></coverage>'
+    )
+    jacoco = (
+        b'<?xml version="1.0"?><report name="r"><package name="p"><sourcefile name="C.java">'
+        b'<line nr="3" mi="0" ci="1" mb="0" cb="0"/></sourcefile><sourcefile name="Empty.java">'
+        b'<counter type="LINE" missed="0" covered="0"/></sourcefile></package></report>'
+    )
+    network = b"a.c\nempty.c\nb.py\nempty.py\nr/p/C.java\nr/p/Empty.java\n<<<<<< network\n"
+    body = network + b"".join(b"# path=%d\n%s\n<<<<<< EOF\n" % (n, r) for n, r in enumerate((lcov, cobertura, jacoco)))
+    sha = "3" * 40
+    response = testapp.post(
+        f"/upload/v2?commit={sha}&token={widgets.upload_token}", body, headers={"Content-Type": "text/plain"}
+    )
+    assert json.loads(response.text.split("\n")[2])["files"] == 3
+    assert stored(resolve_commit(widgets, sha=sha)) == {
+        "a.c": (1, 1, 0, 0),
+        "b.py": (1, 0, 1, 0),
+        "r/p/C.java": (1, 1, 0, 0),
+    }
