@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from flask_coverage.lines import HIT, MISS
+from flask_coverage.lines import HIT, MISS, PARTIAL
 from flask_coverage.parsers import merge_by_path, parse_report
 
 
@@ -59,3 +59,29 @@ def test_jacoco_bare_path_when_no_module_path_is_listed():
     assert jacoco_paths({"lib/com/x/Util.java"}, ("shapes", 1)) == {"com/x/Util.java": {3: HIT}}
     assert jacoco_paths(frozenset(), ("my project", 1)) == {"com/x/Util.java": {3: HIT}}
     assert jacoco_paths(None, ("module_a", 1)) == {"com/x/Util.java": {3: HIT}}
+
+
+def clover(*lines: str) -> bytes:
+    """An OpenClover report of one file with these <line> elements."""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><coverage generated="1" clover="4.4.1"><project timestamp="1">'
+        '<file name="A.java" path="src/A.java">' + "".join(lines) + "</file></project></coverage>"
+    ).encode()
+
+
+def test_clover_cond_line_without_count_is_read_by_its_true_and_false_counts():
+    report = clover(
+        '<line num="1" type="cond" truecount="2" falsecount="1"/>',
+        '<line num="2" type="cond" truecount="0" falsecount="3"/>',
+        '<line num="3" type="cond" truecount="4" falsecount="0"/>',
+        '<line num="4" type="cond" truecount="0" falsecount="0"/>',
+        '<line num="5" type="cond" count="" truecount="1" falsecount="1"/>',
+        '<line num="6" type="stmt" count="2"/>',
+    )
+    (lines,) = merge_by_path(parse_report(report)).values()
+    assert list(lines) == [(1, 3, HIT), (2, 3, PARTIAL), (3, 4, PARTIAL), (4, 0, MISS), (5, 2, HIT), (6, 2, HIT)]
+
+
+def test_clover_cond_line_with_a_count_keeps_its_reading():
+    report = clover('<line num="1" type="cond" count="0" truecount="1" falsecount="1"/>')
+    assert list(*merge_by_path(parse_report(report)).values()) == [(1, 0, MISS)]
