@@ -582,7 +582,6 @@ SCHEMA = Keys(
     },
     ignored=frozenset(
         [
-            "parsers",
             "profiling",
             "slack_app",
             "cli",

@@ -167,6 +167,8 @@ def upload_reports(
     max_bytes, max_files = config["COVERAGE_MAX_UPLOAD_BYTES"], config["COVERAGE_MAX_REPORT_FILES"]
     digests: list[str] = []
     skips = Skips() if skips is None else skips
+    meta = meta or UploadMeta()
+    rules, parser_settings, yaml_row = path_rules(repository, sha, meta.flags)
     known = network or mirror_files(repository, sha) or known_paths(repository, sha)
     packed = read_reports(
         reports,
@@ -178,9 +180,8 @@ def upload_reports(
         digests=digests,
         skips=skips,
         known=frozenset(known),
+        settings=parser_settings,
     )
-    meta = meta or UploadMeta()
-    rules, yaml_row = path_rules(repository, sha, meta.flags)
     files = prepared(packed, rules, known, fixes or {}, skips)
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]

@@ -15,7 +15,7 @@ from ..codecov_yml.settings import upload_settings
 from ..errors import ReportError
 from ..lines import LineCoverage
 from ..models import Repository
-from ..parsers import Skips, place_by_network
+from ..parsers import ParserSettings, Skips, place_by_network
 from ..state import get_session
 from .envelope import FileFix
 from .reports import Packed, check_storable
@@ -26,18 +26,21 @@ IGNORED_BY_YAML = "files the codecov.yml ignores, skipped"
 log = logging.getLogger(__name__)
 
 
-def path_rules(repository: Repository, sha: str, flags: tuple[str, ...]) -> tuple[PathRules, Optional[dict[str, Any]]]:
+def path_rules(
+    repository: Repository, sha: str, flags: tuple[str, ...]
+) -> tuple[PathRules, ParserSettings, Optional[dict[str, Any]]]:
     """The ``ignore`` and ``fixes`` of the codecov.yml in force at the commit, for an upload with these
-    ``flags``, and the commit's YAML to store with the upload
-    (:func:`~flask_coverage.codecov_yml.settings.upload_settings`).
-    No rules when it cannot be read: an upload never fails because of its YAML."""
+    ``flags``, its ``parsers:`` settings (what the reports read, docs/parsing.md), and the commit's
+    YAML to store with the upload (:func:`~flask_coverage.codecov_yml.settings.upload_settings`).
+    No rules and Codecov's parser defaults when it cannot be read: an upload never fails because of
+    its YAML."""
     try:
         settings, row = upload_settings(repository, sha)
     except Exception:
         log.exception("the codecov.yml of %s could not be read for its upload", sha[:12])
         get_session().rollback()
-        return PathRules(), None
-    return PathRules.of(settings.value, flags), row
+        return PathRules(), ParserSettings(), None
+    return PathRules.of(settings.value, flags), ParserSettings.of(settings.value), row
 
 
 def prepared(

@@ -177,4 +177,11 @@ def _detect(head: ReportHead) -> bool:
     return head.xml_root == "report"
 
 
-FORMAT = ReportFormat("jacoco", "JaCoCo XML", _detect, parse_jacoco, ("jacoco*.xml", "*jacoco*.xml"))
+FORMAT = ReportFormat(
+    "jacoco",
+    "JaCoCo XML",
+    _detect,
+    parse_jacoco,
+    ("jacoco*.xml", "*jacoco*.xml"),
+    partials_as_hits=lambda settings: settings.jacoco_partials_as_hits,
+)

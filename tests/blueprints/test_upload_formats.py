@@ -56,7 +56,7 @@ def test_one_upload_of_every_new_format_is_placed_and_stored(testapp, widgets) -
         "c/shapes.c": (12, 3, 6, 3),  # 12 lines, 6 executed
         "c/shapes.h": (1, 1, 0, 0),
         "js/main.js": (2, 2, 0, 0),
-        "js/shapes.js": (12, 6, 4, 2),  # nyc: 66.66 % of lines
+        "js/shapes.js": (12, 8, 4, 0),  # nyc: 66.66 % of lines (its half-taken lines hits, as on Codecov)
         "ruby/shapes.rb": (11, 8, 3, 0),  # SimpleCov: 8 / 11 LOC
         "java/src/com/example/shapes/Shapes.java": (14, 5, 6, 3),  # JaCoCo: 6 missed, 8 covered
         "php/Shapes.php": (12, 6, 6, 0),  # PHPUnit: 5 / 10 lines, and the two method lines

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from flask_coverage.lines import HIT, MISS, PARTIAL
-from flask_coverage.parsers import merge_by_path, parse_report
+from flask_coverage.parsers import ParserSettings, merge_by_path, parse_report
 
 
 def states(lines) -> dict[int, int]:
@@ -85,3 +85,86 @@ def test_clover_cond_line_without_count_is_read_by_its_true_and_false_counts():
 def test_clover_cond_line_with_a_count_keeps_its_reading():
     report = clover('<line num="1" type="cond" count="0" truecount="1" falsecount="1"/>')
     assert list(*merge_by_path(parse_report(report)).values()) == [(1, 0, MISS)]
+
+
+GCOV = b"""        -:    0:Source:a.c
+function f called 1 returned 100% blocks executed 100%
+        1:    1:int f(int x) { return x ? 1 : 2; }
+branch  0 taken 1
+branch  1 taken 0
+        1:    2:    if (x) {
+branch  0 taken 1
+branch  1 taken 0
+        1:    3:    for (;;) {
+branch  0 taken 1
+branch  1 never executed
+        1:    4:    CHECK(x);
+branch  0 taken 1
+branch  1 taken 0
+        1:    5:    return 0;
+"""
+
+
+@pytest.mark.parametrize(
+    ("detection", "partial"),
+    [
+        ({}, {2, 3}),  # Codecov's default: conditionals and loops
+        ({"conditional": False}, {3}),
+        ({"loop": False}, {2}),
+        ({"macro": True}, {2, 3, 4}),
+        ({"method": True}, {2, 3}),  # a function's line is then read as any other line: a macro's rule
+        ({"method": True, "macro": True}, {1, 2, 3, 4}),
+        ({"conditional": False, "loop": False}, set()),
+    ],
+)
+def test_gcov_branch_detection_chooses_the_lines_branches_decide(detection, partial):
+    settings = ParserSettings.of({"parsers": {"gcov": {"branch_detection": detection}}})
+    (lines,) = merge_by_path(parse_report(GCOV, settings=settings)).values()
+    assert {n for n, state in states(lines).items() if state == PARTIAL} == partial
+    assert set(states(lines)) == {1, 2, 3, 4, 5} and all(hits == 1 for _, hits, _ in lines)
+
+
+def test_gcov_default_detection_reads_the_same_in_python_and_c(monkeypatch):
+    from flask_coverage.parsers import gcov
+
+    compiled = merge_by_path(parse_report(GCOV, settings=ParserSettings()))
+    monkeypatch.setattr(gcov, "_compiled", None)
+    assert merge_by_path(parse_report(GCOV, settings=ParserSettings())) == compiled
+
+
+def test_parser_settings_take_codecovs_defaults_for_what_is_missing_or_not_a_boolean():
+    assert ParserSettings.of({}) == ParserSettings()
+    assert ParserSettings() == ParserSettings(
+        javascript_partials=False, gcov_conditional=True, gcov_loop=True, gcov_method=False, gcov_macro=False
+    )
+    odd = {"parsers": {"go": {"partials_as_hits": "yes"}, "jacoco": [], "gcov": {"branch_detection": 3}}}
+    assert ParserSettings.of(odd) == ParserSettings()
+    given = {"parsers": {"go": {"partials_as_hits": True}, "javascript": {"enable_partials": True}}}
+    assert ParserSettings.of(given) == ParserSettings(go_partials_as_hits=True, javascript_partials=True)
+
+
+def test_a_report_read_with_settings_reads_partials_as_codecov_does():
+    # Istanbul: enable_partials false (Codecov's default) makes a half-taken line a hit; scoverage
+    # lines with a statement invoked are hits; without settings each keeps its tool's partials.
+    istanbul = (
+        b'{"/w/a.js": {"path": "/w/a.js", "statementMap": {"0": {"start": {"line": 1, "column": 0}, '
+        b'"end": {"line": 1, "column": 9}}}, "fnMap": {}, "branchMap": {"0": {"type": "if", "line": 1, '
+        b'"loc": {"start": {"line": 1, "column": 0}, "end": {"line": 1, "column": 9}}, "locations": '
+        b'[{"start": {"line": 1, "column": 0}, "end": {"line": 1, "column": 9}}, '
+        b'{"start": {"line": 1, "column": 0}, "end": {"line": 1, "column": 9}}]}}, '
+        b'"s": {"0": 3}, "f": {}, "b": {"0": [3, 0]}}}'
+    )
+    scoverage = (
+        b'<?xml version="1.0"?><scoverage statement-count="2"><packages><package name="p"><classes>'
+        b'<class name="A" filename="A.scala"><methods><method name="m"><statements>'
+        b'<statement source="/w/A.scala" line="3" invocation-count="2" ignored="false"/>'
+        b'<statement source="/w/A.scala" line="3" invocation-count="0" ignored="false"/>'
+        b"</statements></method></methods></class></classes></package></packages></scoverage>"
+    )
+    for report in (istanbul, scoverage):
+        (own,) = merge_by_path(parse_report(report, root="/w")).values()
+        (codecov,) = merge_by_path(parse_report(report, root="/w", settings=ParserSettings())).values()
+        assert [state for _, _, state in own] == [PARTIAL]
+        assert list(codecov) == [(line, hits, HIT) for line, hits, _ in own]
+    kept = ParserSettings(javascript_partials=True)
+    assert [s for _, _, s in merge_by_path(parse_report(istanbul, root="/w", settings=kept))["a.js"]] == [PARTIAL]
