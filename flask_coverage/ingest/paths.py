@@ -10,6 +10,8 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
+from flask import current_app
+
 from ..codecov_yml.paths import PathRules
 from ..codecov_yml.settings import upload_settings
 from ..errors import ReportError
@@ -34,13 +36,14 @@ def path_rules(
     YAML to store with the upload (:func:`~flask_coverage.codecov_yml.settings.upload_settings`).
     No rules and Codecov's parser defaults when it cannot be read: an upload never fails because of
     its YAML."""
+    service = {"gcov_unexecuted_blocks": bool(current_app.config["COVERAGE_GCOV_UNEXECUTED_BLOCKS"])}
     try:
         settings, row = upload_settings(repository, sha)
     except Exception:
         log.exception("the codecov.yml of %s could not be read for its upload", sha[:12])
         get_session().rollback()
-        return PathRules(), ParserSettings(), None
-    return PathRules.of(settings.value, flags), ParserSettings.of(settings.value), row
+        return PathRules(), ParserSettings.of({}, **service), None
+    return PathRules.of(settings.value, flags), ParserSettings.of(settings.value, **service), row
 
 
 def prepared(

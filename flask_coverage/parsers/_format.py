@@ -90,6 +90,9 @@ class ParserSettings:
     gcov_loop: bool = True
     gcov_method: bool = False
     gcov_macro: bool = False
+    #: Whether a gcov line marked ``1*`` (a block on it never ran) is read as its count (as gcov and
+    #: gcovr count it) or dropped (as Codecov drops it): the service's ``COVERAGE_GCOV_UNEXECUTED_BLOCKS``.
+    gcov_unexecuted_blocks: bool = True
     #: ``parsers.{cobertura,go,jacoco}.partials_as_hits``: that format's PARTIAL lines are HITs.
     cobertura_partials_as_hits: bool = False
     go_partials_as_hits: bool = False
@@ -99,9 +102,9 @@ class ParserSettings:
     cobertura_missing_conditions: bool = False
 
     @classmethod
-    def of(cls, yaml: Mapping[str, Any]) -> ParserSettings:
+    def of(cls, yaml: Mapping[str, Any], **service: bool) -> ParserSettings:
         """The settings a ``codecov.yml`` (its parsed mapping) gives, Codecov's default for any key
-        missing or not a boolean."""
+        missing or not a boolean; ``service`` the ones the service's configuration sets."""
         parsers = _mapping(yaml.get("parsers"))
         values: dict[str, bool] = {}
         for name, path in _KEYS.items():
@@ -110,12 +113,14 @@ class ParserSettings:
                 section = _mapping(section).get(key)
             if isinstance(section, bool):
                 values[name] = section
-        return cls(**values)
+        return cls(**values, **service)
 
     @property
     def gcov_default(self) -> bool:
-        """Whether gcov's branch detection is Codecov's default (conditionals and loops)."""
-        return (self.gcov_conditional, self.gcov_loop, self.gcov_method, self.gcov_macro) == (True, True, False, False)
+        """Whether gcov is read with the compiled reader's rules: Codecov's default branch detection
+        (conditionals and loops), ``1*`` lines kept."""
+        detection = (self.gcov_conditional, self.gcov_loop, self.gcov_method, self.gcov_macro)
+        return detection == (True, True, False, False) and self.gcov_unexecuted_blocks
 
 
 _KEYS = {

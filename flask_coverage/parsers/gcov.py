@@ -16,7 +16,9 @@ those lines; gcovr and gcov's own totals count them). Codecov's rules, with its 
 Other ``parsers.gcov.branch_detection`` settings (``context.settings``) choose the lines as Codecov
 does: a function's first line (after a ``function`` record) only with ``method``, then a loop line
 only with ``loop``, a conditional only with ``conditional``, any other line only with ``macro``.
-The compiled reader knows the default alone: with other settings Python reads every block.
+With ``gcov_unexecuted_blocks`` off (the service's ``COVERAGE_GCOV_UNEXECUTED_BLOCKS``), a ``1*`` line is
+dropped, as Codecov drops it. The compiled reader knows the defaults alone: with other settings Python
+reads every block.
 
 Skipped and counted as in every format (``parsers/_common.py``): a source line whose count or number
 is not a number, line 0, lines before the first ``0:Source:``. The path is the ``Source:`` as gcov wrote
@@ -133,6 +135,8 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                     continue
                 count = 0
             else:
+                if count_text[-1:] == "*" and not settings.gcov_unexecuted_blocks:
+                    continue  # Codecov drops the line
                 count_text = count_text.rstrip("*")
                 if not count_text.isdecimal() or len(count_text) > 20:
                     skips.add(HITS_NOT_A_NUMBER)

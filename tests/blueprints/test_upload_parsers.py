@@ -53,3 +53,16 @@ def test_the_parsers_settings_are_the_uploaded_commits(testapp, widgets, app, tm
     url = f"/upload/v2?commit={own}&token={widgets.upload_token}"
     testapp.post(url, envelope("go/cover-count.out"), headers={"Content-Type": "text/plain"})
     assert stored(resolve_commit(widgets, sha=own))["shapes.go"] == (23, 14, 9, 0)
+
+
+def test_the_service_drops_gcovs_starred_lines_when_configured(testapp, widgets, app):
+    # COVERAGE_GCOV_UNEXECUTED_BLOCKS = False restores Codecov's reading of gcc 8's "1*" lines.
+    report = (
+        b"        -:    0:Source:c/shapes.c\n        1:    1:int f(void) {\n       2*:    2:    return g() || h();\n"
+    )
+    url = "/upload/v2?commit={}&token=" + widgets.upload_token
+    testapp.post(url.format("c" * 40), report, headers={"Content-Type": "text/plain"})
+    app.config["COVERAGE_GCOV_UNEXECUTED_BLOCKS"] = False
+    testapp.post(url.format("d" * 40), report, headers={"Content-Type": "text/plain"})
+    assert stored(resolve_commit(widgets, sha="c" * 40))["c/shapes.c"] == (2, 2, 0, 0)
+    assert stored(resolve_commit(widgets, sha="d" * 40))["c/shapes.c"] == (1, 1, 0, 0)

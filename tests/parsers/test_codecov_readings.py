@@ -168,3 +168,17 @@ def test_a_report_read_with_settings_reads_partials_as_codecov_does():
         assert list(codecov) == [(line, hits, HIT) for line, hits, _ in own]
     kept = ParserSettings(javascript_partials=True)
     assert [s for _, _, s in merge_by_path(parse_report(istanbul, root="/w", settings=kept))["a.js"]] == [PARTIAL]
+
+
+STARRED = b"""        -:    0:Source:a.c
+        1:    1:int main(void) {
+       1*:    2:    return f() || g();
+    #####:    3:    unused();
+"""
+
+
+def test_gcov_starred_lines_are_kept_unless_the_service_drops_them_as_codecov_does():
+    kept = merge_by_path(parse_report(STARRED, settings=ParserSettings()))
+    dropped = merge_by_path(parse_report(STARRED, settings=ParserSettings(gcov_unexecuted_blocks=False)))
+    assert list(kept["a.c"]) == [(1, 1, HIT), (2, 1, HIT), (3, 0, MISS)]
+    assert list(dropped["a.c"]) == [(1, 1, HIT), (3, 0, MISS)]
