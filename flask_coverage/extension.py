@@ -42,6 +42,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_BADGE_LABEL": "coverage",
     "COVERAGE_MAX_UPLOAD_BYTES": 50 * 1024 * 1024,
     "COVERAGE_MAX_REPORT_FILES": 500_000,
+    "COVERAGE_GCOV_UNEXECUTED_BLOCKS": True,
     "COVERAGE_UPLOAD_URL_MAX_AGE": 3600,
     "COVERAGE_TOKENLESS_UPLOADS": True,
     "COVERAGE_BIND_KEY": None,
@@ -110,7 +111,8 @@ class CoverageService:
         ``COVERAGE_MAX_PAGE_SIZE`` (paginated lists),
         ``COVERAGE_COLOR_RANGE`` (graph colors), ``COVERAGE_BADGE_LABEL`` (the left part of the badges),
         ``COVERAGE_MAX_UPLOAD_BYTES`` (largest report), ``COVERAGE_MAX_REPORT_FILES`` (the most files an
-        upload's reports may hold), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
+        upload's reports may hold), ``COVERAGE_GCOV_UNEXECUTED_BLOCKS`` (gcov's ``1*`` lines read as their
+        count; ``False`` drops them, as Codecov does), ``COVERAGE_UPLOAD_URL_MAX_AGE`` (how long a
         signed upload URL of ``/upload/v4`` stays valid), ``COVERAGE_TOKENLESS_UPLOADS`` (whether a
         public repository takes codecov-cli uploads without a token from a fork's pull request),
         ``COVERAGE_BIND_KEY`` (a key of ``SQLALCHEMY_BINDS`` for the tables), ``COVERAGE_SOURCE_GIT_ROOT``,

@@ -49,6 +49,8 @@ _RANK = (0, 2, 1)
 _BY_RANK = (HIT, PARTIAL, MISS)
 # The merged state of states a and b, at index 3 * a + b.
 _MERGED = bytes(_BY_RANK[min(_RANK[a], _RANK[b])] for a in range(3) for b in range(3))
+# A state table that makes PARTIAL a HIT (bytes.translate).
+_PARTIAL_AS_HIT = bytes((HIT, MISS, HIT)) + bytes(range(3, 256))
 
 _CODEC_VERSION = 1
 _COUNT = struct.Struct("<I")
@@ -243,6 +245,12 @@ class LineCoverage:
         hits.extend(b_hits[j:])
         states.extend(b_states[j:])
         return LineCoverage._trusted(lines, hits, states)
+
+    def partials_as_hits(self) -> LineCoverage:
+        """These lines with every PARTIAL line a HIT, its hits kept (Codecov's ``partials_as_hits``)."""
+        if PARTIAL not in self._states:
+            return self
+        return LineCoverage._trusted(self._lines, self._hits, self._states.translate(_PARTIAL_AS_HIT))
 
     def with_branch_states(self, lines: Sequence[int], branches: Sequence[int], taken: Sequence[int]) -> LineCoverage:
         """These lines where each of ``lines`` (increasing) takes its state from its ``branches``, of

@@ -622,7 +622,6 @@ SCHEMA = Keys(
     },
     ignored=frozenset(
         [
-            "parsers",
             "profiling",
             "slack_app",
             "cli",

@@ -168,6 +168,9 @@ def upload_reports(
     max_bytes, max_files = config["COVERAGE_MAX_UPLOAD_BYTES"], config["COVERAGE_MAX_REPORT_FILES"]
     digests: list[str] = []
     skips = Skips() if skips is None else skips
+    meta = meta or UploadMeta()
+    settings, rules, parser_settings, yaml_row = path_rules(repository, sha, meta.flags)
+    known = network or mirror_files(repository, sha) or known_paths(repository, sha)
     packed = read_reports(
         reports,
         root=root,
@@ -177,10 +180,9 @@ def upload_reports(
         progress=progress,
         digests=digests,
         skips=skips,
+        known=frozenset(known),
+        settings=parser_settings,
     )
-    meta = meta or UploadMeta()
-    settings, rules, yaml_row = path_rules(repository, sha, meta.flags)
-    known = network or mirror_files(repository, sha) or known_paths(repository, sha)
     files = prepared(packed, rules, known, fixes or {}, skips)
     shaped = [sorted(network), sorted((path, sorted(lines), eof) for path, (lines, eof) in (fixes or {}).items())]
     about = [run_id, branch, pull, root, format, digests, list(meta.flags), meta.name, meta.build, meta.job]

@@ -10,12 +10,14 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
+from flask import current_app
+
 from ..codecov_yml.paths import PathRules
 from ..codecov_yml.settings import upload_settings
 from ..errors import ReportError
 from ..lines import LineCoverage
 from ..models import Repository
-from ..parsers import Skips, place_by_network
+from ..parsers import ParserSettings, Skips, place_by_network
 from ..state import get_session
 from .envelope import FileFix
 from .reports import Packed, check_storable
@@ -28,18 +30,20 @@ log = logging.getLogger(__name__)
 
 def path_rules(
     repository: Repository, sha: str, flags: tuple[str, ...]
-) -> tuple[dict[str, Any], PathRules, Optional[dict[str, Any]]]:
+) -> tuple[dict[str, Any], PathRules, ParserSettings, Optional[dict[str, Any]]]:
     """The codecov.yml in force at the commit (merged over the defaults), its ``ignore`` and ``fixes``
-    for an upload with these ``flags``, and the commit's YAML to store with the upload
-    (:func:`~flask_coverage.codecov_yml.settings.upload_settings`).
-    No settings and no rules when it cannot be read: an upload never fails because of its YAML."""
+    for an upload with these ``flags``, its ``parsers:`` settings (what the reports read,
+    docs/parsing.md), and the commit's YAML to store with the upload
+    (:func:`~flask_coverage.codecov_yml.settings.upload_settings`). No settings, no rules and Codecov's
+    parser defaults when it cannot be read: an upload never fails because of its YAML."""
+    service = {"gcov_unexecuted_blocks": bool(current_app.config["COVERAGE_GCOV_UNEXECUTED_BLOCKS"])}
     try:
         settings, row = upload_settings(repository, sha)
     except Exception:
         log.exception("the codecov.yml of %s could not be read for its upload", sha[:12])
         get_session().rollback()
-        return {}, PathRules(), None
-    return settings.value, PathRules.of(settings.value, flags), row
+        return {}, PathRules(), ParserSettings.of({}, **service), None
+    return settings.value, PathRules.of(settings.value, flags), ParserSettings.of(settings.value, **service), row
 
 
 def prepared(

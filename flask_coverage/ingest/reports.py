@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 import io
 from collections.abc import Iterable, Iterator
-from typing import Any, Callable, NamedTuple, Optional
+from typing import AbstractSet, Any, Callable, NamedTuple, Optional
 
 from ..errors import ReportError, ReportTooLarge
 from ..lines import LineCoverage
 from ..models import FileCoverage
-from ..parsers import ParsedFile, ReportSource, Skips, parse_report
+from ..parsers import ParsedFile, ParserSettings, ReportSource, Skips, parse_report
 
 #: Called with the number of report bytes read since the previous call.
 ProgressCallback = Callable[[int], None]
@@ -55,17 +55,30 @@ def read_reports(
     progress: Optional[ProgressCallback],
     digests: list[str],
     skips: Skips,
+    known: AbstractSet[str],
+    settings: ParserSettings,
 ) -> dict[str, Packed]:
     """Every report parsed (:func:`~flask_coverage.parsers.parse_report`) and its files packed, merged
-    per path (as :func:`~flask_coverage.parsers.merge_by_path`); each report's SHA-256 appended to
-    ``digests`` once it was read. More than ``max_files`` paths, all reports together, is a
+    per path (as :func:`~flask_coverage.parsers.merge_by_path`), a file with no tracked line left out
+    as Codecov leaves it out (an LCOV record with no ``DA``, a class with no lines); each report's
+    SHA-256 appended to ``digests`` once it was read. The parsers are given ``known``, the repository's
+    files the upload is placed on (``ParseContext.known``), and ``settings``, the codecov.yml's
+    ``parsers:``. More than ``max_files`` paths, all reports together, is a
     :class:`~flask_coverage.errors.ReportTooLarge`, raised as the first path past the bound comes: an
     upload holds about 250 bytes per file until its transaction."""
     packed: dict[str, Packed] = {}
     # A path repeated right after itself (Java's inner classes, one ``<class>`` each) is merged unpacked.
     path, lines = "", None
     for parsed in _parsed(
-        reports, root=root, format=format, max_bytes=max_bytes, progress=progress, digests=digests, skips=skips
+        reports,
+        root=root,
+        format=format,
+        max_bytes=max_bytes,
+        progress=progress,
+        digests=digests,
+        skips=skips,
+        known=known,
+        settings=settings,
     ):
         if lines is not None and parsed.path == path:
             lines = lines.merge(parsed.lines)
@@ -79,7 +92,7 @@ def read_reports(
         path, lines = parsed
     if lines is not None:
         packed[path] = Packed.of(lines) if path not in packed else packed[path].merge(lines)
-    return packed
+    return {path: file for path, file in packed.items() if file.lines}
 
 
 class _HashingReader:
@@ -108,6 +121,8 @@ def _parsed(
     progress: Optional[ProgressCallback],
     digests: list[str],
     skips: Skips,
+    known: AbstractSet[str],
+    settings: ParserSettings,
 ) -> Iterator[ParsedFile]:
     for name, source in reports:  # each report's SHA-256 goes to digests once it was read
         digest = hashlib.sha256()
@@ -116,7 +131,16 @@ def _parsed(
         else:
             source = _HashingReader(source, digest, progress)  # type: ignore[assignment]
         try:
-            for parsed in parse_report(source, format=format, root=root, max_bytes=max_bytes, skips=skips, name=name):
+            for parsed in parse_report(
+                source,
+                format=format,
+                root=root,
+                max_bytes=max_bytes,
+                skips=skips,
+                name=name,
+                known=known,
+                settings=settings,
+            ):
                 check_storable(parsed.path)
                 yield parsed
             digests.append(digest.hexdigest())

@@ -6,7 +6,7 @@ docs/architecture.md ("A report format") for how a format plugs in (``_format.py
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import AbstractSet, Iterable, Iterator
 
 from ..errors import ReportError
 from ..lines import LineCoverage
@@ -43,7 +43,7 @@ from . import (
     xcode_plist,
 )
 from ._common import MAX_LINE_NUMBER, ParsedFile
-from ._format import ParseContext, ReportFormat, ReportHead, Skips
+from ._format import ParseContext, ParserSettings, ReportFormat, ReportHead, Skips
 from ._input import ReportInput, ReportSource, strip_bom
 from ._paths import place_by_network
 
@@ -53,6 +53,7 @@ __all__ = [
     "REPORT_FORMATS",
     "ParseContext",
     "ParsedFile",
+    "ParserSettings",
     "ReportFormat",
     "ReportHead",
     "Skips",
@@ -130,6 +131,8 @@ def parse_report(
     max_bytes: int | None = None,
     skips: Skips | None = None,
     name: str | None = None,
+    known: AbstractSet[str] | None = None,
+    settings: ParserSettings | None = None,
 ) -> Iterator[ParsedFile]:
     """Parse a coverage report into repository-relative files with their line coverage.
 
@@ -138,7 +141,11 @@ def parse_report(
     of :data:`FORMATS`. ``root``, the checkout directory the report was written in, is stripped from
     file paths. Reading more than ``max_bytes`` bytes raises
     :class:`~flask_coverage.errors.ReportTooLarge`. The lines the parser skipped or clamped are
-    counted in ``skips`` (see docs/parsing.md) as the files are read.
+    counted in ``skips`` (see docs/parsing.md) as the files are read. ``known``, the repository's
+    files an upload is placed on, lets a format try its names against them as Codecov does (JaCoCo's
+    module names); None places nothing. ``settings`` are the ``parsers:`` settings of the codecov.yml
+    in force (:class:`ParserSettings`, whose defaults are Codecov's: an upload always passes them);
+    with None each format keeps its own partial lines (Istanbul's, scoverage's), as its tool counts them.
 
     The format is checked before this returns; the files are then parsed lazily as the iterator is
     consumed. A path can be yielded more than once (Cobertura classes of one file, LCOV records per
@@ -153,8 +160,18 @@ def parse_report(
         format = detect_format(report.head, name)
     elif not strip_bom(report.head).strip():
         raise ReportError("empty report")
-    context = ParseContext(root=root, skips=Skips() if skips is None else skips, name=name)
-    return _BY_NAME[format].parse(report.chunks(), context)
+    context = ParseContext(
+        root=root,
+        skips=Skips() if skips is None else skips,
+        name=name,
+        known=known,
+        settings=ParserSettings() if settings is None else settings,
+    )
+    chosen = _BY_NAME[format]
+    files = chosen.parse(report.chunks(), context)
+    if settings is not None and chosen.partials_as_hits(settings):
+        return (ParsedFile(path, lines.partials_as_hits()) for path, lines in files)
+    return files
 
 
 def merge_by_path(files: Iterable[ParsedFile]) -> dict[str, LineCoverage]:

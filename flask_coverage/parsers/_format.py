@@ -18,13 +18,13 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import AbstractSet, Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from ._common import ParsedFile
 from ._input import strip_bom
 from ._paths import PathResolver
 
-__all__ = ["ParseContext", "ReportFormat", "ReportHead", "Skips"]
+__all__ = ["ParseContext", "ParserSettings", "ReportFormat", "ReportHead", "Skips"]
 
 #: Distinct skip reasons kept per report; more are counted under :data:`OTHER_REASON`.
 MAX_SKIP_REASONS = 32
@@ -77,6 +77,69 @@ def _most_first(item: tuple[str, int]) -> tuple[int, str]:
     return -item[1], item[0]
 
 
+@dataclass(frozen=True)
+class ParserSettings:
+    """The ``parsers:`` settings of a ``codecov.yml`` that change what a report reads, with Codecov's
+    defaults (docs/parsing.md, "parsers: settings")."""
+
+    #: ``parsers.javascript.enable_partials``: Istanbul JSON's half-taken lines stay PARTIAL (else HIT).
+    javascript_partials: bool = False
+    #: ``parsers.gcov.branch_detection.{conditional,loop,method,macro}``: which gcov lines with
+    #: ``branch`` records take their state from them.
+    gcov_conditional: bool = True
+    gcov_loop: bool = True
+    gcov_method: bool = False
+    gcov_macro: bool = False
+    #: Whether a gcov line marked ``1*`` (a block on it never ran) is read as its count (as gcov and
+    #: gcovr count it) or dropped (as Codecov drops it): the service's ``COVERAGE_GCOV_UNEXECUTED_BLOCKS``.
+    gcov_unexecuted_blocks: bool = True
+    #: ``parsers.{cobertura,go,jacoco}.partials_as_hits``: that format's PARTIAL lines are HITs.
+    cobertura_partials_as_hits: bool = False
+    go_partials_as_hits: bool = False
+    jacoco_partials_as_hits: bool = False
+    #: ``parsers.cobertura.handle_missing_conditions``: read, and changes nothing here (Codecov's
+    #: changes only the list of a line's missing branches, which is not stored here).
+    cobertura_missing_conditions: bool = False
+
+    @classmethod
+    def of(cls, yaml: Mapping[str, Any], **service: bool) -> ParserSettings:
+        """The settings a ``codecov.yml`` (its parsed mapping) gives, Codecov's default for any key
+        missing or not a boolean; ``service`` the ones the service's configuration sets."""
+        parsers = _mapping(yaml.get("parsers"))
+        values: dict[str, bool] = {}
+        for name, path in _KEYS.items():
+            section: Any = parsers
+            for key in path:
+                section = _mapping(section).get(key)
+            if isinstance(section, bool):
+                values[name] = section
+        return cls(**values, **service)
+
+    @property
+    def gcov_default(self) -> bool:
+        """Whether gcov is read with the compiled reader's rules: Codecov's default branch detection
+        (conditionals and loops), ``1*`` lines kept."""
+        detection = (self.gcov_conditional, self.gcov_loop, self.gcov_method, self.gcov_macro)
+        return detection == (True, True, False, False) and self.gcov_unexecuted_blocks
+
+
+_KEYS = {
+    "javascript_partials": ("javascript", "enable_partials"),
+    "gcov_conditional": ("gcov", "branch_detection", "conditional"),
+    "gcov_loop": ("gcov", "branch_detection", "loop"),
+    "gcov_method": ("gcov", "branch_detection", "method"),
+    "gcov_macro": ("gcov", "branch_detection", "macro"),
+    "cobertura_partials_as_hits": ("cobertura", "partials_as_hits"),
+    "cobertura_missing_conditions": ("cobertura", "handle_missing_conditions"),
+    "go_partials_as_hits": ("go", "partials_as_hits"),
+    "jacoco_partials_as_hits": ("jacoco", "partials_as_hits"),
+}
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 @dataclass
 class ParseContext:
     """What a parser is given besides the bytes: how to place paths and where to count skips."""
@@ -86,6 +149,12 @@ class ParseContext:
     skips: Skips = field(default_factory=Skips)
     #: The report's file name as the upload gave it, if any: a hint, never trusted.
     name: Optional[str] = None
+    #: The repository's files an upload's paths are placed on (the uploader's file list, else the
+    #: tree's): empty when there are none, None when the caller does not place paths. Only a format
+    #: whose names Codecov tries against that list reads it (JaCoCo's report name).
+    known: Optional[AbstractSet[str]] = None
+    #: The ``parsers:`` settings of the codecov.yml in force (Codecov's defaults when there is none).
+    settings: ParserSettings = field(default_factory=ParserSettings)
 
     def resolver(self, sources: Sequence[str] = ()) -> PathResolver:
         """The name rule for this report (``parsers/_paths.py``), with the folders the report lists."""
@@ -199,3 +268,6 @@ class ReportFormat:
     parse: Parser
     #: Glob patterns of the file names the tools write (``"*.lcov"``, ``"lcov.info"``): a hint only.
     file_names: tuple[str, ...] = ()
+    #: Whether the settings make this format's PARTIAL lines HITs (``parsers.<language>.partials_as_hits``
+    #: and the like), applied to every file the parser yields.
+    partials_as_hits: Callable[[ParserSettings], bool] = lambda _settings: False

@@ -163,9 +163,14 @@ class FileXmlReader(XmlReader):
         if not name:
             self.skips.add(EMPTY_NAME)
             return
-        self.path = self.resolver.resolve(f"{folder}/{name}" if folder else name)
+        self.path = self.resolver.resolve(self.place(f"{folder}/{name}" if folder else name))
         self._in_file = True
         self.parser.StartElementHandler = self._start_in_file
+
+    def place(self, name: str) -> str:
+        """Where the report's file ``name`` is in the repository, before the name rule (a format may
+        move it: JaCoCo's modules)."""
+        return name
 
     def finish(self) -> None:
         if self._in_file:

@@ -11,6 +11,9 @@ at 0 is MISS; counted, its two numbers decide, and what they mean depends on the
   line is PARTIAL when some path was not covered, so its Clover, LCOV and JSON of one run agree.
   (Codecov reads Istanbul's file with the OpenClover rule and makes fully covered lines partial.)
 
+A ``cond`` line without a ``count`` is read by its two numbers alone, as Codecov reads every ``cond``
+line: both taken HIT, one PARTIAL, none MISS; its hits are their sum.
+
 Skipped, as Codecov does: a file whose name holds ``{`` (a template), a PHP file under ``vendor/``, a
 line numbered below 1 or, in a PHP file, past the file's ``loc``. Counted too, as in every format
 (``parsers/_common.py``): a line or count that is not a number (skipped), a negative count (clamped to
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator, List
 
-from ..lines import HIT, MISS, PARTIAL, LineCoverage
+from ..lines import HIT, MAX_HITS, MISS, PARTIAL, LineCoverage
 from ._common import ParsedFile, hit_count
 from ._format import ParseContext, ReportFormat, ReportHead
 from ._xml import SMALL_NUMBERS, FileXmlReader, attributes, int_attribute, read_xml
@@ -124,6 +127,9 @@ class _CloverReader(FileXmlReader):
         return read_line
 
     def line(self, number: int, attrs: dict[str, str]) -> None:
+        if not attrs.get("count") and attrs.get("type") == "cond" and "truecount" in attrs:
+            self._condition(number, attrs)
+            return
         count = hit_count(attrs["count"], number, self.path, self.skips) if attrs.get("count") else 0
         if count is None:
             return
@@ -138,6 +144,15 @@ class _CloverReader(FileXmlReader):
             elif true_count == 0 or false_count == 0:
                 state = PARTIAL
         self.lines.add(number, count, state)
+
+    def _condition(self, number: int, attrs: dict[str, str]) -> None:
+        # A cond line without a count: Codecov's reading of its two numbers.
+        true_count = hit_count(attrs["truecount"], number, self.path, self.skips)
+        false_count = hit_count(attrs.get("falsecount", ""), number, self.path, self.skips)
+        if true_count is None or false_count is None:
+            return
+        taken = (true_count > 0) + (false_count > 0)
+        self.lines.add(number, min(true_count + false_count, MAX_HITS), (MISS, PARTIAL, HIT)[taken])
 
     def file_done(self, lines: LineCoverage) -> None:
         end = self._end_of_file

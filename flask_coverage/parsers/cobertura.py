@@ -43,7 +43,14 @@ def _detect(head: ReportHead) -> bool:
     )
 
 
-FORMAT = ReportFormat("cobertura", "Cobertura XML", _detect, parse_cobertura, ("cobertura*.xml", "coverage*.xml"))
+FORMAT = ReportFormat(
+    "cobertura",
+    "Cobertura XML",
+    _detect,
+    parse_cobertura,
+    ("cobertura*.xml", "coverage*.xml"),
+    partials_as_hits=lambda settings: settings.cobertura_partials_as_hits,
+)
 
 Handler = Callable[[str, List[str]], None]
 

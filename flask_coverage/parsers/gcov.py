@@ -13,6 +13,13 @@ those lines; gcovr and gcov's own totals count them). Codecov's rules, with its 
 - lines between ``LCOV_EXCL_START`` and ``LCOV_EXCL_STOP``, and those marked ``LCOV_EXCL_LINE``,
   are left out.
 
+Other ``parsers.gcov.branch_detection`` settings (``context.settings``) choose the lines as Codecov
+does: a function's first line (after a ``function`` record) only with ``method``, then a loop line
+only with ``loop``, a conditional only with ``conditional``, any other line only with ``macro``.
+With ``gcov_unexecuted_blocks`` off (the service's ``COVERAGE_GCOV_UNEXECUTED_BLOCKS``), a ``1*`` line is
+dropped, as Codecov drops it. The compiled reader knows the defaults alone: with other settings Python
+reads every block.
+
 Skipped and counted as in every format (``parsers/_common.py``): a source line whose count or number
 is not a number, line 0, lines before the first ``0:Source:``. The path is the ``Source:`` as gcov wrote
 it (relative to the build folder, or absolute). Read line by line; several files one after the other are several files.
@@ -25,18 +32,24 @@ from __future__ import annotations
 
 import re
 from array import array
+from functools import partial
 from typing import Iterable, Iterator
 
 from ..lines import _U32, HIT, MAX_HITS, MISS, PARTIAL, LineCoverage, LineCoverageBuilder
 from . import _speedups
 from ._common import HITS_NOT_A_NUMBER, LINE_DIGITS, MAX_LINE_NUMBER, NUMBER_DIGITS, ParsedFile, line_number
-from ._format import ParseContext, ReportFormat, ReportHead
+from ._format import ParseContext, ParserSettings, ReportFormat, ReportHead
 from ._text import text_blocks
 
 __all__ = ["FORMAT", "parse_gcov"]
 
 _SOURCE = re.compile(r"\s*-:\s*0:Source:(.*)")
-_BRANCHY = re.compile(r"\s+(?:if\s?\(|\} else if\s?\(|for\s?\(|while\s?\()")
+_LOOP = r"\s+(?:for\s?\(|while\s?\()"
+_CONDITIONAL = r"\s+(?:if\s?\(|\} else if\s?\()"
+# The lines whose branch records decide their state with Codecov's default branch_detection.
+_BRANCHY = re.compile(f"{_CONDITIONAL}|{_LOOP}")
+_IS_LOOP = re.compile(_LOOP).match
+_IS_CONDITIONAL = re.compile(_CONDITIONAL).match
 # The compiled reader of a block's usual lines (_speedups/gcov.c), or None: then Python reads all.
 _compiled = _speedups.load("gcov")
 
@@ -45,6 +58,9 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
     """Yield one ParsedFile per ``0:Source:`` section of gcov text read from ``chunks``."""
     skips = context.skips
     resolver = context.resolver()
+    settings = context.settings
+    detected = None if settings.gcov_default else partial(_detected, settings)
+    after_function = False
     path = ""
     file: _File | None = None
     # The line whose branch records are being counted: [line, hits, taken, total], or None.
@@ -52,7 +68,11 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
     excluded = False
     for block in text_blocks(chunks, "gcov"):
         markers = "LCOV_EXCL" in block  # looked for per line only in a chunk that has some
-        read = None if _compiled is None or markers or excluded else _compiled.read(block, file is not None, branches)
+        read = (
+            None
+            if _compiled is None or markers or excluded or detected is not None
+            else _compiled.read(block, file is not None, branches)
+        )
         if read is not None:
             # C read the whole block: the open file's lines before the block's first header, then
             # each header's file (the last one still open), and the branch line left counting.
@@ -82,6 +102,7 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                 file.add_branch_line(branches)
             branches = None
             if line.startswith(("call", "function")) or not line.strip():
+                after_function = after_function or line.startswith("function")
                 continue
             if "Source:" in line:
                 source = _SOURCE.match(line)
@@ -114,6 +135,8 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                     continue
                 count = 0
             else:
+                if count_text[-1:] == "*" and not settings.gcov_unexecuted_blocks:
+                    continue  # Codecov drops the line
                 count_text = count_text.rstrip("*")
                 if not count_text.isdecimal() or len(count_text) > NUMBER_DIGITS:
                     skips.add(HITS_NOT_A_NUMBER)
@@ -127,14 +150,28 @@ def parse_gcov(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parse
                 if checked is None:
                     continue
                 number = checked
-            if count and "(" in code and _BRANCHY.match(code):
+            if count and (
+                ("(" in code and _BRANCHY.match(code)) if detected is None else detected(code, after_function)
+            ):
                 branches = [number, count, 0, 0]
             else:
                 file.add(number, count, HIT if count else MISS)
+            after_function = False
     if branches is not None and file is not None:
         file.add_branch_line(branches)
     if file is not None:
         yield ParsedFile(path, file.build())
+
+
+def _detected(settings: ParserSettings, code: str, method: bool) -> bool:
+    """Whether a line's branch records decide its state under these settings (Codecov's order)."""
+    if method and not settings.gcov_method:
+        return False
+    if _IS_LOOP(code):
+        return settings.gcov_loop
+    if _IS_CONDITIONAL(code):
+        return settings.gcov_conditional
+    return settings.gcov_macro
 
 
 class _File:

@@ -247,4 +247,11 @@ def _detect(head: ReportHead) -> bool:
     return head.kind == "text" and (head.text.startswith(b"mode: ") or _FIRST_BLOCK.match(head.text) is not None)
 
 
-FORMAT = ReportFormat("go", "Go coverage profile", _detect, parse_go, ("*.out", "cover*.txt", "*.coverprofile"))
+FORMAT = ReportFormat(
+    "go",
+    "Go coverage profile",
+    _detect,
+    parse_go,
+    ("*.out", "cover*.txt", "*.coverprofile"),
+    partials_as_hits=lambda settings: settings.go_partials_as_hits,
+)

@@ -93,4 +93,11 @@ def _detect(head: ReportHead) -> bool:
     return head.kind == "json" and head.json_value_start("statementMap") == "{"
 
 
-FORMAT = ReportFormat("istanbul", "Istanbul JSON", _detect, parse_istanbul, ("coverage-final.json", "*.json"))
+FORMAT = ReportFormat(
+    "istanbul",
+    "Istanbul JSON",
+    _detect,
+    parse_istanbul,
+    ("coverage-final.json", "*.json"),
+    partials_as_hits=lambda settings: not settings.javascript_partials,
+)

@@ -6,6 +6,11 @@ missed branch is PARTIAL if another branch was covered and MISS if none was; oth
 covered branch or a covered instruction is HIT, and one without is MISS. The hits are the covered
 instructions (JaCoCo counts no executions). The path is the package plus the file name, as JaCoCo
 writes them (``com/example/Shapes.java``); placing it in the repository is the path placement's job.
+A multi-module build writes one report per module, named after it (``<report name="module_a">``) with
+paths relative to it: as on Codecov, ``<name>/<package>/<file>`` and then
+``<name>/src/main/java/<package>/<file>`` are tried against the repository's files
+(``context.known``) before the bare path, and with no files to try them on the first is taken, so two
+modules' ``com/x/Util.java`` never merge. A name with a space is no module name (Codecov's rule).
 
 Skipped, clamped and counted as in every format (``parsers/_common.py``): a line numbered 0 or less or
 not a number, a count that is not a number; negative counts clamped to 0, decimals rounded down; a
@@ -14,7 +19,7 @@ nameless ``<sourcefile>``. Streamed with expat, one source file at a time.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, List
+from typing import AbstractSet, Callable, Iterable, Iterator, List, Optional
 
 from ..lines import HIT, MISS, PARTIAL
 from ._common import ParsedFile, hit_count
@@ -32,12 +37,24 @@ def parse_jacoco(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Par
 class _JacocoReader(FileXmlReader):
     title, roots, line_element, number_key = "JaCoCo XML", ("report",), "line", "nr"
     _package = ""  # the <package> being read
+    _module: Optional[_Module] = None  # the module a multi-module build's report is named after
+
+    def __init__(self, context: ParseContext) -> None:
+        super().__init__(context)
+        self._known = context.known
+
+    def place(self, name: str) -> str:
+        return name if self._module is None else self._module.place(name)
 
     def start(self, name: str, attrs: list[str]) -> None:
         # Only start tags are followed: a source file ends where the next element that is not one of
         # its lines or counters starts, or where the document ends.
         if name == "sourcefile":
             self.open_file(attributes(attrs).get("name", ""), self._package)
+        elif name == "report":
+            module = attributes(attrs).get("name", "").strip("/")
+            if module.strip() and " " not in module and self._known is not None:
+                self._module = _Module(module, self._known)
         elif name == "package":
             self.finish()
             self._package = attributes(attrs).get("name", "").strip().strip("/")
@@ -95,8 +112,49 @@ class _JacocoReader(FileXmlReader):
         self.lines.add(number, 0 if state == MISS else max(covered, 1), state)
 
 
+class _Module:
+    """A module's report: its names tried against the repository's files as Codecov tries them."""
+
+    def __init__(self, name: str, known: AbstractSet[str]) -> None:
+        self.name = name
+        self.known = known
+        # The listed files under a folder of this name, by their path from it on (None: several).
+        self.inside: dict[str, Optional[str]] = {}
+        marker = f"/{name}/"
+        for path in known:
+            starts = [0] if path.startswith(marker[1:]) else []
+            at = path.find(marker)
+            while at >= 0:
+                starts.append(at + 1)
+                at = path.find(marker, at + 1)
+            for start in starts:
+                ending = path[start:]
+                self.inside[ending] = path if ending not in self.inside else None
+
+    def place(self, name: str) -> str:
+        """The first of ``<module>/<name>``, ``<module>/src/main/java/<name>`` that is a listed file (or
+        the end of one), else ``name``; with no files listed, the first."""
+        first = f"{self.name}/{name}"
+        if not self.known:
+            return first
+        for candidate in (first, f"{self.name}/src/main/java/{name}"):
+            if candidate in self.known:
+                return candidate
+            listed = self.inside.get(candidate)
+            if listed is not None:
+                return listed
+        return name
+
+
 def _detect(head: ReportHead) -> bool:
     return head.xml_root == "report"
 
 
-FORMAT = ReportFormat("jacoco", "JaCoCo XML", _detect, parse_jacoco, ("jacoco*.xml", "*jacoco*.xml"))
+FORMAT = ReportFormat(
+    "jacoco",
+    "JaCoCo XML",
+    _detect,
+    parse_jacoco,
+    ("jacoco*.xml", "*jacoco*.xml"),
+    partials_as_hits=lambda settings: settings.jacoco_partials_as_hits,
+)

@@ -3,7 +3,8 @@
 Only the records that describe lines matter here: ``SF:`` opens a file, ``DA:line,hits[,checksum]``
 gives a line, ``BRDA:line,block,branch,taken`` marks a branch (``-`` or ``0`` = not taken) and
 ``end_of_record`` closes the file. As on Codecov, a line with branches takes its state from them
-(all taken HIT, none MISS, some PARTIAL), with or without a ``DA`` record. Other records (``TN``,
+(all taken HIT, none MISS, some PARTIAL), with or without a ``DA`` record, except in a ``.js`` file,
+which Codecov reads by its ``DA`` counts alone (a line that ran is a hit). Other records (``TN``,
 ``FN*``, ``LF``, ``BRF``, ``VER`` ...) are passed over; what is skipped or clamped is counted
 (docs/parsing.md).
 """
@@ -14,6 +15,7 @@ import re
 from array import array
 from collections import Counter
 from itertools import compress
+from operator import not_
 from typing import Any, Iterable, Iterator
 
 from ..errors import ReportError
@@ -75,6 +77,7 @@ class _Reader:
         self.skips = context.skips
         self.resolver: PathResolver = context.resolver()
         self.path = ""
+        self.by_counts = False
         self.builder: LineCoverageBuilder | None = None
         self.branches = _Branches()
         self.seen_file = False
@@ -126,6 +129,10 @@ class _Reader:
         self.seen_file = True
         if name.strip():
             self.path = self.resolver.resolve(name)
+            if _by_counts(name):
+                hit_array = array(_U32)
+                hit_array.frombytes(hits)
+                states = bytes(map(not_, hit_array))  # MISS (1) where no hits, else HIT (0)
             yield ParsedFile(self.path, LineCoverage.from_bytes(lines, hits, states))
         else:
             self.skips.add(EMPTY_NAME)
@@ -136,6 +143,7 @@ class _Reader:
             self.skips.add(NOT_CLOSED)
             yield from self.close()
         self.seen_file = True
+        self.by_counts = _by_counts(name)
         if name.strip():
             self.path = self.resolver.resolve(name)
         else:
@@ -148,7 +156,7 @@ class _Reader:
             self.skips.add(NOT_A_RECORD)  # an end_of_record with no file open
             return
         if self.path:
-            yield ParsedFile(self.path, self.branches.apply(self.builder))
+            yield ParsedFile(self.path, self.builder.build() if self.by_counts else self.branches.apply(self.builder))
         self.builder = None
         self.branches = _Branches()
 
@@ -216,6 +224,12 @@ class _Branches:
         return lines.with_branch_states(
             numbers, list(map(branches.__getitem__, numbers)), list(map(taken.__getitem__, numbers))
         )
+
+
+def _by_counts(name: str) -> bool:
+    """Whether a file is read by its ``DA`` counts alone, its ``BRDA`` records passed over: as on
+    Codecov, a name ending in ``.js`` (JavaScript tools' branch records are not gcc's)."""
+    return name.rstrip().endswith(".js")
 
 
 def _boundaries(block: str) -> list[tuple[int, bool]]:

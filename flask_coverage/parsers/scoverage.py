@@ -2,12 +2,14 @@
 
 ``<scoverage>`` holds packages, classes and methods whose ``<statement source line invocation-count
 ignored>`` elements are the data (Codecov's older sample, a root ``<statements>`` with the same fields
-as child elements, is read too). As Codecov reads it: the statements of a line that are not
-``ignored`` decide its state: all invoked HIT, none MISS, else PARTIAL. The hits are the largest
-``invocation-count`` of the line (Codecov stores the number of statements invoked: the same states,
-so the same totals). A line whose statements sit in two packages is merged by the usual rules (a
-package ends where the next one starts, or with the document). Paths are each statement's ``source``
-(absolute), else its class's ``filename``: stripped by ``root`` or placed by the network list.
+as child elements, is read too). The statements of a line that are not ``ignored`` decide its
+state: all invoked HIT, none MISS, else PARTIAL (scoverage's own count). The hits are the largest
+``invocation-count`` of the line. Codecov stores a line's largest count, so a line with a statement
+invoked is a hit there: with ``ParserSettings`` (an upload's) the PARTIAL lines are
+made HITs after this reader (``FORMAT.partials_as_hits``). A line whose statements sit in two
+packages is merged by the usual rules (a package ends where the next one starts, or with the
+document). Paths are each statement's ``source`` (absolute), as on Codecov, else its class's
+``filename``: stripped by ``root`` or placed by the network list.
 
 Skipped and counted as in every format (``parsers/_common.py``): a line that is 0 or not a number, a
 count that is not a number (negative clamped, decimals rounded down), a statement without a source.
@@ -258,4 +260,7 @@ def _detect(head: ReportHead) -> bool:
     return head.xml_root in ("scoverage", "statements")
 
 
-FORMAT = ReportFormat("scoverage", "scoverage XML", _detect, parse_scoverage, ("scoverage*.xml",))
+# Codecov stores a line's largest count: a line with a statement invoked is a hit (docs/parsing.md).
+FORMAT = ReportFormat(
+    "scoverage", "scoverage XML", _detect, parse_scoverage, ("scoverage*.xml",), partials_as_hits=lambda _settings: True
+)

@@ -45,6 +45,10 @@ def stated_totals(path: Path) -> tuple[int, int, int]:
     """(files, tracked lines, covered lines) as the report itself states them, read without our parsers,
     with Codecov's rule for branch lines applied (:func:`branch_verdicts`)."""
     files, lines, covered = _stated(path)
+    if path.suffix == ".lcov" and all(
+        name.endswith(".js") for name in re.findall(r"^SF:(.+)$", path.read_text(), re.M)
+    ):
+        return files, lines, covered  # .js files of an LCOV report are read by their DA counts, as on Codecov
     return files, lines, covered + branch_verdicts(path.name.split(".")[0])
 
 

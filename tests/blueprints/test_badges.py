@@ -11,6 +11,7 @@ from defusedxml import ElementTree
 from flask import Flask
 
 from flask_coverage import operations
+from flask_coverage.errors import ReportError
 from flask_coverage.ingest import upload_report
 from flask_coverage.models import Repository
 from flask_coverage.svg import coverage_color
@@ -87,7 +88,8 @@ def test_the_unknown_badge_is_one_and_the_same(
     testapp: webtest.TestApp, repos: dict[str, Repository], make_lcov: Callable[..., bytes]
 ) -> None:
     empty = operations.add_repo("github", "acme", "empty")
-    upload_report(empty, make_lcov({"no_lines.py": {}}), commit=SHA, branch="main")
+    with pytest.raises(ReportError, match="no files with coverage"):  # a file of no lines is not stored
+        upload_report(empty, make_lcov({"no_lines.py": {}}), commit=SHA, branch="main")
     operations.add_repo("github", "acme", "never-uploaded")
     urls = [
         "/gh/acme/nothing/graphs/badge.svg",  # unknown repository

@@ -89,7 +89,7 @@ def test_records_in_any_order_read_the_same(lines):
 
 
 @needs_reader
-@pytest.mark.parametrize("name", ["d3-hierarchy.lcov", "flask-sqlalchemy.lcov", "marshmallow.lcov"])
+@pytest.mark.parametrize("name", ["d3-hierarchy.lcov", "flask-sqlalchemy.lcov", "marshmallow.lcov", "tools/js/c8.lcov"])
 def test_every_prefix_of_a_real_tracefile_reads_the_same(name):
     data = (DATA / name).read_bytes()
     step = max(1, len(data) // 200)
@@ -134,8 +134,9 @@ def test_what_the_reader_refuses():
         "DA:1,2\nDA:3,0\nBRDA:3,0,0,4\nBRDA:3,0,1,5\nBRDA:1,0,0,1\n", "",
     ],
 )  # fmt: skip
-def test_a_whole_file_reads_the_same(records):
-    data = f"TN:\nSF:a.c\n{records}end_of_record\nSF:b.c\n{records}end_of_record\n".encode()
+@pytest.mark.parametrize("name", ["a.c", "a.js"])
+def test_a_whole_file_reads_the_same(records, name):
+    data = f"TN:\nSF:{name}\n{records}end_of_record\nSF:b.c\n{records}end_of_record\n".encode()
     compiled, pure = _both_ways(data, 1 << 20)
     assert compiled == pure
     assert compiled[0]

@@ -184,9 +184,54 @@ def test_istanbul_json_is_read_to_nycs_line_summary():
     assert files["shapes.js"].totals().partials == 2  # the branch maps were read
 
 
-@pytest.mark.parametrize("other", ["js/lcov.info", "js/clover.xml", "js/cobertura-coverage.xml"])
+@pytest.mark.parametrize("other", ["js/clover.xml", "js/cobertura-coverage.xml"])
 def test_nycs_formats_of_one_run_agree_line_for_line(other):
     assert read(other, root=f"{WORK}/js") == read("js/coverage-final.json", root=f"{WORK}/js")
+
+
+def partials_as_hits(lines: LineCoverage) -> LineCoverage:
+    return LineCoverage((line, hits, HIT if state == PARTIAL else state) for line, hits, state in lines)
+
+
+def test_nycs_lcov_is_its_json_with_half_taken_lines_as_hits():
+    # As on Codecov, a .js file of an LCOV report is read by its DA counts alone.
+    json = read("js/coverage-final.json", root=f"{WORK}/js")
+    lcov = read("js/lcov.info", root=f"{WORK}/js")
+    assert json["shapes.js"].totals().partials == 2
+    assert lcov == {path: partials_as_hits(lines) for path, lines in json.items()}
+
+
+def lcov_summary(name: str) -> dict[str, tuple[int, int]]:
+    """The tool's own (lines found, lines hit) per file of an LCOV report: its LF and LH records."""
+    found: dict[str, tuple[int, int]] = {}
+    for record in (TOOLS / name).read_text().split("end_of_record")[:-1]:
+        fields = dict(line.split(":", 1) for line in record.split() if ":" in line)
+        found[fields["SF"]] = (int(fields["LF"]), int(fields["LH"]))
+    return found
+
+
+@pytest.mark.parametrize("name", ["js/c8.lcov", "js/node-test.lcov", "js/lcov.info"])
+def test_javascript_lcov_is_read_to_the_tools_lines_and_covered(name):
+    files = read(name, root=f"{WORK}/js")
+    summary = lcov_summary(name)
+    assert set(files) == set(summary)
+    for path, (found, hit) in summary.items():
+        totals = files[path].totals()
+        assert (totals.lines, totals.hits, totals.partials) == (found, hit, 0), path
+    assert summary["shapes.js"][1] < summary["shapes.js"][0]  # a program with lines not run
+
+
+@pytest.mark.parametrize("name", ["js/c8-text.txt", "js/node-test-text.txt"])
+def test_javascript_lcov_misses_are_the_tools_uncovered_lines(name):
+    text = (TOOLS / name).read_text()
+    match = re.search(r"shapes\.js\s*\|[^\n]*\|\s*([-0-9, ]+?)\s*$", text, re.M)
+    assert match
+    uncovered: set[int] = set()
+    for part in re.split(r"[ ,]+", match.group(1)):
+        first, _, last = part.partition("-")
+        uncovered.update(range(int(first), int(last or first) + 1))
+    lcov = name.replace("-text.txt", ".lcov")
+    assert {n for n, state in states(read(lcov, root=f"{WORK}/js")["shapes.js"]).items() if state == MISS} == uncovered
 
 
 # Ruby: SimpleCov
