@@ -20,9 +20,10 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import jwt
+if TYPE_CHECKING:
+    import jwt
 
 from . import ProviderError
 from .http import Transport, budget
@@ -90,6 +91,7 @@ def verify_actions_token(token: str, *, audience: str, enterprise_url: Optional[
     ``audience`` is the service's public URL (with or without its trailing ``/``), ``enterprise_url``
     the web URL of the configured GitHub Enterprise Server, if any.
     """
+    import jwt  # PyJWT and cryptography: about 10 MB a process, loaded at the first JWT
     issuers = {GITHUB_ISSUER: ("github", GITHUB_JWKS_URL)}
     if enterprise_url:
         enterprise_issuer = enterprise_url + ENTERPRISE_ISSUER_PATH
@@ -130,6 +132,7 @@ def verify_actions_token(token: str, *, audience: str, enterprise_url: Optional[
 
 def _reason(error: jwt.InvalidTokenError) -> str:
     """A few fixed words for PyJWT's refusal (its messages are not shown: they are not ours to vouch for)."""
+    import jwt  # PyJWT and cryptography: about 10 MB a process, loaded at the first JWT
     reasons = [
         (jwt.ExpiredSignatureError, "it has expired"),
         (jwt.ImmatureSignatureError, "it is not valid yet"),
@@ -166,6 +169,7 @@ class _KeyCache:
         return found
 
     def _fetch(self, jwks_url: str) -> jwt.PyJWKSet:
+        import jwt  # PyJWT and cryptography: about 10 MB a process, loaded at the first JWT
         transport = self._transports.get(jwks_url)
         if transport is None:
             transport = self._transports[jwks_url] = Transport("the OIDC issuer", jwks_url, retries=1)
