@@ -79,6 +79,8 @@ def webhook(service: str) -> Response:
         payload = json.loads(body)
     except (ValueError, RecursionError):  # the decoder's depth is Python's recursion limit
         fail(400, "Webhook refused: not JSON.")
+    if not isinstance(payload, dict):  # every host's event is an object (and a deep array may parse on 3.12+)
+        fail(400, "Webhook refused: not JSON of an event (an object).")
     # The repository the body names: its own secret is one that may sign it.
     repository = event_repository(provider, payload)
     candidates = [service_secret(provider, current_app.config), repository and repository_secret(repository)]

@@ -92,6 +92,7 @@ def verify_actions_token(token: str, *, audience: str, enterprise_url: Optional[
     the web URL of the configured GitHub Enterprise Server, if any.
     """
     import jwt  # PyJWT and cryptography: about 10 MB a process, loaded at the first JWT
+
     issuers = {GITHUB_ISSUER: ("github", GITHUB_JWKS_URL)}
     if enterprise_url:
         enterprise_issuer = enterprise_url + ENTERPRISE_ISSUER_PATH
@@ -133,6 +134,7 @@ def verify_actions_token(token: str, *, audience: str, enterprise_url: Optional[
 def _reason(error: jwt.InvalidTokenError) -> str:
     """A few fixed words for PyJWT's refusal (its messages are not shown: they are not ours to vouch for)."""
     import jwt  # PyJWT and cryptography: about 10 MB a process, loaded at the first JWT
+
     reasons = [
         (jwt.ExpiredSignatureError, "it has expired"),
         (jwt.ImmatureSignatureError, "it is not valid yet"),
@@ -170,6 +172,7 @@ class _KeyCache:
 
     def _fetch(self, jwks_url: str) -> jwt.PyJWKSet:
         import jwt  # PyJWT and cryptography: about 10 MB a process, loaded at the first JWT
+
         transport = self._transports.get(jwks_url)
         if transport is None:
             transport = self._transports[jwks_url] = Transport("the OIDC issuer", jwks_url, retries=1)
