@@ -145,5 +145,6 @@ def _prefix_totals(commit: Commit, prefixes: list[str]) -> tuple[Totals, int]:
         parts.append(part.where(sa.func.substr(_TREE.c.name, 1, len(start)) == start) if start else part)
     rows = sa.union_all(*parts).subquery()
     query = sa.select(*(sa.func.coalesce(sa.func.sum(column), 0) for column in rows.c))
-    files, lines, hits, misses, partials = execute(query).one()
+    # PostgreSQL's sum of integers is a numeric (a Decimal): the totals are ints.
+    files, lines, hits, misses, partials = (int(value) for value in execute(query).one())
     return Totals(lines, hits, misses, partials), files
