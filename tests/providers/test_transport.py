@@ -185,13 +185,15 @@ def test_the_deadline_is_the_whole_exchanges(headers_too: bool) -> None:
         started = time.monotonic()
         with pytest.raises(ProviderError, match=r"github did not answer in time \(GET /slow\)") as raised:
             transport.request("GET", "/slow")
-        assert time.monotonic() - started < 1.5  # not the 5 s the drip takes
+        assert time.monotonic() - started < 2.5  # half the 5 s the drip takes
         assert raised.value.retryable
-        # A budget tightens the deadline of the calls inside it.
+        # A budget tightens the deadline of the calls inside it: long enough for the request to be sent
+        # on a loaded machine (a budget spent before asking is another message: tests/feedback/test_delivery.py),
+        # short beside the drip.
         started = time.monotonic()
-        with budget(0.2), pytest.raises(ProviderError, match="did not answer in time"):
+        with budget(1.0), pytest.raises(ProviderError, match="did not answer in time"):
             Transport("github", url, timeout=30).request("GET", "/slow")
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < 2.5
 
 
 def test_nothing_listening_is_retried_then_reported() -> None:
