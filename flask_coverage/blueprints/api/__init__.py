@@ -93,8 +93,9 @@ def openapi_document() -> Any:
 #: The rule of a repository's URLs, and what their docs say about who may read them.
 REPO_RULE = "/<service>/<coverage_name:owner_username>/repos/<coverage_name:repo>"
 VISIBILITY = (
-    " Public repositories can be read without a token; private ones by the owner and its activated members. "
-    "Anything unknown or not visible to the caller gets the same 404."
+    " Public repositories can be read without a token; private ones by the users the git host lets read them "
+    "(for a repository the host does not know, by the owner and its activated members). Anything unknown or not "
+    "visible to the caller gets the same 404."
 )
 
 

@@ -64,9 +64,9 @@ document.tags["Coverage"] = "The coverage stored for the commits of a repository
     tag="Coverage",
     description="The totals, and every file with the state of each tracked line, of one commit: `sha`, else "
     "the tip of `branch`, else the tip of the default branch; `path` keeps only the files under it. Public "
-    "repositories can be read without a token; private ones by activated members of the owning organization "
-    "(and the owner), and their answers are `Cache-Control: private, no-store`. Anything unknown or not "
-    "visible to the caller gets the same 404.",
+    "repositories can be read without a token; private ones by the users the git host lets read them (for a "
+    "repository the host does not know, by the owner and its activated members), and their answers are "
+    "`Cache-Control: private, no-store`. Anything unknown or not visible to the caller gets the same 404.",
     auth="optional",
     path=RepositoryPathSchema,
     lookup=readable_repository,

@@ -1,8 +1,8 @@
 """The v2 API of owners, repositories, commits, branches and pulls, in Codecov's shapes (docs/api.md).
 
 Its views join :data:`flask_coverage.blueprints.api.bp`; the SQL is in :mod:`flask_coverage.queries.lists`.
-Public repositories are read without a token, private ones by the owner and its activated members;
-anything unknown or not visible gets the same 404.
+Who reads what is ``auth``'s rule (docs/architecture.md): public repositories without a token, private ones
+by the users the git host lets read them; anything unknown or not visible gets the same 404.
 """
 
 from __future__ import annotations
@@ -105,8 +105,9 @@ def owners_retrieve(owner: OwnerRow, args: dict[str, Any]) -> OwnerRow:
     "/<service>/<coverage_name:owner_username>/repos/",
     tag="Repos",
     description="The repositories of an owner by name (case-insensitive), each with the totals of the tip of its "
-    "default branch (null before the first upload there). Private repositories are listed for the owner and its "
-    "activated members only.",
+    "default branch (null before the first upload there). Private repositories are listed only for those who may "
+    "read them: the users the git host lets read them (for a repository the host does not know, the owner and "
+    "its activated members).",
     auth="optional",
     path=OwnerPathSchema,
     lookup=owner_with_user,
