@@ -285,10 +285,8 @@ def test_dlst_rows_are_lines_and_agree_with_the_listings_percentage():
     files, skips = parse(data)
     assert skips == {}
     lines = files["source/shapes.d"]
-    assert lines == [(5, 2, HIT), (6, 1, HIT), (7, 1, HIT), (8, 0, MISS), (9, 1, HIT), (14, 0, MISS)] + [
-        (19, 1, HIT),
-        (20, 1, HIT),
-    ]
+    # LDC's own listing (generate.sh): line 5's `a == b && b == c` counts each operand's run.
+    assert lines == [(5, 3, HIT), (6, 1, HIT), (7, 3, HIT), (8, 0, MISS), (9, 1, HIT), (14, 0, MISS)]
     percent = re.search(rb"is (\d+)% covered", data)
     assert percent is not None
     assert 100 * sum(state == HIT for _, _, state in lines) // len(lines) == int(percent.group(1))

@@ -274,6 +274,66 @@ def test_jacoco_xml_is_read_to_jacocos_csv():
         assert lines.totals().partials > 0
 
 
+# Java: JaCoCo, a two-module build (one report per module, as Maven and Gradle write them)
+
+MODULES = ("module_a", "module_b")
+
+
+def module_report(module: str, known: object) -> dict[str, LineCoverage]:
+    return read(f"java_modules/{module}/jacoco.xml", known=known)
+
+
+def module_csv(module: str) -> tuple[int, int]:
+    """JaCoCo's own (LINE_MISSED, LINE_COVERED) of the module's one class, com.x.Util."""
+    with (TOOLS / f"java_modules/{module}/jacoco.csv").open() as rows:
+        (row,) = csv.DictReader(rows)
+    assert (row["GROUP"], row["PACKAGE"], row["CLASS"]) == (module, "com.x", "Util")
+    return int(row["LINE_MISSED"]), int(row["LINE_COVERED"])
+
+
+def test_jacoco_modules_are_read_at_their_listed_paths_to_each_modules_csv():
+    # The uploader's file list holds both modules' Util.java: each report lands on its own module's
+    # file (<report name>/src/main/java/<package>/<file>), read to that module's own CSV.
+    known = {f"{m}/src/main/java/com/x/Util.java" for m in MODULES} | {"settings.gradle"}
+    files = {m: module_report(m, known) for m in MODULES}
+    for module, read_files in files.items():
+        assert list(read_files) == [f"{module}/src/main/java/com/x/Util.java"]
+        (lines,) = read_files.values()
+        # As for one module: JaCoCo's covered lines are this service's hits and partials.
+        assert (lines.totals().misses, covered(lines)) == module_csv(module), module
+    a, b = (states(lines) for m in MODULES for lines in files[m].values())
+    assert (a[12], b[12]) == (MISS, HIT)  # the same line of two files: merged, both would be a hit
+    assert a[5] == PARTIAL  # `if (n < 0)` never true
+
+
+def test_jacoco_modules_without_a_file_list_take_the_module_name_first():
+    # Codecov with no file list takes <report name>/<package>/<file>: still two files.
+    for module in MODULES:
+        assert list(module_report(module, frozenset())) == [f"{module}/com/x/Util.java"]
+    # With no module path listed the bare path is kept, and placement decides where it goes.
+    assert list(module_report("module_a", {"lib/com/x/Util.java"})) == ["com/x/Util.java"]
+
+
+# D: LDC's -cov listings
+
+
+@pytest.mark.parametrize("module", ["app", "shapes"])
+def test_d_listing_is_read_to_the_compilers_own_last_row(module):
+    # "source/shapes.d is 66% covered": the lines run of the lines with code, cut to a whole percent.
+    text = (TOOLS / f"d/source-{module}.lst").read_text()
+    match = re.search(r"^(\S+) is (\d+)% covered$", text, re.M)
+    assert match
+    files = read(f"d/source-{module}.lst")
+    assert list(files) == [match.group(1)] == [f"source/{module}.d"]
+    lines = files[match.group(1)]
+    assert covered(lines) * 100 // len(lines) == int(match.group(2))
+    assert lines.totals().partials == 0  # a listing counts runs of a line, no branches
+    if module == "shapes":
+        # The branch not taken and the function never called; `a == b && b == c` counted per operand.
+        assert {n for n, s in states(lines).items() if s == MISS} == {8, 14}
+        assert max(hits for _, hits, _ in lines) == 3
+
+
 # PHP: PHPUnit + pcov
 
 
@@ -341,6 +401,8 @@ def test_every_tool_report_is_detected_as_its_format():
         "js/clover.xml": "clover",
         "ruby/resultset.json": "simplecov",
         "java/jacoco.xml": "jacoco",
+        "java_modules/module_a/jacoco.xml": "jacoco",
+        "d/source-shapes.lst": "dlst",
         "php/clover.xml": "clover",
         "php/cobertura.xml": "cobertura",
         "c/gcovr-coveralls.json": "coveralls",

@@ -7,15 +7,15 @@
 # that gcov, llvm-cov, nyc and PHPUnit write are the same on every machine).
 #
 # Tools (Debian 12): apt-get install golang-go gcc gcovr clang llvm ruby-simplecov libjacoco-java ant
-# default-jdk-headless php-cli phpunit php-pcov nodejs npm r-cran-covr lua5.4 luarocks; nyc and c8 from npm
+# default-jdk-headless ldc php-cli phpunit php-pcov nodejs npm r-cran-covr lua5.4 luarocks; nyc and c8 from npm
 # (installed into WORK/node); luacov with `luarocks --lua-version 5.4 install luacov` (not in Debian), or its
 # source tree named by LUACOV_SRC. Usage: sh tests/data/tools/generate.sh [tool ...]
-# (go c llvm js ruby java php r lua)
+# (go c llvm js ruby java java_modules d php r lua)
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-/tmp/flask-coverage-tools}
-TOOLS=${*:-go c llvm js ruby java php r lua}
+TOOLS=${*:-go c llvm js ruby java java_modules d php r lua}
 
 # fresh TOOL [PROGRAM]: a clean WORK/TOOL holding src/PROGRAM (default: src/TOOL).
 fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" "$HERE/$1" && cp -R "$HERE/src/${2:-$1}/." "$WORK/$1/"; }
@@ -102,6 +102,42 @@ java_reports() {
 XML
     ant -q report >/dev/null
     cp jacoco.xml jacoco.csv "$HERE/java/"
+}
+
+# java_modules: a two-module build as Maven and Gradle run it: each module's main under the agent, and
+# one report per module named after it (<structure name="module_a"> gives <report name="module_a">) with
+# paths relative to its src/main/java, so both modules hold com/x/Util.java.
+java_modules_reports() {
+    fresh java_modules && cd "$WORK/java_modules"
+    for module in module_a module_b; do
+        mkdir -p "$module/classes" "$HERE/java_modules/$module"
+        javac --release 11 -g -d "$module/classes" "$module/src/main/java/com/x/Util.java"
+        cat >"$module/build.xml" <<XML
+<project name="$module" xmlns:jacoco="antlib:org.jacoco.ant">
+  <taskdef uri="antlib:org.jacoco.ant" resource="org/jacoco/ant/antlib.xml" classpath="/usr/share/java/org.jacoco.ant.jar:/usr/share/java/org.jacoco.core.jar:/usr/share/java/org.jacoco.report.jar:/usr/share/java/org.jacoco.agent.jar:/usr/share/java/asm.jar:/usr/share/java/asm-commons.jar:/usr/share/java/asm-tree.jar"/>
+  <target name="report">
+    <jacoco:coverage destfile="jacoco.exec">
+      <java classname="com.x.Util" classpath="classes" fork="true"/>
+    </jacoco:coverage>
+    <jacoco:report>
+      <executiondata><file file="jacoco.exec"/></executiondata>
+      <structure name="$module"><classfiles><fileset dir="classes"/></classfiles>
+        <sourcefiles><fileset dir="src/main/java"/></sourcefiles></structure>
+      <xml destfile="jacoco.xml"/><csv destfile="jacoco.csv"/>
+    </jacoco:report>
+  </target>
+</project>
+XML
+        (cd "$module" && ant -q report >/dev/null && cp jacoco.xml jacoco.csv "$HERE/java_modules/$module/")
+    done
+}
+
+d_reports() {
+    fresh d && cd "$WORK/d"
+    # -cov writes one listing per module, named after its path (source/shapes.d: source-shapes.lst), its
+    # last row the compiler's own summary ("source/shapes.d is 66% covered").
+    ldc2 -cov -Isource -of=shapes source/app.d source/shapes.d && ./shapes >/dev/null
+    rm -f "$HERE"/d/*.lst && cp source-app.lst source-shapes.lst "$HERE/d/"
 }
 
 php_reports() {
