@@ -5,6 +5,7 @@ semantics and Codecov's differ, and these tests hold exactly those differences."
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -334,6 +335,31 @@ def test_d_listing_is_read_to_the_compilers_own_last_row(module):
         assert max(hits for _, hits, _ in lines) == 3
 
 
+# Flow: flow-coverage-report (flow coverage --json of each file)
+
+
+def test_flow_coverage_report_is_read_to_its_own_table():
+    # Flow counts expressions Flow knows the type of (not `any`), not lines: each marks its start
+    # line, a line's hits are its typed expressions, and a line whose expressions are all `any` is
+    # a miss. The table's "covered" is the sum of a file's hits, its total the locations read.
+    text = (TOOLS / "flow/flow-coverage-text.txt").read_text()
+    rows = re.finditer(r"│ (\S+\.js) +│ +flow │ +\d+ % │ +(\d+) │ +(\d+) │ (\d+) +│", text)
+    table = {m.group(1): (int(m.group(2)), int(m.group(3)), int(m.group(4))) for m in rows}
+    files = read("flow/flow-coverage.json")
+    report = json.loads((TOOLS / "flow/flow-coverage.json").read_text())["files"]
+    assert set(files) == set(table) == {"src/main.js", "src/shapes.js"}
+    for path, (total, typed, untyped) in table.items():
+        lines = files[path]
+        assert sum(hits for _, hits, _ in lines) == typed, path
+        expressions = report[path]["expressions"]
+        assert len(expressions["covered_locs"]) + len(expressions["uncovered_locs"]) == total == typed + untyped
+        starts = {
+            kind: {loc["start"]["line"] for loc in expressions[kind]} for kind in ("covered_locs", "uncovered_locs")
+        }
+        assert {n for n, s in states(lines).items() if s == MISS} == starts["uncovered_locs"] - starts["covered_locs"]
+    assert states(files["src/shapes.js"])[11] == MISS  # shape.check(): every expression `any`
+
+
 # PHP: PHPUnit + pcov
 
 
@@ -403,6 +429,7 @@ def test_every_tool_report_is_detected_as_its_format():
         "java/jacoco.xml": "jacoco",
         "java_modules/module_a/jacoco.xml": "jacoco",
         "d/source-shapes.lst": "dlst",
+        "flow/flow-coverage.json": "flow",
         "php/clover.xml": "clover",
         "php/cobertura.xml": "cobertura",
         "c/gcovr-coveralls.json": "coveralls",

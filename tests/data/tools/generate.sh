@@ -7,15 +7,15 @@
 # that gcov, llvm-cov, nyc and PHPUnit write are the same on every machine).
 #
 # Tools (Debian 12): apt-get install golang-go gcc gcovr clang llvm ruby-simplecov libjacoco-java ant
-# default-jdk-headless ldc php-cli phpunit php-pcov nodejs npm r-cran-covr lua5.4 luarocks; nyc and c8 from npm
-# (installed into WORK/node); luacov with `luarocks --lua-version 5.4 install luacov` (not in Debian), or its
-# source tree named by LUACOV_SRC. Usage: sh tests/data/tools/generate.sh [tool ...]
-# (go c llvm js ruby java java_modules d php r lua)
+# default-jdk-headless ldc php-cli phpunit php-pcov nodejs npm r-cran-covr lua5.4 luarocks; nyc, c8, flow-bin
+# and flow-coverage-report from npm (installed into WORK/node); luacov with `luarocks --lua-version 5.4 install
+# luacov` (not in Debian), or its source tree named by LUACOV_SRC. Usage: sh tests/data/tools/generate.sh [tool ...]
+# (go c llvm js ruby java java_modules d flow php r lua)
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-/tmp/flask-coverage-tools}
-TOOLS=${*:-go c llvm js ruby java java_modules d php r lua}
+TOOLS=${*:-go c llvm js ruby java java_modules d flow php r lua}
 
 # fresh TOOL [PROGRAM]: a clean WORK/TOOL holding src/PROGRAM (default: src/TOOL).
 fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" "$HERE/$1" && cp -R "$HERE/src/${2:-$1}/." "$WORK/$1/"; }
@@ -138,6 +138,20 @@ d_reports() {
     # last row the compiler's own summary ("source/shapes.d is 66% covered").
     ldc2 -cov -Isource -of=shapes source/app.d source/shapes.d && ./shapes >/dev/null
     rm -f "$HERE"/d/*.lst && cp source-app.lst source-shapes.lst "$HERE/d/"
+}
+
+flow_reports() {
+    fresh flow && cd "$WORK/flow"
+    if [ ! -x "$WORK/node/node_modules/.bin/flow-coverage-report" ]; then
+        mkdir -p "$WORK/node" && (cd "$WORK/node" && npm install --no-audit --no-fund flow-bin@0.336 flow-coverage-report@0.8 >/dev/null)
+    fi
+    # Flow's coverage is of types: an expression typed `any` is uncovered. flow-coverage-report runs
+    # `flow coverage --json` on each file and writes them in one JSON (what Codecov reads) and its table.
+    bin="$WORK/node/node_modules/.bin"
+    "$bin/flow-coverage-report" -f "$bin/flow" -i 'src/**/*.js' -t json -t text -o out |
+        sed 's/\x1b\[[0-9;]*m//g' >"$HERE/flow/flow-coverage-text.txt"
+    "$bin/flow" stop >/dev/null 2>&1
+    cp out/flow-coverage.json "$HERE/flow/"
 }
 
 php_reports() {
