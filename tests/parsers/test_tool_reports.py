@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from flask_coverage.errors import ReportError
 from flask_coverage.lines import HIT, MISS, PARTIAL, LineCoverage
 from flask_coverage.parsers import Skips, detect_format, merge_by_path, parse_report
 
@@ -360,6 +361,33 @@ def test_flow_coverage_report_is_read_to_its_own_table():
     assert states(files["src/shapes.js"])[11] == MISS  # shape.check(): every expression `any`
 
 
+# GAP: CoverageLineByLine, and the profiling package's reports of it
+
+
+def test_gap_profiling_packages_reports_agree_line_for_line():
+    # What GAP packages upload: the profiling package's Codecov JSON (OutputJsonCoverage, counts 0/1),
+    # its LCOV and its Coveralls JSON (both with counts) of one GAP run, read to the same lines.
+    root = f"{WORK}/gap"
+    codecov = read("gap/gap-coverage.json", root=root)
+    lcov = read("gap/gap.lcov", root=root)
+    coveralls = read("gap/coveralls.json")
+    assert list(codecov) == list(lcov) == list(coveralls) == ["shapes.g"]
+    assert states(codecov["shapes.g"]) == states(lcov["shapes.g"]) == states(coveralls["shapes.g"])
+    assert lcov == coveralls and max(hits for _, hits, _ in lcov["shapes.g"]) == 2
+    # The branch not taken (`return "isosceles"`) and the function never called (Area's body).
+    assert {n for n, s in states(lcov["shapes.g"]).items() if s == MISS} == {6, 12}
+
+
+def test_gaps_own_line_by_line_file_is_refused_as_codecov_refuses_it():
+    # GAP 4.12's own file starts with a header line ("Type": "_") and interleaves files by FileId;
+    # Codecov's GAP detector wants a "File" in the first line, and so does this one: refused, with
+    # the profiling package's reports above to upload instead (docs/parsing.md).
+    data = (TOOLS / "gap/line-by-line.coverage").read_bytes()
+    assert data.startswith(b'{ "Type": "_"') and b'"FileId"' in data
+    with pytest.raises(ReportError, match='unknown report format: a JSON object whose first key is "Type"'):
+        detect_format(data)
+
+
 # PHP: PHPUnit + pcov
 
 
@@ -430,6 +458,8 @@ def test_every_tool_report_is_detected_as_its_format():
         "java_modules/module_a/jacoco.xml": "jacoco",
         "d/source-shapes.lst": "dlst",
         "flow/flow-coverage.json": "flow",
+        "gap/gap-coverage.json": "codecov",
+        "gap/gap.lcov": "lcov",
         "php/clover.xml": "clover",
         "php/cobertura.xml": "cobertura",
         "c/gcovr-coveralls.json": "coveralls",

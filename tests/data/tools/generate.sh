@@ -7,15 +7,16 @@
 # that gcov, llvm-cov, nyc and PHPUnit write are the same on every machine).
 #
 # Tools (Debian 12): apt-get install golang-go gcc gcovr clang llvm ruby-simplecov libjacoco-java ant
-# default-jdk-headless ldc php-cli phpunit php-pcov nodejs npm r-cran-covr lua5.4 luarocks; nyc, c8, flow-bin
-# and flow-coverage-report from npm (installed into WORK/node); luacov with `luarocks --lua-version 5.4 install
-# luacov` (not in Debian), or its source tree named by LUACOV_SRC. Usage: sh tests/data/tools/generate.sh [tool ...]
-# (go c llvm js ruby java java_modules d flow php r lua)
+# default-jdk-headless ldc gap-core gap-dev gap-io gap-gapdoc php-cli phpunit php-pcov nodejs npm r-cran-covr
+# lua5.4 luarocks; nyc, c8, flow-bin and flow-coverage-report from npm (installed into WORK/node); luacov with
+# `luarocks --lua-version 5.4 install luacov` (not in Debian), or its source tree named by LUACOV_SRC; GAP's
+# profiling package (not in Debian) from its source tree named by PROFILING_SRC.
+# Usage: sh tests/data/tools/generate.sh [tool ...] (go c llvm js ruby java java_modules d flow gap php r lua)
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-/tmp/flask-coverage-tools}
-TOOLS=${*:-go c llvm js ruby java java_modules d flow php r lua}
+TOOLS=${*:-go c llvm js ruby java java_modules d flow gap php r lua}
 
 # fresh TOOL [PROGRAM]: a clean WORK/TOOL holding src/PROGRAM (default: src/TOOL).
 fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" "$HERE/$1" && cp -R "$HERE/src/${2:-$1}/." "$WORK/$1/"; }
@@ -152,6 +153,19 @@ flow_reports() {
         sed 's/\x1b\[[0-9;]*m//g' >"$HERE/flow/flow-coverage-text.txt"
     "$bin/flow" stop >/dev/null 2>&1
     cp out/flow-coverage.json "$HERE/flow/"
+}
+
+gap_reports() {
+    fresh gap && cd "$WORK/gap"
+    # GAP's own line coverage (CoverageLineByLine: a header line, then files interleaved by FileId), and
+    # the reports GAP packages upload, written from it by the profiling package (2.6, not in Debian:
+    # its source tree named by PROFILING_SRC, built here with gap-dev's gac).
+    mkdir -p gaproot/pkg && cp -R "$PROFILING_SRC" gaproot/pkg/profiling
+    (cd gaproot/pkg/profiling && ./configure /usr/lib/gap >/dev/null && make >/dev/null)
+    gap -q -c "here := \"$WORK/gap\";" run.g </dev/null >/dev/null
+    gap -q -l ";$WORK/gap/gaproot" -c "here := \"$WORK/gap\";" report.g </dev/null >/dev/null
+    cp profile.coverage "$HERE/gap/line-by-line.coverage"
+    cp gap-coverage.json gap.lcov coveralls.json "$HERE/gap/"
 }
 
 php_reports() {
