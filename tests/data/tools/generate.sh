@@ -7,16 +7,17 @@
 # that gcov, llvm-cov, nyc and PHPUnit write are the same on every machine).
 #
 # Tools (Debian 12): apt-get install golang-go gcc gcovr clang llvm ruby-simplecov libjacoco-java ant
-# default-jdk-headless ldc gap-core gap-dev gap-io gap-gapdoc php-cli phpunit php-pcov nodejs npm r-cran-covr
-# lua5.4 luarocks; nyc, c8, flow-bin and flow-coverage-report from npm (installed into WORK/node); luacov with
-# `luarocks --lua-version 5.4 install luacov` (not in Debian), or its source tree named by LUACOV_SRC; GAP's
-# profiling package (not in Debian) from its source tree named by PROFILING_SRC.
-# Usage: sh tests/data/tools/generate.sh [tool ...] (go c llvm js ruby java java_modules d flow gap php r lua)
+# default-jdk-headless ldc gap-core gap-dev gap-io gap-gapdoc mono-mcs mono-runtime libmono-profiler php-cli
+# phpunit php-pcov nodejs npm r-cran-covr lua5.4 luarocks; nyc, c8, flow-bin and flow-coverage-report from npm
+# (installed into WORK/node); luacov with `luarocks --lua-version 5.4 install luacov` (not in Debian), or its
+# source tree named by LUACOV_SRC; GAP's profiling package (not in Debian) from its source tree named by
+# PROFILING_SRC. Usage: sh tests/data/tools/generate.sh [tool ...]
+# (go c llvm js ruby java java_modules d flow gap mono php r lua)
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-/tmp/flask-coverage-tools}
-TOOLS=${*:-go c llvm js ruby java java_modules d flow gap php r lua}
+TOOLS=${*:-go c llvm js ruby java java_modules d flow gap mono php r lua}
 
 # fresh TOOL [PROGRAM]: a clean WORK/TOOL holding src/PROGRAM (default: src/TOOL).
 fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" "$HERE/$1" && cp -R "$HERE/src/${2:-$1}/." "$WORK/$1/"; }
@@ -166,6 +167,15 @@ gap_reports() {
     gap -q -l ";$WORK/gap/gaproot" -c "here := \"$WORK/gap\";" report.g </dev/null >/dev/null
     cp profile.coverage "$HERE/gap/line-by-line.coverage"
     cp gap-coverage.json gap.lcov coveralls.json "$HERE/gap/"
+}
+
+mono_reports() {
+    fresh mono && cd "$WORK/mono"
+    # Mono's coverage profiler: each method's statements (IL offsets) with their line and run counter;
+    # covfilter keeps the program's assembly (mscorlib's methods are left out, its summary row stays).
+    mcs -debug -out:shapes.exe Shapes.cs
+    mono --debug --profile=coverage:output=coverage.xml,covfilter-file=covfilter shapes.exe >/dev/null
+    cp coverage.xml "$HERE/mono/"
 }
 
 php_reports() {
