@@ -1,5 +1,6 @@
-"""GAP's line profile as JSON lines (the ``profiling`` package's coverage output, what GAP's
-``CoverageLineByLine`` writes: one JSON object a line).
+"""GAP's line profile as JSON lines, one JSON object a line, in the shape Codecov's GAP reader reads (a
+file's ``S`` line first). GAP 4.12's own ``CoverageLineByLine`` file starts with a header line and
+interleaves its files by ``FileId``: not detected, as on Codecov (docs/parsing.md).
 
 A ``{"Type": "S", "File": "<path>"}`` object starts a file; each object after it marks its ``Line``.
 As Codecov reads them: ``"R"`` (the line was read) MISS, any other type (``"E"``, executed) HIT, hits 1

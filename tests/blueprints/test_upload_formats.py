@@ -4,6 +4,7 @@ absolute build paths) on the repository's files."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -113,27 +114,27 @@ def test_a_report_that_breaks_its_format_stores_nothing(testapp, widgets, snapsh
     assert snapshot() == before
 
 
-def jacoco_module(module: str, covered: int) -> bytes:
-    """A module's JaCoCo report (report.dtd 1.1 shape): com/x/Util.java, its line 3 run or not."""
-    return (
-        f'<?xml version="1.0" encoding="UTF-8"?><report name="{module}"><sessioninfo id="s" start="1" dump="2"/>'
-        f'<package name="com/x"><sourcefile name="Util.java"><line nr="3" mi="{2 - covered}" ci="{covered}" '
-        'mb="0" cb="0"/></sourcefile></package></report>'
-    ).encode()
-
-
 def test_two_jacoco_modules_are_stored_apart_with_and_without_a_file_list(testapp, widgets) -> None:
+    # A two-module build's reports, JaCoCo's own (generate.sh's java_modules): each names its module
+    # (<report name="module_a">) and both hold com/x/Util.java. Each module's file keeps its own lines,
+    # JaCoCo's CSV totals: (lines, hits, misses, partials), its covered lines the hits and partials.
+    modules = {"module_a": (8, 3, 3, 2), "module_b": (12, 7, 5, 0)}
+    for module, (lines, hits, misses, partials) in modules.items():
+        with (TOOLS / f"java_modules/{module}/jacoco.csv").open() as rows:
+            (row,) = csv.DictReader(rows)
+        missed, covered = int(row["LINE_MISSED"]), int(row["LINE_COVERED"])
+        assert (missed, covered, missed + covered) == (misses, hits + partials, lines)
     reports = b"".join(
-        b"# path=%s/build/jacoco.xml\n%s\n<<<<<< EOF\n" % (m.encode(), jacoco_module(m, c))
-        for m, c in (("module_a", 1), ("module_b", 0))
+        b"# path=%s/build/reports/jacoco/test/jacocoTestReport.xml\n%s\n<<<<<< EOF\n"
+        % (m.encode(), (TOOLS / f"java_modules/{m}/jacoco.xml").read_bytes())
+        for m in modules
     )
     network = b"module_a/src/main/java/com/x/Util.java\nmodule_b/src/main/java/com/x/Util.java\n<<<<<< network\n"
     for sha, body, prefix in (("1" * 40, network + reports, "src/main/java/"), ("2" * 40, reports, "")):
         url = f"/upload/v2?commit={sha}&token={widgets.upload_token}"
         testapp.post(url, body, headers={"Content-Type": "text/plain"})
         assert stored(resolve_commit(widgets, sha=sha)) == {
-            f"module_a/{prefix}com/x/Util.java": (1, 1, 0, 0),
-            f"module_b/{prefix}com/x/Util.java": (1, 0, 1, 0),
+            f"{module}/{prefix}com/x/Util.java": totals for module, totals in modules.items()
         }
 
 

@@ -5,11 +5,13 @@ semantics and Codecov's differ, and these tests hold exactly those differences."
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
 import pytest
 
+from flask_coverage.errors import ReportError
 from flask_coverage.lines import HIT, MISS, PARTIAL, LineCoverage
 from flask_coverage.parsers import Skips, detect_format, merge_by_path, parse_report
 
@@ -274,6 +276,118 @@ def test_jacoco_xml_is_read_to_jacocos_csv():
         assert lines.totals().partials > 0
 
 
+# Java: JaCoCo, a two-module build (one report per module, as Maven and Gradle write them)
+
+MODULES = ("module_a", "module_b")
+
+
+def module_report(module: str, known: object) -> dict[str, LineCoverage]:
+    return read(f"java_modules/{module}/jacoco.xml", known=known)
+
+
+def module_csv(module: str) -> tuple[int, int]:
+    """JaCoCo's own (LINE_MISSED, LINE_COVERED) of the module's one class, com.x.Util."""
+    with (TOOLS / f"java_modules/{module}/jacoco.csv").open() as rows:
+        (row,) = csv.DictReader(rows)
+    assert (row["GROUP"], row["PACKAGE"], row["CLASS"]) == (module, "com.x", "Util")
+    return int(row["LINE_MISSED"]), int(row["LINE_COVERED"])
+
+
+def test_jacoco_modules_are_read_at_their_listed_paths_to_each_modules_csv():
+    # The uploader's file list holds both modules' Util.java: each report lands on its own module's
+    # file (<report name>/src/main/java/<package>/<file>), read to that module's own CSV.
+    known = {f"{m}/src/main/java/com/x/Util.java" for m in MODULES} | {"settings.gradle"}
+    files = {m: module_report(m, known) for m in MODULES}
+    for module, read_files in files.items():
+        assert list(read_files) == [f"{module}/src/main/java/com/x/Util.java"]
+        (lines,) = read_files.values()
+        # As for one module: JaCoCo's covered lines are this service's hits and partials.
+        assert (lines.totals().misses, covered(lines)) == module_csv(module), module
+    a, b = (states(lines) for m in MODULES for lines in files[m].values())
+    assert (a[12], b[12]) == (MISS, HIT)  # the same line of two files: merged, both would be a hit
+    assert a[5] == PARTIAL  # `if (n < 0)` never true
+
+
+def test_jacoco_modules_without_a_file_list_take_the_module_name_first():
+    # Codecov with no file list takes <report name>/<package>/<file>: still two files.
+    for module in MODULES:
+        assert list(module_report(module, frozenset())) == [f"{module}/com/x/Util.java"]
+    # With no module path listed the bare path is kept, and placement decides where it goes.
+    assert list(module_report("module_a", {"lib/com/x/Util.java"})) == ["com/x/Util.java"]
+
+
+# D: LDC's -cov listings
+
+
+@pytest.mark.parametrize("module", ["app", "shapes"])
+def test_d_listing_is_read_to_the_compilers_own_last_row(module):
+    # "source/shapes.d is 66% covered": the lines run of the lines with code, cut to a whole percent.
+    text = (TOOLS / f"d/source-{module}.lst").read_text()
+    match = re.search(r"^(\S+) is (\d+)% covered$", text, re.M)
+    assert match
+    files = read(f"d/source-{module}.lst")
+    assert list(files) == [match.group(1)] == [f"source/{module}.d"]
+    lines = files[match.group(1)]
+    assert covered(lines) * 100 // len(lines) == int(match.group(2))
+    assert lines.totals().partials == 0  # a listing counts runs of a line, no branches
+    if module == "shapes":
+        # The branch not taken and the function never called; `a == b && b == c` counted per operand.
+        assert {n for n, s in states(lines).items() if s == MISS} == {8, 14}
+        assert max(hits for _, hits, _ in lines) == 3
+
+
+# Flow: flow-coverage-report (flow coverage --json of each file)
+
+
+def test_flow_coverage_report_is_read_to_its_own_table():
+    # Flow counts expressions Flow knows the type of (not `any`), not lines: each marks its start
+    # line, a line's hits are its typed expressions, and a line whose expressions are all `any` is
+    # a miss. The table's "covered" is the sum of a file's hits, its total the locations read.
+    text = (TOOLS / "flow/flow-coverage-text.txt").read_text()
+    rows = re.finditer(r"│ (\S+\.js) +│ +flow │ +\d+ % │ +(\d+) │ +(\d+) │ (\d+) +│", text)
+    table = {m.group(1): (int(m.group(2)), int(m.group(3)), int(m.group(4))) for m in rows}
+    files = read("flow/flow-coverage.json")
+    report = json.loads((TOOLS / "flow/flow-coverage.json").read_text())["files"]
+    assert set(files) == set(table) == {"src/main.js", "src/shapes.js"}
+    for path, (total, typed, untyped) in table.items():
+        lines = files[path]
+        assert sum(hits for _, hits, _ in lines) == typed, path
+        expressions = report[path]["expressions"]
+        assert len(expressions["covered_locs"]) + len(expressions["uncovered_locs"]) == total == typed + untyped
+        starts = {
+            kind: {loc["start"]["line"] for loc in expressions[kind]} for kind in ("covered_locs", "uncovered_locs")
+        }
+        assert {n for n, s in states(lines).items() if s == MISS} == starts["uncovered_locs"] - starts["covered_locs"]
+    assert states(files["src/shapes.js"])[11] == MISS  # shape.check(): every expression `any`
+
+
+# GAP: CoverageLineByLine, and the profiling package's reports of it
+
+
+def test_gap_profiling_packages_reports_agree_line_for_line():
+    # What GAP packages upload: the profiling package's Codecov JSON (OutputJsonCoverage, counts 0/1),
+    # its LCOV and its Coveralls JSON (both with counts) of one GAP run, read to the same lines.
+    root = f"{WORK}/gap"
+    codecov = read("gap/gap-coverage.json", root=root)
+    lcov = read("gap/gap.lcov", root=root)
+    coveralls = read("gap/coveralls.json")
+    assert list(codecov) == list(lcov) == list(coveralls) == ["shapes.g"]
+    assert states(codecov["shapes.g"]) == states(lcov["shapes.g"]) == states(coveralls["shapes.g"])
+    assert lcov == coveralls and max(hits for _, hits, _ in lcov["shapes.g"]) == 2
+    # The branch not taken (`return "isosceles"`) and the function never called (Area's body).
+    assert {n for n, s in states(lcov["shapes.g"]).items() if s == MISS} == {6, 12}
+
+
+def test_gaps_own_line_by_line_file_is_refused_as_codecov_refuses_it():
+    # GAP 4.12's own file starts with a header line ("Type": "_") and interleaves files by FileId;
+    # Codecov's GAP detector wants a "File" in the first line, and so does this one: refused, with
+    # the profiling package's reports above to upload instead (docs/parsing.md).
+    data = (TOOLS / "gap/line-by-line.coverage").read_bytes()
+    assert data.startswith(b'{ "Type": "_"') and b'"FileId"' in data
+    with pytest.raises(ReportError, match='unknown report format: a JSON object whose first key is "Type"'):
+        detect_format(data)
+
+
 # PHP: PHPUnit + pcov
 
 
@@ -341,6 +455,11 @@ def test_every_tool_report_is_detected_as_its_format():
         "js/clover.xml": "clover",
         "ruby/resultset.json": "simplecov",
         "java/jacoco.xml": "jacoco",
+        "java_modules/module_a/jacoco.xml": "jacoco",
+        "d/source-shapes.lst": "dlst",
+        "flow/flow-coverage.json": "flow",
+        "gap/gap-coverage.json": "codecov",
+        "gap/gap.lcov": "lcov",
         "php/clover.xml": "clover",
         "php/cobertura.xml": "cobertura",
         "c/gcovr-coveralls.json": "coveralls",

@@ -7,15 +7,17 @@
 # that gcov, llvm-cov, nyc and PHPUnit write are the same on every machine).
 #
 # Tools (Debian 12): apt-get install golang-go gcc gcovr clang llvm ruby-simplecov libjacoco-java ant
-# default-jdk-headless php-cli phpunit php-pcov nodejs npm r-cran-covr lua5.4 luarocks; nyc and c8 from npm
+# default-jdk-headless ldc gap-core gap-dev gap-io gap-gapdoc mono-mcs mono-runtime libmono-profiler php-cli
+# phpunit php-pcov nodejs npm r-cran-covr lua5.4 luarocks; nyc, c8, flow-bin and flow-coverage-report from npm
 # (installed into WORK/node); luacov with `luarocks --lua-version 5.4 install luacov` (not in Debian), or its
-# source tree named by LUACOV_SRC. Usage: sh tests/data/tools/generate.sh [tool ...]
-# (go c llvm js ruby java php r lua)
+# source tree named by LUACOV_SRC; GAP's profiling package (not in Debian) from its source tree named by
+# PROFILING_SRC. Usage: sh tests/data/tools/generate.sh [tool ...]
+# (go c llvm js ruby java java_modules d flow gap mono php r lua)
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-/tmp/flask-coverage-tools}
-TOOLS=${*:-go c llvm js ruby java php r lua}
+TOOLS=${*:-go c llvm js ruby java java_modules d flow gap mono php r lua}
 
 # fresh TOOL [PROGRAM]: a clean WORK/TOOL holding src/PROGRAM (default: src/TOOL).
 fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" "$HERE/$1" && cp -R "$HERE/src/${2:-$1}/." "$WORK/$1/"; }
@@ -102,6 +104,78 @@ java_reports() {
 XML
     ant -q report >/dev/null
     cp jacoco.xml jacoco.csv "$HERE/java/"
+}
+
+# java_modules: a two-module build as Maven and Gradle run it: each module's main under the agent, and
+# one report per module named after it (<structure name="module_a"> gives <report name="module_a">) with
+# paths relative to its src/main/java, so both modules hold com/x/Util.java.
+java_modules_reports() {
+    fresh java_modules && cd "$WORK/java_modules"
+    for module in module_a module_b; do
+        mkdir -p "$module/classes" "$HERE/java_modules/$module"
+        javac --release 11 -g -d "$module/classes" "$module/src/main/java/com/x/Util.java"
+        cat >"$module/build.xml" <<XML
+<project name="$module" xmlns:jacoco="antlib:org.jacoco.ant">
+  <taskdef uri="antlib:org.jacoco.ant" resource="org/jacoco/ant/antlib.xml" classpath="/usr/share/java/org.jacoco.ant.jar:/usr/share/java/org.jacoco.core.jar:/usr/share/java/org.jacoco.report.jar:/usr/share/java/org.jacoco.agent.jar:/usr/share/java/asm.jar:/usr/share/java/asm-commons.jar:/usr/share/java/asm-tree.jar"/>
+  <target name="report">
+    <jacoco:coverage destfile="jacoco.exec">
+      <java classname="com.x.Util" classpath="classes" fork="true"/>
+    </jacoco:coverage>
+    <jacoco:report>
+      <executiondata><file file="jacoco.exec"/></executiondata>
+      <structure name="$module"><classfiles><fileset dir="classes"/></classfiles>
+        <sourcefiles><fileset dir="src/main/java"/></sourcefiles></structure>
+      <xml destfile="jacoco.xml"/><csv destfile="jacoco.csv"/>
+    </jacoco:report>
+  </target>
+</project>
+XML
+        (cd "$module" && ant -q report >/dev/null && cp jacoco.xml jacoco.csv "$HERE/java_modules/$module/")
+    done
+}
+
+d_reports() {
+    fresh d && cd "$WORK/d"
+    # -cov writes one listing per module, named after its path (source/shapes.d: source-shapes.lst), its
+    # last row the compiler's own summary ("source/shapes.d is 66% covered").
+    ldc2 -cov -Isource -of=shapes source/app.d source/shapes.d && ./shapes >/dev/null
+    rm -f "$HERE"/d/*.lst && cp source-app.lst source-shapes.lst "$HERE/d/"
+}
+
+flow_reports() {
+    fresh flow && cd "$WORK/flow"
+    if [ ! -x "$WORK/node/node_modules/.bin/flow-coverage-report" ]; then
+        mkdir -p "$WORK/node" && (cd "$WORK/node" && npm install --no-audit --no-fund flow-bin@0.336 flow-coverage-report@0.8 >/dev/null)
+    fi
+    # Flow's coverage is of types: an expression typed `any` is uncovered. flow-coverage-report runs
+    # `flow coverage --json` on each file and writes them in one JSON (what Codecov reads) and its table.
+    bin="$WORK/node/node_modules/.bin"
+    "$bin/flow-coverage-report" -f "$bin/flow" -i 'src/**/*.js' -t json -t text -o out |
+        sed 's/\x1b\[[0-9;]*m//g' >"$HERE/flow/flow-coverage-text.txt"
+    "$bin/flow" stop >/dev/null 2>&1
+    cp out/flow-coverage.json "$HERE/flow/"
+}
+
+gap_reports() {
+    fresh gap && cd "$WORK/gap"
+    # GAP's own line coverage (CoverageLineByLine: a header line, then files interleaved by FileId), and
+    # the reports GAP packages upload, written from it by the profiling package (2.6, not in Debian:
+    # its source tree named by PROFILING_SRC, built here with gap-dev's gac).
+    mkdir -p gaproot/pkg && cp -R "$PROFILING_SRC" gaproot/pkg/profiling
+    (cd gaproot/pkg/profiling && ./configure /usr/lib/gap >/dev/null && make >/dev/null)
+    gap -q -c "here := \"$WORK/gap\";" run.g </dev/null >/dev/null
+    gap -q -l ";$WORK/gap/gaproot" -c "here := \"$WORK/gap\";" report.g </dev/null >/dev/null
+    cp profile.coverage "$HERE/gap/line-by-line.coverage"
+    cp gap-coverage.json gap.lcov coveralls.json "$HERE/gap/"
+}
+
+mono_reports() {
+    fresh mono && cd "$WORK/mono"
+    # Mono's coverage profiler: each method's statements (IL offsets) with their line and run counter;
+    # covfilter keeps the program's assembly (mscorlib's methods are left out, its summary row stays).
+    mcs -debug -out:shapes.exe Shapes.cs
+    mono --debug --profile=coverage:output=coverage.xml,covfilter-file=covfilter shapes.exe >/dev/null
+    cp coverage.xml "$HERE/mono/"
 }
 
 php_reports() {
