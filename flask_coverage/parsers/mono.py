@@ -9,8 +9,9 @@ ran. As Codecov reads them: each statement marks its ``line`` of the method's ``
 rules (hits add up, a hit wins). Paths are the ``filename``\\ s as written (absolute), stripped by
 ``root`` or placed by the network list.
 
-Skipped and counted: a statement before the first method or in a method without a file name (a
-method ends where the next starts: no end tag is followed); as every format
+Skipped and counted: a statement of a method without a file name (``filename=""``: the profiler
+measures the framework's assemblies too, without their symbols) or before the first method (a method
+ends where the next starts: no end tag is followed); as every format
 a line that is not a number or is 0, a count that is not a number (negative clamped, decimals rounded
 down). The methods of one file are scattered through the report (the profiler writes them in its hash
 table's order), so every file's lines are held, packed, to the end of the document.
@@ -29,7 +30,7 @@ from ._xml import SMALL_NUMBERS, XmlReader, attributes, read_xml
 __all__ = ["FORMAT", "parse_mono"]
 
 _FIRST_CHILD = re.compile(rb"\s*(?:<!--.*?-->\s*)*<([A-Za-z_][\w.-]*)", re.DOTALL)
-_NO_FILE = "statements before the first method or of a method without a file name, skipped"
+_NO_FILE = "statements of a method without a file name (no debug symbols) or before the first method, skipped"
 
 
 def parse_mono(chunks: Iterable[bytes], context: ParseContext) -> Iterator[ParsedFile]:
@@ -48,52 +49,53 @@ class _MonoReader(XmlReader):
         self._names: dict[str, str] = {}  # filename as written -> its path
         self._lines: LineColumns | None = None  # the lines of the method being read
         self._path = ""
-        self._in_method = self._method_handler()
 
     def start(self, name: str, attrs: list[str]) -> None:
-        if name == "statement":
-            self._statement(attributes(attrs))
-        elif name == "method":
-            self._method(attributes(attrs).get("filename", ""))
+        if name == "coverage":
+            self.parser.StartElementHandler = self._handler()
 
-    def _method(self, filename: str) -> None:
-        # A method's statements go to its file's lines (none for a method without a file name).
+    def _handler(self) -> Callable[[str, List[str]], None]:
+        # The start handler inside the root: a method's statements as the profiler writes them (offset
+        # counter line column) with small numbers appended here to its file's columns.
+        small = SMALL_NUMBERS.get
+        checked, method = self._statement, self._method
+        unused = LineColumns()  # the appends before the first method with a file: never called
+        add_line, add_hits, add_state = unused.lines.append, unused.hits.append, unused.states.append
+        in_file = False
+
+        def start_in_report(name: str, attrs: list[str]) -> None:
+            nonlocal add_line, add_hits, add_state, in_file
+            if name == "statement":
+                if in_file and len(attrs) == 8 and attrs[2] == "counter" and attrs[4] == "line":
+                    number, hits = small(attrs[5]), small(attrs[3])
+                    if number and hits is not None:
+                        add_line(number)
+                        add_hits(hits)
+                        add_state(HIT if hits else MISS)
+                        return
+                checked(attributes(attrs))
+            elif name == "method":
+                lines = method(attributes(attrs).get("filename", ""))
+                in_file = lines is not None
+                if lines is not None:
+                    add_line, add_hits, add_state = lines.lines.append, lines.hits.append, lines.states.append
+
+        return start_in_report
+
+    def _method(self, filename: str) -> LineColumns | None:
+        # The lines a method's statements go to: its file's (None for a method without a file name).
         self._lines = None
-        self.parser.StartElementHandler = self.start
         path = self._names.get(filename)
         if path is None:
             name = filename.strip()
             if not name:
-                return
+                return None
             path = self._names[filename] = self._resolver.resolve(name)
         lines = self._files.get(path)
         if lines is None:
             lines = self._files[path] = LineColumns()
         self._lines, self._path = lines, path
-        self.parser.StartElementHandler = self._in_method
-
-    def _method_handler(self) -> Callable[[str, List[str]], None]:
-        # The start handler inside a method with a file: statements as the profiler writes them
-        # (offset counter line column) with small numbers read here.
-        small = SMALL_NUMBERS.get
-        checked, method = self._statement, self._method
-
-        def start_in_method(name: str, attrs: list[str]) -> None:
-            if name == "statement":
-                if len(attrs) == 8 and attrs[2] == "counter" and attrs[4] == "line":
-                    number, hits = small(attrs[5]), small(attrs[3])
-                    if number and hits is not None:
-                        lines = self._lines
-                        lines.lines.append(number)  # type: ignore[union-attr]
-                        lines.hits.append(hits)  # type: ignore[union-attr]
-                        lines.states.append(HIT if hits else MISS)  # type: ignore[union-attr]
-                        return
-                checked(attributes(attrs))
-            elif name == "method":
-                named = attributes(attrs)
-                method(named.get("filename", ""))
-
-        return start_in_method
+        return lines
 
     def _statement(self, attrs: dict[str, str]) -> None:
         if self._lines is None:

@@ -156,26 +156,9 @@ class _VsCoverageReader(XmlReader):
         row_fields: tuple[str, ...] = ()
 
         def close() -> None:
-            # The row just read, its fields and texts in ``values``; the fast path first.
+            # The row just read, by the checked path: its fields and texts in ``values``.
             nonlocal fields
             parser.CharacterDataHandler = None
-            if values and type(values[0]) is str:  # the blanks before the first field
-                del values[0]
-            if fields is _LINES_FIELDS and len(values) == 14 and values[::2] == _LINES_ORDER:
-                _, first, _, _, _, last, _, _, _, coverage, _, source_id, _, _ = values
-                first = first.strip()  # type: ignore[union-attr]
-                number, state = small(first), states(coverage.strip())  # type: ignore[union-attr]
-                if number and state is not None and last.strip() == first:  # type: ignore[union-attr]
-                    source_id = source_id.strip()  # type: ignore[union-attr]
-                    lines = by_source.get(source_id)
-                    if lines is None:
-                        lines = by_source[source_id] = LineColumns()
-                    lines.lines.append(number)
-                    lines.hits.append(state[0])
-                    lines.states.append(state[1])
-                    values.clear()
-                    fields = {}
-                    return
             self._data_set_row(_row(values, row_fields), fields is _LINES_FIELDS)
             values.clear()
             fields = {}
@@ -186,7 +169,34 @@ class _VsCoverageReader(XmlReader):
             if field is not None:
                 values.append(field)
                 return
-            if fields:
+            if fields is _LINES_FIELDS:
+                # A <Lines> row ends. The usual one: its 7 fields in order, each with one text (the
+                # blanks before the first, if any, come first).
+                row = values
+                if len(values) == 15 and values[1::2] == _LINES_ORDER:
+                    row = values[1:]
+                elif len(values) != 14 or values[::2] != _LINES_ORDER:
+                    row = []
+                if row:
+                    _, first, _, _, _, last, _, _, _, coverage, _, source_id, _, _ = row
+                    first = first.strip()  # type: ignore[union-attr]
+                    number, state = small(first), states(coverage.strip())  # type: ignore[union-attr]
+                    if number and state is not None and last.strip() == first:  # type: ignore[union-attr]
+                        source_id = source_id.strip()  # type: ignore[union-attr]
+                        lines = by_source.get(source_id)
+                        if lines is None:
+                            lines = by_source[source_id] = LineColumns()
+                        lines.lines.append(number)
+                        lines.hits.append(state[0])
+                        lines.states.append(state[1])
+                        values.clear()
+                        if name == "Lines":
+                            return  # the next row: the same fields, the text still appended
+                        parser.CharacterDataHandler = None
+                        fields = {}
+                if fields:
+                    close()
+            elif fields:
                 close()
             if name == "Lines":
                 fields, row_fields = _LINES_FIELDS, _LINES_NAMES
@@ -194,13 +204,10 @@ class _VsCoverageReader(XmlReader):
             elif name == "SourceFileNames":
                 fields, row_fields = _NAMES_FIELDS, _NAMES
                 parser.CharacterDataHandler = values.append
-            else:
-                fields = {}
-                parser.CharacterDataHandler = None
 
         def end() -> None:
             if fields:
-                close()
+                start_in_data_set("", [])  # the last row ends
 
         self._data_set_end = end
         return start_in_data_set

@@ -10,6 +10,13 @@ line in red: a counted line with one is PARTIAL here, where Codecov stores it as
 line that ran with a part that did not is what PARTIAL means in every other format. The path is as
 written (Codecov drops its first character, the ``/`` of an absolute path: the same path once placed).
 
+llvm-cov before 3.9 wrote ``count|line|source`` (a count column 7 wide, then a line column 5 wide;
+counts as plain integers cut to 7 digits): the first row of the report decides the layout by those
+widths, and such a report is read by the rules above with the two columns swapped, sub-views (rows
+indented by ``  |``) skipped, in Python (the compiled reader knows the current layout only). Codecov
+reads a report ``count|line|source`` unless a row's second column is not a number while its first is
+``1``, and then ``line|count|source``.
+
 Skipped and counted as in every format (``parsers/_common.py``): a row whose line number or count is
 not a number, line 0, rows before the first path.
 Read a block at a time by the compiled reader ``_speedups/xcode.c`` where it was built and the block is
