@@ -48,7 +48,7 @@ def test_unknown_format():
         "Codecov JSON, gcov JSON, llvm-cov export JSON, llvm-cov show text, OpenCover XML, R covr JSON, "
         "scoverage XML, luacov report, xccov JSON report, xccov archive JSON, dotCover XML, Flow coverage JSON, "
         "elm-coverage JSON, Salesforce Apex JSON, Xcode xccoverage plist, D coverage listing, BullseyeCoverage XML, "
-        "Visual Studio coverage XML, GAP profile JSON lines"
+        "Visual Studio coverage XML, GAP profile JSON lines, Mono coverage XML"
     )
     with pytest.raises(ReportError, match=f"^{re.escape(message)}$"):
         parse_all(b"hello, this is not a coverage report\n")
