@@ -247,3 +247,27 @@ def test_one_long_tag_or_text_is_refused_before_expat_holds_it(run: bytes) -> No
     data = b"<coverage><packages>" + run + b"</packages></coverage>"
     with pytest.raises(ReportError, match="a tag or text runs over 1048576 bytes"):
         list(parse_report(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize(
+    ("report", "root"),
+    [
+        (DATA / "tools" / "vscoverage" / "shapes.dspriv.xml", "CoverageDSPriv"),
+        (
+            b'<?xml version="1.0"?>\n<coverage version="0.3">\n\t<assembly name="a"/>\n\t<method filename="/w/a.cs">'
+            b'\n\t\t<statement offset="0" counter="1" line="3" column="0"/>\n\t</method>\n</coverage>\n',
+            "coverage",
+        ),
+    ],
+    ids=["CoverageDSPriv", "Mono"],
+)
+def test_the_older_xml_shapes_refuse_what_every_xml_format_refuses(report: object, root: str) -> None:
+    data = report.read_bytes() if isinstance(report, Path) else report
+    assert isinstance(data, bytes)
+    with pytest.raises(ReportError, match=r"^invalid XML report \(truncated\?\): "):
+        parse_all(data[: data.rindex(b"</")])
+    with pytest.raises(ReportError, match=r"^invalid XML report: mismatched tag at line"):
+        parse_all(data.replace(f"</{root}>".encode(), b"</x>"))
+    entity = f'<!DOCTYPE {root} [<!ENTITY e "e">]>'.encode()
+    with pytest.raises(ReportError, match="declares entities"):
+        parse_all(data.replace(f"<{root}".encode(), entity + f"<{root}".encode(), 1))
