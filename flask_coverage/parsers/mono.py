@@ -1,5 +1,5 @@
-"""Mono's coverage XML: what its coverage profiler writes (``mono --profile=coverage:output=x.xml``, and
-the log profiler's ``coverage`` mode before it), Codecov's ``mono`` processor.
+"""Mono's coverage XML: what its coverage profiler writes (``mono --debug --profile=coverage:output=x.xml``),
+Codecov's ``mono`` processor.
 
 A root ``<coverage version="0.3">`` holds, one after the other, an ``<assembly>`` and a ``<class>`` per
 assembly and class measured (their method counts only), then a ``<method filename=...>`` per method,
