@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_new_formats import TOOLS, parse
 from test_xml_fast_paths import NUMBERS, element, read
@@ -360,3 +360,34 @@ def test_lines_covered_and_odd_line_data_are_read_or_counted():
         "branches without a readable line or counts, skipped": 1,
         LINE_NOT_A_NUMBER: 1,
     }
+
+
+# Every shape, fuzzed
+
+FUZZED = {
+    "CoverageDSPriv": lambda: (TOOLS / "vscoverage" / "shapes.dspriv.xml").read_bytes(),
+    "Mono": lambda: MONO,
+    "llvm-cov before 3.9": lambda: counts_first((TOOLS / "llvm" / "show-color.txt").read_text()).encode(),
+    "JSCover": lambda: (TOOLS / "jscover" / "jscoverage.json").read_bytes(),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FUZZED))
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_fuzzed_reports_of_the_older_shapes_give_files_or_one_line_errors(shape, data):
+    report = bytearray(FUZZED[shape]())
+    for _ in range(data.draw(st.integers(1, 8))):
+        at = data.draw(st.integers(0, len(report) - 1))
+        action = data.draw(st.sampled_from(["replace", "delete", "repeat"]))
+        if action == "replace":
+            report[at : at + 1] = data.draw(st.sampled_from([b"\x00", b"\xff", b"|", b"9" * 30, b"<", b"\n", b'"']))
+        elif action == "delete":
+            del report[at : at + data.draw(st.integers(1, 40))]
+        else:
+            report[at:at] = report[at : at + data.draw(st.integers(1, 200))] * 3
+    try:
+        for _path, lines in parse_report(bytes(report), skips=Skips()):
+            assert all(line >= 1 for line, _, _ in lines)
+    except ReportError as error:
+        assert str(error) and "\n" not in str(error)
