@@ -163,6 +163,55 @@ def vscoverage(files: int, lines: int) -> bytes:
     return "".join(parts).encode()
 
 
+def vscoverage_data_set(files: int, lines: int) -> bytes:
+    # CoverageDSPriv as a data set's WriteXml indents it: a module per 100 files, a method per 10 lines,
+    # a <Lines> row per line, the file names last.
+    parts = ['<?xml version="1.0" standalone="yes"?>\n<CoverageDSPriv>\n']
+    for module in range(0, files, 100):
+        parts.append(f"  <Module>\n    <ModuleName>m{module}.dll</ModuleName>\n    <NamespaceTable>\n      <Class>\n")
+        for f in range(module, min(module + 100, files)):
+            for n, hits, partial in _lines(lines):
+                if n % 10 == 1:
+                    parts.append("        </Method>\n" if n > 1 else "")
+                    parts.append(f"        <Method>\n          <MethodName>F{n}</MethodName>\n")
+                coverage = 1 if partial and hits else 0 if hits else 2
+                parts.append(
+                    f"          <Lines>\n            <LnStart>{n}</LnStart>\n            <ColStart>9</ColStart>\n"
+                    f"            <LnEnd>{n}</LnEnd>\n            <ColEnd>30</ColEnd>\n"
+                    f"            <Coverage>{coverage}</Coverage>\n            <SourceFileID>{f}</SourceFileID>\n"
+                    f"            <LineID>{n}</LineID>\n          </Lines>\n"
+                )
+            parts.append("        </Method>\n")
+        parts.append("      </Class>\n    </NamespaceTable>\n  </Module>\n")
+    parts.extend(
+        f"  <SourceFileNames>\n    <SourceFileID>{f}</SourceFileID>\n"
+        f"    <SourceFileName>C:\\w\\src\\C{f}.cs</SourceFileName>\n  </SourceFileNames>\n"
+        for f in range(files)
+    )
+    parts.append("</CoverageDSPriv>\n")
+    return "".join(parts).encode()
+
+
+def mono(files: int, lines: int) -> bytes:
+    # Mono's coverage profiler: an assembly, a class per file, a method per 10 lines, a statement per line.
+    close_method = "\t</method>\n"
+    parts = ['<?xml version="1.0"?>\n<coverage version="0.3">\n']
+    parts.append('\t<assembly name="a" guid="0" filename="/w/bin/a.dll" method-count="1" full="1" partial="0"/>\n')
+    parts.extend(f'\t<class name="C{f}" method-count="10" full="5" partial="0"/>\n' for f in range(files))
+    for f in range(files):
+        for n, hits, _ in _lines(lines):
+            if n % 10 == 1:
+                parts.append(close_method if n > 1 else "")
+                parts.append(
+                    f'\t<method assembly="a" class="C{f}" name="F{n} ()" filename="/w/src/p{f // 100}/C{f}.cs" '
+                    f'token="{n}">\n'
+                )
+            parts.append(f'\t\t<statement offset="{n * 4}" counter="{hits}" line="{n}" column="9"/>\n')
+        parts.append(close_method)
+    parts.append("</coverage>\n")
+    return "".join(parts).encode()
+
+
 def go(files: int, lines: int) -> bytes:
     parts = ["mode: count\n"]
     for f in range(files):
@@ -206,6 +255,31 @@ def xcode(files: int, lines: int) -> bytes:
             parts.append(f"{n:>5}|{hits:>7}|    x += {n}\n")
         parts.append("\n")
     return "".join(parts).encode()
+
+
+def xcode_counts_first(files: int, lines: int) -> bytes:
+    # llvm-cov before 3.9: count|line|source (read by the Python reader alone).
+    parts = []
+    for f in range(files):
+        parts.append(f"/w/src/p{f // 100}/c{f}.c:\n")
+        for n, hits, _ in _lines(lines):
+            parts.append(f"{hits:>7}|{n:>5}|    x += {n};\n")
+        parts.append("\n")
+    return "".join(parts).encode()
+
+
+def jscover(files: int, lines: int) -> bytes:
+    # JSCover's jscoverage.json: lineData, and a condition evaluated one way on each partial line.
+    report = {}
+    for f in range(files):
+        line_data: list[int | None] = [None]
+        branch_data = {}
+        for n, hits, partial in _lines(lines):
+            line_data.append(hits)
+            if partial:
+                branch_data[str(n)] = [None, {"position": 4, "nodeLength": 5, "evalFalse": 0, "evalTrue": hits}]
+        report[f"/src/p{f // 100}/c{f}.js"] = {"lineData": line_data, "functionData": [1], "branchData": branch_data}
+    return json.dumps(report).encode()
 
 
 def istanbul(files: int, lines: int) -> bytes:
@@ -390,11 +464,15 @@ CASES: dict[str, tuple[Callable[[int, int], bytes], Callable[[bytes], None]]] = 
     "dotcover": (dotcover, _expat),
     "bullseye": (bullseye, _expat),
     "vscoverage": (vscoverage, _expat),
+    "vscoverage:CoverageDSPriv": (vscoverage_data_set, _expat),
+    "mono": (mono, _expat),
     "go": (go, _text),
     "lcov": (lcov, _text),
     "gcov": (gcov, _text),
     "xcode": (xcode, _text),
+    "xcode:counts-first": (xcode_counts_first, _text),
     "istanbul": (istanbul, _json),
+    "istanbul:lineData": (jscover, _json),
     "simplecov": (simplecov, _json),
     "coveralls": (coveralls, _json),
     "codecov": (codecov, _json),
@@ -427,7 +505,8 @@ def main() -> None:
     for name in args.formats:
         generate, bare = CASES[name]
         data = generate(args.files, args.lines)
-        parse = _best(args.repeat, lambda: sum(1 for _ in parse_report(data, format=name)))  # noqa: B023
+        format = name.partition(":")[0]  # "format:shape" for a format's second shape
+        parse = _best(args.repeat, lambda: sum(1 for _ in parse_report(data, format=format)))  # noqa: B023
         tokenize = _best(args.repeat, lambda: bare(data))  # noqa: B023
         print(f"{name:<10} {len(data) / 1e6:7.1f} {parse:8.2f} {tokenize:7.2f} {parse / tokenize:6.2f}")
         if bare is _expat:

@@ -66,7 +66,7 @@ BAD_UPLOADS = [
     ([str(DATA / "marshmallow.lcov"), "--repo", "acme/widgets", "--commit", SHA], "SERVICE/OWNER/REPO"),
     ([str(DATA / "marshmallow.lcov"), "--repo", REPO, "--commit", "HEAD"], "full sha"),
     ([str(DATA / "marshmallow.lcov"), "--repo", REPO, "--commit", SHA, "--pr", "x1"], "pull request number"),
-    ([str(DATA / "marshmallow.lcov"), "--repo", REPO, "--commit", SHA, "--format", "mono"], "unknown report"),
+    ([str(DATA / "marshmallow.lcov"), "--repo", REPO, "--commit", SHA, "--format", "ncover"], "unknown report"),
     ([str(DATA / "marshmallow.lcov"), "--repo", REPO, "--commit", SHA, "--format", "cobertura"], "XML"),
     ([str(DATA / "README.md"), "--repo", REPO, "--commit", SHA], "unknown report format"),
 ]

@@ -255,7 +255,7 @@ BAD_ARGUMENTS = [
     ({"commit": "a" * 12}, InvalidInput, "full sha"),
     ({"commit": SHA, "pullid": "two"}, InvalidInput, "pull request number"),
     ({"commit": SHA, "branch": "a\nb"}, InvalidInput, "branch"),
-    ({"commit": SHA, "format": "mono"}, ReportError, "unknown report format 'mono'"),
+    ({"commit": SHA, "format": "ncover"}, ReportError, "unknown report format 'ncover'"),
     ({"commit": SHA, "format": "cobertura"}, ReportError, "XML"),
 ]
 UNKNOWN_REPOSITORIES = [

@@ -31,6 +31,7 @@ from . import (
     lcov,
     llvm,
     luacov,
+    mono,
     opencover,
     salesforce,
     scoverage,
@@ -97,6 +98,7 @@ REPORT_FORMATS: tuple[ReportFormat, ...] = (
     bullseye.FORMAT,
     vscoverage.FORMAT,
     gap.FORMAT,
+    mono.FORMAT,
 )
 _BY_NAME = {f.name: f for f in REPORT_FORMATS}
 

@@ -16,6 +16,7 @@ from ._common import EMPTY_NAME, ParsedFile, hit_count, line_number
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._paths import MAX_PATH_LENGTH, PathResolver
 from ._xml import SMALL_NUMBERS, XmlReader, attributes, read_xml
+from .mono import is_mono
 from .sonarqube import is_sonarqube
 
 __all__ = ["FORMAT", "parse_cobertura"]
@@ -34,12 +35,14 @@ def parse_cobertura(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
 
 def _detect(head: ReportHead) -> bool:
     # Clover's root is <coverage> too, but with generated="..." (and clover="..."), never Cobertura's.
-    # SonarQube's generic coverage is a <coverage version="1"> too, without Cobertura's rates.
+    # SonarQube's generic coverage is a <coverage version="1"> too, without Cobertura's rates; Mono's
+    # is a <coverage version="0.3"> whose first child is an <assembly>.
     return (
         head.xml_root == "coverage"
         and not head.xml_root_has("generated")
         and not head.xml_root_has("clover")
         and not is_sonarqube(head)
+        and not is_mono(head)
     )
 
 

@@ -8,8 +8,16 @@ LCOV writer follows (``DA`` and ``BRDA``), so the JSON and the LCOV of one run g
 ``fnMap`` adds no line: a function's lines are its statements'. Statements and branches marked
 ``skip`` (``/* istanbul ignore */``) are left out. Paths are the object's keys, as written (absolute).
 
+Two older shapes of the same object of files are read as Codecov reads them. JSCover's
+``jscoverage.json`` (and blanket-style reports) give a file a ``lineData`` list, element *i* line *i*:
+null no code, a count HIT or (0) MISS; its ``branchData`` (line -> a list of conditions, each with
+``evalTrue``/``evalFalse``) makes a hit line PARTIAL when one of its conditions was not evaluated both
+ways. A ``linesCovered`` object is a count per line (``{"3": 1}``). Istanbul 0.x's ``l`` object comes
+with its ``statementMap`` and says what the statements say: it is not read.
+
 Skipped and counted: a file entry that is not an object, a statement or branch without a readable
-line or count. Streamed one file entry at a time.
+line or count; in the older shapes, as every format, a count that is not a number (negative clamped,
+decimals rounded down), a line that is not a number or is 0. Streamed one file entry at a time.
 """
 
 from __future__ import annotations
@@ -17,9 +25,10 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from ..lines import HIT, MISS, LineCoverageBuilder
-from ._common import MAX_LINE_NUMBER, ParsedFile
+from ._common import MAX_LINE_NUMBER, ParsedFile, json_line_number
 from ._format import ParseContext, ReportFormat, ReportHead, Skips
 from ._json import JsonStream
+from .coveralls import json_hit_count, list_lines
 
 __all__ = ["FORMAT", "parse_istanbul"]
 
@@ -36,11 +45,16 @@ def parse_istanbul(chunks: Iterable[bytes], context: ParseContext) -> Iterator[P
         if not isinstance(entry, dict):
             context.skips.add("file entries that are not objects, skipped")
             continue
-        yield ParsedFile(resolver.resolve(name), _file_lines(entry, context.skips))
+        path = resolver.resolve(name)
+        yield ParsedFile(path, _file_lines(entry, context.skips, path))
     stream.end()
 
 
-def _file_lines(entry: dict[str, Any], skips: Skips) -> Any:
+def _file_lines(entry: dict[str, Any], skips: Skips, path: str) -> Any:
+    if isinstance(entry.get("lineData"), list):
+        return _line_data(entry, skips, path)
+    if isinstance(entry.get("linesCovered"), dict):
+        return _lines_covered(entry["linesCovered"], skips, path)
     hits: dict[int, int] = {}
     statements, counts = _map(entry, "statementMap"), _map(entry, "s")
     for key, statement in statements.items():
@@ -72,6 +86,38 @@ def _file_lines(entry: dict[str, Any], skips: Skips) -> Any:
     return builder.build(missed_branches)
 
 
+def _line_data(entry: dict[str, Any], skips: Skips, path: str) -> Any:
+    # JSCover: element i of lineData is line i, read as covr's list (coveralls.list_lines); a run line
+    # with a condition of branchData not evaluated both ways is partial.
+    data = entry["lineData"]
+    lines = list_lines(data, 0, skips)
+    half_taken = set()
+    for key, conditions in _map(entry, "branchData").items():
+        line = json_line_number(key, path, skips)
+        if line is None:
+            continue
+        if not isinstance(conditions, list):
+            skips.add("branches without a readable line or counts, skipped")
+        elif any(isinstance(c, dict) and not (c.get("evalTrue") and c.get("evalFalse")) for c in conditions):
+            half_taken.add(line)
+    run = sorted(line for line in half_taken if line < len(data) and _ran(data[line]))
+    return lines.with_branch_states(run, [2] * len(run), [1] * len(run)) if run else lines
+
+
+def _ran(count: Any) -> bool:
+    return (type(count) is int or type(count) is float) and count >= 1
+
+
+def _lines_covered(counts: dict[str, Any], skips: Skips, path: str) -> Any:
+    builder = LineCoverageBuilder()
+    for key, count in counts.items():
+        line = json_line_number(key, path, skips)
+        hits = None if line is None else json_hit_count(count, skips)
+        if line is not None and hits is not None:
+            builder.add(line, hits, HIT if hits else MISS)
+    return builder.build()
+
+
 def _map(entry: dict[str, Any], key: str) -> dict[str, Any]:
     value = entry.get(key)
     return value if isinstance(value, dict) else {}
@@ -90,7 +136,13 @@ def _start_line(node: Any) -> int | None:
 
 
 def _detect(head: ReportHead) -> bool:
-    return head.kind == "json" and head.json_value_start("statementMap") == "{"
+    if head.kind != "json":
+        return False
+    return (
+        head.json_value_start("statementMap") == "{"
+        or head.json_value_start("lineData") == "["
+        or head.json_value_start("linesCovered") == "{"
+    )
 
 
 FORMAT = ReportFormat(

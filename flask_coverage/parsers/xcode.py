@@ -10,6 +10,13 @@ line in red: a counted line with one is PARTIAL here, where Codecov stores it as
 line that ran with a part that did not is what PARTIAL means in every other format. The path is as
 written (Codecov drops its first character, the ``/`` of an absolute path: the same path once placed).
 
+llvm-cov before 3.9 wrote ``count|line|source`` (a count column 7 wide, then a line column 5 wide;
+counts as plain integers cut to 7 digits): the first row of the report decides the layout by those
+widths, and such a report is read by the rules above with the two columns swapped, sub-views (rows
+indented by ``  |``) skipped, in Python (the compiled reader knows the current layout only). Codecov
+reads a report ``count|line|source`` unless a row's second column is not a number while its first is
+``1``, and then ``line|count|source``.
+
 Skipped and counted as in every format (``parsers/_common.py``): a row whose line number or count is
 not a number, line 0, rows before the first path.
 Read a block at a time by the compiled reader ``_speedups/xcode.c`` where it was built and the block is
@@ -44,7 +51,9 @@ RED = "\x1b[0;41m"
 _COLOR = re.compile(r"\x1b\[[0-9;]*m")
 _COLOR_BYTES = re.compile(rb"\x1b\[[0-9;]*m")
 _EXTENSIONS = (".h", ".m", ".mm", ".swift", ".hpp", ".cpp", ".cxx", ".c", ".C", ".cc", ".c++", ".rs")
-_FIRST_ROW = re.compile(rb"[^\n]*:[ \t]*\r?\n[ \t]*[0-9]+\|")
+_FIRST_ROW = re.compile(rb"[^\n]*:[ \t]*\r?\n[ \t]*(?:[0-9]+\||\|[ \t]*[0-9]+\|)")
+#: The widths of llvm-cov's count and line columns before 3.9, which wrote ``count|line|source``.
+COUNT_WIDTH, LINE_WIDTH = 7, 5
 _SCALE = {"k": 1_000, "K": 1_000, "M": 1_000_000, "G": 1_000_000_000, "T": 1_000_000_000_000}
 
 #: The compiled reader of a block's well-formed rows, or None where it was not built.
@@ -60,9 +69,15 @@ def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
     hits: array[int] = array(_U32)
     states = bytearray()
     trusted = True  # the file's rows all came from the compiled reader: increasing, in range
+    compiled = _compiled
+    counts_first: bool | None = None  # llvm-cov before 3.9: decided on the report's first row
     for block in text_blocks(chunks, "llvm-cov show text"):
-        if _compiled is not None:
-            files = _compiled.read(block, lines is not None, lines[-1] if lines and trusted else 0)
+        if counts_first is None:
+            counts_first = _counts_first(block)
+            if counts_first:
+                compiled = None  # the compiled reader knows the current layout only
+        if compiled is not None:
+            files = compiled.read(block, lines is not None, lines[-1] if lines and trusted else 0)
             if files is not None:
                 for name, line_bytes, hit_bytes, state_bytes in files:
                     if name is None:  # more rows of the open file
@@ -83,6 +98,10 @@ def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
             count_text, _, source = rest.partition("|")
             if colour:
                 number_text, count_text = _COLOR.sub("", number_text), _COLOR.sub("", count_text)
+            if counts_first and bar:
+                if len(number_text) != COUNT_WIDTH:
+                    continue  # a sub-view's row (an expansion, an instantiation): its indent first
+                number_text, count_text = count_text, number_text
             number_text = number_text.strip()
             if not number_text or number_text[0] in "-w" or (not bar and not number_text.endswith(":")):
                 continue  # blank, a separator, a warning, an instantiation's sub-view ("  | f:")
@@ -125,6 +144,17 @@ def parse_xcode(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Pars
             states.append((PARTIAL if colour and RED in source else HIT) if count else MISS)
     if lines is not None:
         yield ParsedFile(path, _coverage(lines, hits, states, trusted))
+
+
+def _counts_first(block: str) -> bool | None:
+    """Whether the first row of the report (in its first block) is llvm-cov's layout before 3.9,
+    ``count|line|source`` (a count column 7 wide, a line column 5 wide), rather than ``line|count|source``
+    (5 then 7); None when the block holds no row yet."""
+    for row in block.split("\n", 64)[:64]:
+        fields = _COLOR.sub("", row).split("|", 2)
+        if len(fields) == 3:
+            return len(fields[0]) == COUNT_WIDTH and len(fields[1]) == LINE_WIDTH and fields[1].strip().isdecimal()
+    return None
 
 
 def _coverage(lines: array[int], hits: array[int], states: bytearray, trusted: bool) -> LineCoverage:

@@ -48,7 +48,7 @@ def test_unknown_format():
         "Codecov JSON, gcov JSON, llvm-cov export JSON, llvm-cov show text, OpenCover XML, R covr JSON, "
         "scoverage XML, luacov report, xccov JSON report, xccov archive JSON, dotCover XML, Flow coverage JSON, "
         "elm-coverage JSON, Salesforce Apex JSON, Xcode xccoverage plist, D coverage listing, BullseyeCoverage XML, "
-        "Visual Studio coverage XML, GAP profile JSON lines"
+        "Visual Studio coverage XML, GAP profile JSON lines, Mono coverage XML"
     )
     with pytest.raises(ReportError, match=f"^{re.escape(message)}$"):
         parse_all(b"hello, this is not a coverage report\n")
@@ -247,3 +247,27 @@ def test_one_long_tag_or_text_is_refused_before_expat_holds_it(run: bytes) -> No
     data = b"<coverage><packages>" + run + b"</packages></coverage>"
     with pytest.raises(ReportError, match="a tag or text runs over 1048576 bytes"):
         list(parse_report(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize(
+    ("report", "root"),
+    [
+        (DATA / "tools" / "vscoverage" / "shapes.dspriv.xml", "CoverageDSPriv"),
+        (
+            b'<?xml version="1.0"?>\n<coverage version="0.3">\n\t<assembly name="a"/>\n\t<method filename="/w/a.cs">'
+            b'\n\t\t<statement offset="0" counter="1" line="3" column="0"/>\n\t</method>\n</coverage>\n',
+            "coverage",
+        ),
+    ],
+    ids=["CoverageDSPriv", "Mono"],
+)
+def test_the_older_xml_shapes_refuse_what_every_xml_format_refuses(report: object, root: str) -> None:
+    data = report.read_bytes() if isinstance(report, Path) else report
+    assert isinstance(data, bytes)
+    with pytest.raises(ReportError, match=r"^invalid XML report \(truncated\?\): "):
+        parse_all(data[: data.rindex(b"</")])
+    with pytest.raises(ReportError, match=r"^invalid XML report: mismatched tag at line"):
+        parse_all(data.replace(f"</{root}>".encode(), b"</x>"))
+    entity = f'<!DOCTYPE {root} [<!ENTITY e "e">]>'.encode()
+    with pytest.raises(ReportError, match="declares entities"):
+        parse_all(data.replace(f"<{root}".encode(), entity + f"<{root}".encode(), 1))

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from test_older_shapes import MONO
 
 from flask_coverage.errors import ReportError
 from flask_coverage.parsers import REPORT_FORMATS, ReportHead, Skips, detect_format
@@ -33,7 +34,7 @@ SAMPLES = {
     ],
     "jacoco": ["tools/java/jacoco.xml"],
     "go": ["tools/go/cover-set.out", "tools/go/cover-count.out", "tools/go/cover-atomic.out"],
-    "istanbul": ["tools/js/coverage-final.json"],
+    "istanbul": ["tools/js/coverage-final.json", "tools/jscover/jscoverage.json"],
     "clover": ["tools/js/clover.xml", "tools/php/clover.xml"],
     "gcov": ["tools/c/main.c.gcov", "tools/c/shapes.c.gcov", "tools/c/shapes.h.gcov"],
     "sonarqube": ["tools/c/gcovr-sonarqube.xml"],
@@ -43,6 +44,8 @@ SAMPLES = {
     "gcov_json": ["tools/c/main.gcov.json", "tools/c/shapes.gcov.json"],
     "llvm": ["tools/llvm/export.json"],
     "xcode": ["tools/llvm/show.txt", "tools/llvm/show-color.txt"],
+    # Mono's report is written inline (no Mono tool here): tests/parsers/test_older_shapes.py.
+    "mono": [],
     "opencover": ["tools/opencover/coverage.opencover.xml"],
     "covr": ["tools/r/covr.json"],
     "scoverage": ["tools/scala/scoverage.xml"],
@@ -56,7 +59,7 @@ SAMPLES = {
     "xcode_plist": ["tools/xcode/Action.xccoverage.plist"],
     "dlst": ["tools/d/source-shapes.lst"],
     "bullseye": ["tools/bullseye/coverage.xml"],
-    "vscoverage": ["tools/vscoverage/shapes.coveragexml"],
+    "vscoverage": ["tools/vscoverage/shapes.coveragexml", "tools/vscoverage/shapes.dspriv.xml"],
     "gap": ["tools/gap/profile.coverage"],
 }
 #: Heads of reports that look like another format's at a glance, and the format each is (None: not read).
@@ -101,16 +104,21 @@ LOOKALIKES = {
     "not a D listing (a Markdown table)": (b"| a | b |\n|---|---|\n", None),
     "not Visual Studio (a plain <results>)": (b"<results><module name='a'/></results>", None),
     "Istanbul JSON": (b'{"/app/a.js": {"path": "/app/a.js", "statementMap": {"0": {}}, "s": {"0": 1}}}', "istanbul"),
+    "JSCover JSON": (b'{"/app/a.js": {"lineData": [null, 1, 0], "functionData": [1]}}', "istanbul"),
+    "Mono": (b'<?xml version="1.0"?>\n<coverage version="0.3">\n\t<assembly name="a" guid="x"/>', "mono"),
+    "Mono (its methods first)": (b'<coverage version="0.3"><method filename="/w/a.cs">', "cobertura"),
+    "Visual Studio's CoverageDSPriv": (b'<?xml version="1.0" standalone="yes"?>\n<CoverageDSPriv>\n', "vscoverage"),
+    "llvm-cov show before 3.9": (b"/w/a.c:\n       |    1|#include <stdio.h>\n", "xcode"),
 }
 
 
 def test_every_sample_is_accepted_by_its_own_detector_alone():
     assert set(SAMPLES) == {f.name for f in REPORT_FORMATS}
-    for expected, names in SAMPLES.items():
-        for name in names:
-            head = ReportHead((DATA / name).read_bytes()[: 64 * 1024])
-            accepted = [f.name for f in REPORT_FORMATS if f.detect(head)]
-            assert accepted == [expected], name
+    heads = [(format, name, (DATA / name).read_bytes()[:65536]) for format, paths in SAMPLES.items() for name in paths]
+    heads.append(("mono", "test_older_shapes.MONO", MONO))
+    for expected, name, data in heads:
+        head = ReportHead(data)
+        assert [f.name for f in REPORT_FORMATS if f.detect(head)] == [expected], name
 
 
 @pytest.mark.parametrize(("head", "expected"), LOOKALIKES.values(), ids=LOOKALIKES.keys())

@@ -657,6 +657,7 @@ NOT_THE_FORMAT = {
     "bullseye": b'<coverage line-rate="1"/>',
     "vscoverage": b'<coverage line-rate="1"/>',
     "gap": b'{"coverage": {"a.g": [1]}}',
+    "mono": b'<coverage line-rate="1"><packages/></coverage>',
 }
 
 

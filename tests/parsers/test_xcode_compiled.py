@@ -151,3 +151,19 @@ def test_a_file_read_partly_by_each_reader_is_built_by_the_usual_rules():
     with_c, without = _both(data, len(first))
     assert with_c == without
     assert with_c[0][0][1] == [(3, 2, 0), (5, 5, 0)]
+
+
+@needs_compiled
+@pytest.mark.parametrize("name", ["llvm/show.txt", "llvm/show-color.txt"])
+def test_the_layout_before_3_9_reads_the_same_both_ways_in_any_chunks(name):
+    # The compiled reader knows the current layout only: the first row's widths send the older
+    # layout (count|line|source) to the Python reader, whatever the chunks.
+    from test_older_shapes import counts_first
+
+    data = counts_first((TOOLS / name).read_text()).encode()
+    whole = _read(data)
+    assert whole[0] and whole == _read((TOOLS / name).read_bytes())
+    for end in range(0, len(data) + 1, 7):
+        for size in (1 << 20, 97):
+            with_c, without = _both(data[:end], size)
+            assert with_c == without, (end, size)
