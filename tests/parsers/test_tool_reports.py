@@ -388,6 +388,23 @@ def test_gaps_own_line_by_line_file_is_refused_as_codecov_refuses_it():
         detect_format(data)
 
 
+# Mono: the coverage profiler's XML
+
+
+def test_mono_report_is_read_to_what_the_program_ran():
+    """src/mono/Shapes.cs: Main calls Classify twice (equilateral, scalene) and never Area."""
+    files = read("mono/coverage.xml")
+    path = f"{WORK}/mono/Shapes.cs".lstrip("/")  # an absolute path, as every format keeps it
+    assert list(files) == [path]
+    lines = states(files[path])
+    isosceles_branch, area = {12, 13}, {19, 20, 21}
+    assert {line for line, state in lines.items() if state == MISS} == isosceles_branch | area
+    assert set(lines) - isosceles_branch - area == {line for line, state in lines.items() if state == HIT}
+    hits = {line: count for line, count, _ in files[path]}
+    assert hits[7] == 2  # Classify's first test ran on both calls
+    assert hits[9] == 1  # "equilateral" returned once
+
+
 # PHP: PHPUnit + pcov
 
 
@@ -458,6 +475,7 @@ def test_every_tool_report_is_detected_as_its_format():
         "java_modules/module_a/jacoco.xml": "jacoco",
         "d/source-shapes.lst": "dlst",
         "flow/flow-coverage.json": "flow",
+        "mono/coverage.xml": "mono",
         "gap/gap-coverage.json": "codecov",
         "gap/gap.lcov": "lcov",
         "php/clover.xml": "clover",
