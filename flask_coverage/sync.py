@@ -90,7 +90,7 @@ def decrypt_token(stored: str) -> str:
 # -- writing what the host says -------------------------------------------------------------------------
 
 
-def _storable(name: str, check: Callable[[str], Any] = lambda name: check_name(name, "name")) -> bool:
+def storable(name: str, check: Callable[[str], Any] = lambda name: check_name(name, "name")) -> bool:
     """Whether the service can store ``name`` (a name by default; ``check=check_branch``: a branch)."""
     try:
         check(name)
@@ -177,8 +177,9 @@ def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -
             session.add(repository)
         if repository.owner_id != owner.id:
             repository.owner = owner
-        _set(repository, name=host.name, service_id=host.service_id, private=host.private)
-        if _storable(host.branch, check_branch):
+        # A repository the host lists exists there (a webhook may have marked it deleted).
+        _set(repository, name=host.name, service_id=host.service_id, private=host.private, deleted=False)
+        if storable(host.branch, check_branch):
             _set(repository, branch=host.branch)
         found[host.service_id] = repository
         result.append(repository)
@@ -229,17 +230,70 @@ def set_private_readers(user: Owner, repositories: Iterable[Repository]) -> None
         get_session().add(RepositoryReader(repository_id=repository_id, user_id=user.id))
 
 
+def host_memberships(user: Owner) -> list[tuple[Owner, bool]]:
+    """The organizations the host knows of which ``user`` is a member here, with ``True`` for an admin."""
+    query = (
+        sa.select(Owner, Membership.is_admin)
+        .join(Membership, Membership.org_id == Owner.id)
+        .where(Membership.user_id == user.id, Owner.service_id.is_not(None), Owner.service == user.service)
+    )
+    return [(org, bool(admin)) for org, admin in execute(query)]
+
+
+def read_repositories(user: Owner) -> list[Repository]:
+    """The private repositories the host says ``user`` reads (:class:`~.models.RepositoryReader`)."""
+    query = sa.select(Repository).join(RepositoryReader, RepositoryReader.repository_id == Repository.id)
+    return list(execute(query.where(RepositoryReader.user_id == user.id)).scalars())
+
+
+def set_membership(user: Owner, org: Owner, admin: Optional[bool]) -> None:
+    """One membership as a webhook tells it (:func:`set_memberships`' rules): ``True`` or ``False``,
+    ``user`` is an admin of ``org`` or a member; ``None``, not a member any more, and with it goes their
+    reading of ``org``'s private repositories, at once."""
+    others = [(other, role) for other, role in host_memberships(user) if other.id != org.id]
+    set_memberships(user, others + ([(org, admin)] if admin is not None else []))
+    if admin is None:
+        set_private_readers(user, [kept for kept in read_repositories(user) if kept.owner_id != org.id])
+
+
+def set_reader(user: Owner, repositories: Sequence[Repository], reads: bool) -> None:
+    """``user`` reads these private repositories too (``reads``), or no longer reads them; the rest of
+    what they read stays (:func:`set_private_readers`' rules)."""
+    ids = {repository.id for repository in repositories}
+    kept = [repository for repository in read_repositories(user) if repository.id not in ids]
+    set_private_readers(user, kept + (list(repositories) if reads else []))
+
+
+def forget_readers(repository: Repository) -> None:
+    """Nobody reads ``repository`` by the host's word any more (a transfer: its readers changed on the
+    host); each reader's next sync says who reads it now."""
+    execute(sa.delete(RepositoryReader).where(RepositoryReader.repository_id == repository.id))
+
+
+def set_repository_state(repositories: Iterable[Repository], **values: bool) -> None:
+    """``deleted`` (the host deleted it: its history stays, its uploads are refused) or
+    ``using_integration`` (a GitHub App's installation covers it) as the host says."""
+    for repository in repositories:
+        _set(repository, **values)
+
+
+def mark_stale(user: Owner) -> None:
+    """``user``'s view of the host is synced again at their next request (a change the event does not
+    spell out, such as a team's)."""
+    execute(sa.update(HostAccount).where(HostAccount.owner_id == user.id).values(synced_at=None))
+
+
 def apply_host_view(service: ServiceEnum, view: HostView) -> Owner:
     """Write what the host says of a user, in one transaction (all or nothing); the user's owner.
     Names the service cannot store (a GitLab subgroup's ``group/sub``) are left out."""
     session = get_session()
     try:
-        organizations = [(host, admin) for host, admin in view.organizations if _storable(host.username)]
+        organizations = [(host, admin) for host, admin in view.organizations if storable(host.username)]
         owners = upsert_owners(service, [view.user, *(host for host, _ in organizations)])
         user = owners[view.user.service_id]
         set_memberships(user, [(owners[host.service_id], admin) for host, admin in organizations])
         repositories = upsert_repositories(
-            service, [r for r in view.repositories if _storable(r.owner.username) and _storable(r.name)]
+            service, [r for r in view.repositories if storable(r.owner.username) and storable(r.name)]
         )
         set_private_readers(user, repositories)
         session.commit()

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import NoReturn, Optional
+from typing import Any, NoReturn, Optional
 
 from flask import Blueprint, Response, current_app, request
+from sqlalchemy.exc import IntegrityError
 
 from ..errors import CoverageError, InvalidInput
 from ..feedback.outbox import recheck
@@ -23,7 +24,8 @@ from ..feedback.sender import wake
 from ..http_errors import handle_errors
 from ..identifiers import parse_service
 from ..inflate import check_size
-from ..models import Repository
+from ..models import Repository, ServiceEnum
+from ..providers.account_hooks import Ignored, account_event, apply_account_event
 from ..providers.webhooks import (
     ci_event,
     event_repository,
@@ -31,10 +33,12 @@ from ..providers.webhooks import (
     pull_event,
     repository_secret,
     service_secret,
+    system_hook_secret,
     takes_webhooks,
     update_pull,
     verify,
 )
+from ..state import get_session
 
 log = logging.getLogger(__name__)
 
@@ -81,14 +85,25 @@ def webhook(service: str) -> Response:
         fail(400, "Webhook refused: not JSON.")
     if not isinstance(payload, dict):  # every host's event is an object (and a deep array may parse on 3.12+)
         fail(400, "Webhook refused: not JSON of an event (an object).")
-    # The repository the body names: its own secret is one that may sign it.
+    account = account_event(provider, request.headers, payload)
+    # The service's secrets, then the secret of the repository the body names, which may sign it too.
+    wide = [service_secret(provider, current_app.config)]
+    if account is not None:
+        wide.append(system_hook_secret(provider, current_app.config))
+    secrets = [secret for secret in wide if secret]
     repository = event_repository(provider, payload)
-    candidates = [service_secret(provider, current_app.config), repository and repository_secret(repository)]
+    own = repository and repository_secret(repository)
     try:
-        verify(provider, request.headers, body, [secret for secret in candidates if secret])
+        signed_by = verify(provider, request.headers, body, secrets + ([own] if own else []))
     except CoverageError as error:
         log.warning("a %s webhook was refused (%d): %s", provider.value, error.status, error)
         raise
+    if account is not None:
+        if signed_by >= len(secrets):
+            return _text(202, "Ignored: an event about accounts counts only when signed with the service's secret.\n")
+        if not first_delivery(provider, request.headers, body):
+            return _text(202, "Ignored: this delivery was received before.\n")
+        return _account_changed(provider, account, payload)
     sha = ci_event(provider, request.headers, payload)
     if sha is not None:
         if not first_delivery(provider, request.headers, body):
@@ -103,6 +118,25 @@ def webhook(service: str) -> Response:
     if update_pull(repository, info) is None:
         return _text(202, f"Ignored: no upload for pull {info.number} of {slug} yet.\n")
     return _text(200, f"Pull {info.number} of {slug}: {info.state}.\n")
+
+
+def _account_changed(provider: ServiceEnum, event: tuple[str, str], payload: dict[str, Any]) -> Response:
+    """An account event, in one transaction with its delivery: all of it, or nothing
+    (docs/sign-in.md#webhooks-keep-it-current)."""
+    session = get_session()
+    try:
+        done = apply_account_event(provider, event, payload)
+        session.commit()
+    except Ignored as ignored:
+        session.rollback()
+        return _text(202, f"Ignored: {ignored}.\n")
+    except IntegrityError:
+        session.rollback()
+        fail(409, "Webhook refused: the event's names collide with names stored here.")
+    except BaseException:
+        session.rollback()
+        raise
+    return _text(200, f"Synced: {done}.\n")
 
 
 def _ci_changed(repository: Optional[Repository], sha: str) -> Response:
