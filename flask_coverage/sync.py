@@ -107,6 +107,13 @@ def _set(row: Any, **values: Any) -> None:
             setattr(row, key, value)
 
 
+def _renamed_away(name: str, service_id: str) -> str:
+    """The name a stored owner or repository takes when the host gave its name to another: the name and
+    the host's id, within the column's 255 characters."""
+    suffix = f"~{service_id}"
+    return name[: 255 - len(suffix)] + suffix
+
+
 def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[str, Owner]:
     """The owners the host names, by the host's id: found by that id (renamed if the host renamed
     them), else by name (an operator-created owner becomes known to the host), else created. Two
@@ -131,7 +138,7 @@ def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[str,
         owner = by_name.get(host.username.lower())
         if owner is not None and owner.service_id is not None:
             # The name passed to another account on the host: the stored one is renamed away.
-            owner.username = f"{owner.username}~{owner.service_id}"
+            owner.username = _renamed_away(owner.username, owner.service_id)
             owner = None
         if owner is None:
             owner = Owner(service=service, username=host.username)
@@ -147,9 +154,9 @@ def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[str,
 
 def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -> list[Repository]:
     """The repositories the host names, in order, with their owners (:func:`upsert_owners`): found by
-    the host's id (renamed or moved to another owner as the host says), else by owner and name, else
-    created with their upload and graph tokens; ``private`` and the default branch as the host says.
-    A few queries whatever their number."""
+    the host's id (renamed or moved to another owner as the host says), else by owner and name if the
+    host never named the one found (an operator's), else created with their upload and graph tokens;
+    ``private`` and the default branch as the host says. A few queries whatever their number."""
     owners = upsert_owners(service, [host.owner for host in hosts])
     on_service = sa.select(Repository).join(Owner, Owner.id == Repository.owner_id).where(Owner.service == service)
     ids = [host.service_id for host in hosts]
@@ -171,7 +178,15 @@ def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -
     result = []
     for host in hosts:
         owner = owners[host.owner.service_id]
-        repository = found.get(host.service_id) or by_name.get((owner.id, host.name.lower()))
+        repository = found.get(host.service_id)
+        if repository is None:
+            repository = by_name.get((owner.id, host.name.lower()))
+            if repository is not None and repository.service_id is not None:
+                # Another repository of the host had the name (deleted there, or renamed since): it keeps
+                # its history under another name if it still has this one, and this one starts anew.
+                if repository.owner_id == owner.id and repository.name.lower() == host.name.lower():
+                    repository.name = _renamed_away(repository.name, repository.service_id)
+                repository = None
         if repository is None:
             repository = new_repository(owner, host.name)
             session.add(repository)

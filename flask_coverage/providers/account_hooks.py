@@ -384,16 +384,19 @@ def _group_renamed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
 # -- Bitbucket Cloud ------------------------------------------------------------------------------------
 
 
-def _bitbucket_repository(service: ServiceEnum, item: Mapping[str, Any]) -> HostRepository:
+def _bitbucket_repository(service: ServiceEnum, payload: Mapping[str, Any]) -> HostRepository:
+    """The event's repository; its new full name from ``changes`` where the event says it."""
+    item = payload["repository"]
     workspace = item["workspace"]
     owner = _known_owner(service, _id(workspace["uuid"]), _text(workspace["slug"]))
-    name = _text(item["full_name"]).rpartition("/")[2]
+    renamed = (payload.get("changes") or {}).get("full_name") or {}
+    name = _text(renamed.get("new") or item["full_name"]).rpartition("/")[2]
     branch = _optional((item.get("mainbranch") or {}).get("name")) or ""
     return HostRepository(_as_host(owner), name, _id(item["uuid"]), _flag(item["is_private"]), branch)
 
 
 def _bitbucket_changed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
-    return _changed(service, _bitbucket_repository(service, payload["repository"]))
+    return _changed(service, _bitbucket_repository(service, payload))
 
 
 def _bitbucket_deleted(service: ServiceEnum, payload: Mapping[str, Any]) -> str:

@@ -385,6 +385,18 @@ def test_a_deleted_repository_is_marked_deleted_with_its_history_kept(web: webte
     assert stored(web, "github", "acme", "widgets") == before
 
 
+def test_a_new_repository_with_a_deleted_one_s_name_starts_anew(web: webtest.TestApp) -> None:
+    before = stored(web, "github", "acme", "widgets")
+    send(web, "repository-deleted")
+    post_github(web, "repository", gh.event("created", repository=gh_repository(repo_id=200)))
+    # The deleted one keeps its history and tokens under another name; the new one has its own.
+    assert stored(web, "github", "acme", "widgets~100") == {**before, "deleted": True}  # type: ignore[dict-item]
+    fresh = stored(web, "github", "acme", "widgets")
+    assert fresh is not None and fresh["service_id"] == "200" and fresh["upload_token"] != before["upload_token"]  # type: ignore[index]
+    # Who read the deleted one reads nothing of the new one.
+    assert reads(web, "github", "bob") == {"site", "manual"}
+
+
 def test_a_created_repository_has_its_tokens_and_an_operators_one_is_taken_over(web: webtest.TestApp) -> None:
     send(web, "repository-created")
     fresh = stored(web, "github", "acme", "fresh")
@@ -729,7 +741,8 @@ def bitbucket_repository(slug: str = "widgets", number: int = 100, *, private: b
 def test_bitbucket_repositories_updated_and_deleted(web: webtest.TestApp) -> None:
     before = stored(web, "bitbucket", "acme", "widgets")
     changes = {"name": {"new": "Engine", "old": "Widgets"}, "full_name": {"new": "acme/engine", "old": "acme/widgets"}}
-    post_bitbucket(web, "repo:updated", {"actor": {}, "repository": bitbucket_repository("engine"), "changes": changes})
+    # The repository as it was, its new names in the changes.
+    post_bitbucket(web, "repo:updated", {"actor": {}, "repository": bitbucket_repository(), "changes": changes})
     assert stored(web, "bitbucket", "acme", "engine") == before
     assert reads(web, "bitbucket", "bob") == {"engine", "site", "manual"}
     post_bitbucket(web, "repo:updated", {"repository": bitbucket_repository("site", 102, private=True), "changes": {}})

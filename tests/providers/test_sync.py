@@ -198,6 +198,33 @@ def test_renames_keep_the_repository_and_its_tokens(app: Flask) -> None:
         assert get_owner(GH, "acme") is None and find_repository(GH, "acme", "widgets") is None
 
 
+def test_a_new_repository_with_an_old_one_s_name_starts_anew(app: Flask) -> None:
+    with app.app_context():
+        alice = apply_host_view(GH, view([(ACME, True)], [repo(ACME, "widgets", 100)]))
+        old = find_repository(GH, "acme", "widgets")
+        assert old is not None
+        ident, token = old.id, old.upload_token
+        # Deleted on the host and created again: another id.
+        apply_host_view(GH, view([(ACME, True)], [repo(ACME, "widgets", 200)]))
+        kept = find_repository(GH, "acme", "widgets~100")
+        assert kept is not None and (kept.id, kept.upload_token) == (ident, token)
+        new = find_repository(GH, "acme", "widgets")
+        assert new is not None and new.id != ident and new.upload_token != token
+        assert readable(alice) == {"acme/widgets"}
+
+
+@pytest.mark.parametrize("renamed_first", [True, False])
+def test_a_rename_and_a_new_repository_in_its_place_in_one_sync(app: Flask, renamed_first: bool) -> None:
+    with app.app_context():
+        apply_host_view(GH, view([(ACME, True)], [repo(ACME, "widgets", 100)]))
+        ident = find_repository(GH, "acme", "widgets").id  # type: ignore[union-attr]
+        listed = [repo(ACME, "gadgets", 100), repo(ACME, "widgets", 300)]
+        apply_host_view(GH, view([(ACME, True)], listed if renamed_first else listed[::-1]))
+        assert find_repository(GH, "acme", "gadgets").id == ident  # type: ignore[union-attr]
+        assert find_repository(GH, "acme", "widgets").service_id == "300"  # type: ignore[union-attr]
+        assert find_repository(GH, "acme", "widgets~100") is None
+
+
 def test_what_the_operator_created_stays_and_the_host_wins_where_both_know(app: Flask) -> None:
     with app.app_context():
         add_org(GH, "ops")
