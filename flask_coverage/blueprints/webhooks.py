@@ -1,12 +1,15 @@
 """``POST {COVERAGE_UPLOAD_URL_PREFIX}/webhooks/<service>``: the git hosts' pull-request webhooks
-(flask_coverage.providers.webhooks), a blueprint of their own at the upload prefix, where they always were.
+(flask_coverage.providers.webhooks) and their events about accounts (flask_coverage.providers.account_hooks),
+a blueprint of their own at the upload prefix, where they always were.
 
-Answers are one line of text: 200 when a pull was updated, 202 when the event was understood and
-there was nothing to update (another event, an unknown repository, a pull without uploads, a delivery
-received before), 401 with no signature, 403 with a wrong one, 404 for a service not configured, 400
-for a body that is not JSON (or too deeply nested) or a pull event breaking the rules, 413 past
-:data:`MAX_WEBHOOK_BYTES`. The body is parsed to find the repository whose secret may sign it; nothing
-is stored before the signature is checked; a refused signature is logged (without the header's value).
+Answers are one line of text: 200 when a pull was updated or an account event synced, 202 when the
+event was understood and there was nothing to update (another event, an unknown repository, a pull
+without uploads, a delivery received before, an account event about nothing known here or signed with
+a repository's own secret), 401 with no signature, 403 with a wrong one, 404 for a service not
+configured, 400 for a body that is not JSON (or too deeply nested) or an event missing what it must
+say, 409 for an account event whose names collide with stored ones, 413 past :data:`MAX_WEBHOOK_BYTES`.
+The body is parsed to find the repository whose secret may sign it; nothing is stored before the
+signature is checked; a refused signature is logged (without the header's value).
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ def fail(status: int, message: str) -> NoReturn:
 @bp.route("/webhooks/<service>", methods=["POST"])
 def webhook(service: str) -> Response:
     """Keep a pull's state, title, base and head as the provider says; on a CI event, re-check the
-    commit's feedback that waits for its CI."""
+    commit's feedback that waits for its CI; on an account event, sync what it says."""
     try:
         provider = parse_service(service)
     except ValueError:

@@ -37,7 +37,7 @@ from ..sync import (
     upsert_owners,
     upsert_repositories,
 )
-from .accounts import HostOwner, HostRepository, _github_owner, _optional, _text
+from .accounts import MAX_PAGES, PAGE_SIZE, HostOwner, HostRepository, _github_owner, _optional, _text
 
 Handler = Callable[[ServiceEnum, Mapping[str, Any]], str]
 
@@ -52,8 +52,10 @@ _FAMILY = {
 _GITLAB_HOOKS = ("System Hook", "Member Hook")
 #: GitLab's roles by name: Reporter (20) reads private code, Maintainer (40) and Owner administer.
 _GITLAB_LEVELS = {"minimal access": 5, "guest": 10, "planner": 15, "reporter": 20, "developer": 30}
-_GITLAB_LEVELS.update({"maintainer": 40, "owner": 50})
+_GITLAB_LEVELS.update({"maintainer": 40, "master": 40, "owner": 50})
 _READ, _ADMIN = 20, 40
+#: The most repositories one event may list: as many as a sync reads (one statement's parameters).
+MAX_LISTED = MAX_PAGES * PAGE_SIZE
 
 
 class Ignored(Exception):
@@ -85,6 +87,8 @@ def apply_account_event(service: ServiceEnum, event: tuple[str, str], payload: M
     handler = HANDLERS[(_FAMILY[service], *event)]
     try:
         return handler(service, payload)
+    except InvalidInput:
+        raise
     except (KeyError, TypeError, ValueError, AttributeError):
         name = f"{event[0]} {event[1]}".strip()
         raise InvalidInput(f"the {name} event is missing a field it must have, or has one of the wrong type") from None
@@ -108,8 +112,11 @@ def _flag(value: Any) -> bool:
 
 
 def _items(value: Any) -> list[Any]:
+    """A list of repositories, at most as many as a sync reads (:data:`MAX_LISTED`)."""
     if not isinstance(value, list):
         raise TypeError("not a list")
+    if len(value) > MAX_LISTED:
+        raise InvalidInput(f"the event lists more than {MAX_LISTED} repositories")
     return value
 
 

@@ -552,6 +552,16 @@ def test_a_payload_missing_what_it_must_have_is_a_400_and_changes_nothing(
     assert snapshot(web) == before
 
 
+def test_an_event_listing_more_repositories_than_a_sync_reads_is_a_400(web: webtest.TestApp) -> None:
+    before = snapshot(web)
+    listed = [
+        {"id": n, "node_id": "R", "name": f"r{n}", "full_name": f"acme/r{n}", "private": True} for n in range(20_001)
+    ]
+    answer = send(web, "installation-repositories-added", 400, repositories_added=listed)
+    assert answer.text == "Webhook refused: the event lists more than 20000 repositories.\n"
+    assert snapshot(web) == before
+
+
 @pytest.mark.parametrize("name", ["n" * 300, "a/b", "bad\x00name"])
 def test_a_name_the_service_cannot_store_is_ignored(web: webtest.TestApp, name: str) -> None:
     before = snapshot(web)
