@@ -114,15 +114,23 @@ def _renamed_away(name: str, service_id: str) -> str:
     return name[: 255 - len(suffix)] + suffix
 
 
-def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[str, Owner]:
-    """The owners the host names, by the host's id: found by that id (renamed if the host renamed
-    them), else by name (an operator-created owner becomes known to the host), else created. Two
-    queries whatever their number."""
-    wanted = {host.service_id: host for host in hosts}
-    found: dict[str, Owner] = {
-        str(owner.service_id): owner
+def owner_key(host: HostOwner) -> tuple[str, bool]:
+    """What tells the host's owners apart: their id and whether they are an organization."""
+    return host.service_id, host.is_org
+
+
+def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[tuple[str, bool], Owner]:
+    """The owners the host names, by the host's id and kind (a user or an organization: GitLab numbers
+    its users and its groups apart, so user 10 is not group 10): found by those (renamed if the host
+    renamed them), else by name (an operator-created owner becomes known to the host), else created.
+    Keyed by :func:`owner_key`. Two queries whatever their number."""
+    wanted = {owner_key(host): host for host in hosts}
+    found: dict[tuple[str, bool], Owner] = {
+        (str(owner.service_id), owner.is_org): owner
         for owner in execute(
-            sa.select(Owner).where(Owner.service == service, Owner.service_id.in_(list(wanted)))
+            sa.select(Owner).where(
+                Owner.service == service, Owner.service_id.in_([service_id for service_id, _ in wanted])
+            )
         ).scalars()
     }
     missing = [host for key, host in wanted.items() if key not in found]
@@ -143,7 +151,7 @@ def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[str,
         if owner is None:
             owner = Owner(service=service, username=host.username)
             session.add(owner)
-        found[host.service_id] = owner
+        found[owner_key(host)] = owner
     for key, host in wanted.items():
         owner = found[key]
         _set(owner, username=host.username, service_id=host.service_id, is_org=host.is_org)
@@ -169,7 +177,7 @@ def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -
         (repository.owner_id, repository.name.lower()): repository
         for repository in execute(
             sa.select(Repository).where(
-                Repository.owner_id.in_({owners[host.owner.service_id].id for host in missing}),
+                Repository.owner_id.in_({owners[owner_key(host.owner)].id for host in missing}),
                 sa.func.lower(Repository.name).in_({host.name.lower() for host in missing}),
             )
         ).scalars()
@@ -177,7 +185,7 @@ def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -
     session = get_session()
     result = []
     for host in hosts:
-        owner = owners[host.owner.service_id]
+        owner = owners[owner_key(host.owner)]
         repository = found.get(host.service_id)
         if repository is None:
             repository = by_name.get((owner.id, host.name.lower()))
@@ -305,8 +313,8 @@ def apply_host_view(service: ServiceEnum, view: HostView) -> Owner:
     try:
         organizations = [(host, admin) for host, admin in view.organizations if storable(host.username)]
         owners = upsert_owners(service, [view.user, *(host for host, _ in organizations)])
-        user = owners[view.user.service_id]
-        set_memberships(user, [(owners[host.service_id], admin) for host, admin in organizations])
+        user = owners[owner_key(view.user)]
+        set_memberships(user, [(owners[owner_key(host)], admin) for host, admin in organizations])
         repositories = upsert_repositories(
             service, [r for r in view.repositories if storable(r.owner.username) and storable(r.name)]
         )

@@ -89,24 +89,27 @@ def webhook(service: str) -> Response:
     if not isinstance(payload, dict):  # every host's event is an object (and a deep array may parse on 3.12+)
         fail(400, "Webhook refused: not JSON of an event (an object).")
     account = account_event(provider, request.headers, payload)
-    # The service's secrets, then the secret of the repository the body names, which may sign it too.
-    wide = [service_secret(provider, current_app.config)]
-    if account is not None:
-        wide.append(system_hook_secret(provider, current_app.config))
-    secrets = [secret for secret in wide if secret]
+    # Who may sign: the service's secret, GitLab's system hook (accounts only), the repository the body names.
     repository = event_repository(provider, payload)
-    own = repository and repository_secret(repository)
+    signers = {
+        "service": service_secret(provider, current_app.config),
+        "system hook": system_hook_secret(provider, current_app.config),
+        "repository": repository and repository_secret(repository),
+    }
+    secrets = [(signer, secret) for signer, secret in signers.items() if secret]
     try:
-        signed_by = verify(provider, request.headers, body, secrets + ([own] if own else []))
+        signed_by = secrets[verify(provider, request.headers, body, [secret for _, secret in secrets])][0]
     except CoverageError as error:
         log.warning("a %s webhook was refused (%d): %s", provider.value, error.status, error)
         raise
     if account is not None:
-        if signed_by >= len(secrets):
+        if signed_by == "repository":
             return _text(202, "Ignored: an event about accounts counts only when signed with the service's secret.\n")
         if not first_delivery(provider, request.headers, body):
             return _text(202, "Ignored: this delivery was received before.\n")
         return _account_changed(provider, account, payload)
+    if signed_by == "system hook":
+        return _text(202, "Ignored: the system hook's secret signs events about accounts only.\n")
     sha = ci_event(provider, request.headers, payload)
     if sha is not None:
         if not first_delivery(provider, request.headers, body):

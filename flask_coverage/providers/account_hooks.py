@@ -125,9 +125,18 @@ def _as_host(owner: Owner) -> HostOwner:
     return HostOwner(owner.username, str(owner.service_id), owner.is_org, owner.name, owner.avatar_url)
 
 
-def _known_owner(service: ServiceEnum, service_id: Optional[str] = None, username: Optional[str] = None) -> Owner:
-    """The owner the host knows by this id (else by this name, if the host knows it), or :class:`Ignored`."""
+def _known_owner(
+    service: ServiceEnum,
+    service_id: Optional[str] = None,
+    username: Optional[str] = None,
+    *,
+    is_org: Optional[bool] = None,
+) -> Owner:
+    """The owner the host knows by this id (else by this name, if the host knows it), a user or an
+    organization as ``is_org`` says (GitLab numbers users and groups apart), or :class:`Ignored`."""
     on_service = sa.select(Owner).where(Owner.service == service, Owner.service_id.is_not(None))
+    if is_org is not None:
+        on_service = on_service.where(Owner.is_org == is_org)
     found = None
     if service_id is not None:
         found = execute(on_service.where(Owner.service_id == service_id)).scalars().first()
@@ -192,7 +201,7 @@ def _deleted(service: ServiceEnum, service_id: str) -> str:
 
 
 def _reader(service: ServiceEnum, user_id: str, repository_id: str, reads: bool) -> str:
-    user, repository = _known_owner(service, user_id), _known_repository(service, repository_id)
+    user, repository = _known_owner(service, user_id, is_org=False), _known_repository(service, repository_id)
     set_reader(user, [repository], reads)
     return f"{user.username} {'reads' if reads else 'no longer reads'} {repository.owner.username}/{repository.name}"
 
@@ -203,7 +212,7 @@ def _member(
     """A user's membership of an organization; removed (``admin=None``): their reading of its private
     repositories goes with it. ``reads``: whether the membership itself reads every repository of the
     organization (a GitLab group's, from Reporter up), ``None`` where it does not say (GitHub)."""
-    user, org = _known_owner(service, user_id), _known_owner(service, org_id)
+    user, org = _known_owner(service, user_id, is_org=False), _known_owner(service, org_id, is_org=True)
     set_membership(user, org, admin)
     if admin is not None and reads is not None:
         set_reader(user, _owner_repositories(org), reads)
@@ -213,7 +222,7 @@ def _member(
 
 
 def _renamed(service: ServiceEnum, host: HostOwner) -> str:
-    owner = _known_owner(service, host.service_id)
+    owner = _known_owner(service, host.service_id, is_org=True)
     if not storable(host.username):
         raise Ignored("a name this service cannot store")
     upsert_owners(service, [replace(host, is_org=owner.is_org)])
@@ -303,7 +312,7 @@ def _collaborator(reads: bool) -> Handler:
 
 def _team_added(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
     """Which repositories a team reads is not in the event: the user's next request syncs them."""
-    user = _known_owner(service, _id(payload["member"]["id"]))
+    user = _known_owner(service, _id(payload["member"]["id"]), is_org=False)
     mark_stale(user)
     return f"{user.username} is synced at their next request"
 
@@ -311,8 +320,8 @@ def _team_added(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
 def _team_removed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
     """Leaving a team may take any of the organization's repositories: all go now, and the user's next
     sync gives back what the host still grants."""
-    user = _known_owner(service, _id(payload["member"]["id"]))
-    org = _known_owner(service, _id(payload["organization"]["id"]))
+    user = _known_owner(service, _id(payload["member"]["id"]), is_org=False)
+    org = _known_owner(service, _id(payload["organization"]["id"]), is_org=True)
     set_reader(user, [r for r in read_repositories(user) if r.owner_id == org.id], False)
     mark_stale(user)
     return f"{user.username} no longer reads {org.username}'s private repositories until synced"

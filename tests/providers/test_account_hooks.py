@@ -714,17 +714,27 @@ def test_gitlab_refusals(web: webtest.TestApp) -> None:
 
 
 def test_the_system_hook_secret_signs_no_pull_request(web: webtest.TestApp) -> None:
+    # GitLab sends a system hook's other triggers too (repository_update, ticked by default): understood,
+    # and nothing done; a merge request signed with it changes no pull.
+    before = snapshot(web)
     merge_request = {
         "object_kind": "merge_request",
         "project": {"path_with_namespace": "acme/widgets"},
         "object_attributes": {"iid": 1, "state": "opened", "title": "t", "target_branch": "main", "source_branch": "x"},
     }
-    web.post_json(
-        "/webhooks/gitlab",
-        merge_request,
-        headers={"X-Gitlab-Event": "System Hook", "X-Gitlab-Token": SYSTEM_SECRET},
-        status=403,
-    )
+    for payload in (merge_request, {"event_name": "repository_update", "project_id": 100, "changes": []}):
+        answer = post_gitlab(web, payload, 202)
+        assert answer.text == "Ignored: the system hook's secret signs events about accounts only.\n"
+    assert snapshot(web) == before
+
+
+def test_gitlab_user_and_group_ids_are_numbered_apart(web: webtest.TestApp) -> None:
+    with web.app.app_context():
+        apply_host_view(ServiceEnum.gitlab, HostView(HostOwner("dave", "10", False), (), ()))
+    # User 10 (dave) joins group 10 (acme): each found as what it is.
+    payload = {**gitlab_member_event("user_add_to_group", "carol", group=True), "user_id": 10, "user_username": "dave"}
+    assert post_gitlab(web, payload).text == "Synced: dave is a member of acme.\n"
+    assert members(web, "gitlab")["dave"] is False
 
 
 # -- Bitbucket Cloud ---------------------------------------------------------------------------------------

@@ -225,6 +225,18 @@ def test_a_rename_and_a_new_repository_in_its_place_in_one_sync(app: Flask, rena
         assert find_repository(GH, "acme", "widgets~100") is None
 
 
+def test_a_gitlab_user_and_a_group_of_the_same_id_are_two_owners(app: Flask) -> None:
+    # GitLab numbers its users and its groups apart: user 10 is not group 10.
+    gitlab = ServiceEnum.gitlab
+    group = HostOwner("acme", "10", True)
+    with app.app_context():
+        alice = apply_host_view(gitlab, view([(group, False)], [repo(group, "widgets", 100)]))
+        dave = apply_host_view(gitlab, view([], [], user=HostOwner("dave", "10", False)))
+        acme = get_owner(gitlab, "acme")
+        assert acme is not None and acme.is_org and acme.id != dave.id
+        assert readable(alice) == {"acme/widgets"} and readable(dave) == set()
+
+
 def test_what_the_operator_created_stays_and_the_host_wins_where_both_know(app: Flask) -> None:
     with app.app_context():
         add_org(GH, "ops")
