@@ -139,6 +139,20 @@ def test_gitlab_groups_roles_and_projects() -> None:
     assert routes.count("/api/v4/projects") == 2
 
 
+def test_gitlab_personal_projects_are_owned_by_their_user_s_id() -> None:
+    def personal(path: str, project_id: int, owner: Any) -> dict[str, Any]:
+        namespace = {"id": 57, "full_path": "bob", "kind": "user", "name": "Bob"}
+        return {"id": project_id, "path": path, "namespace": namespace, "visibility": "private", **owner}
+
+    with fake_host() as host:
+        gitlab_account_routes(host)
+        projects = [personal("notes", 1, {"owner": {"id": 2, "name": "Bob"}}), personal("old", 2, {})]
+        host.state.update(access_token=TOKEN, user={"username": "alice", "id": 1}, projects=projects)
+        found = read_host_view("gitlab", {"url": host.url + "/api/v4"}, TOKEN)
+    # bob's user id, not his namespace's 57 (another user's id, maybe); a project that names no owner is left out.
+    assert [(r.name, r.owner) for r in found.repositories] == [("notes", HostOwner("bob", "2", False, "Bob"))]
+
+
 def test_bitbucket_workspaces_roles_and_repositories() -> None:
     with fake_host() as host:
         bitbucket_account_routes(host)
