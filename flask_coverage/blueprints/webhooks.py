@@ -5,9 +5,10 @@ a blueprint of their own at the upload prefix, where they always were.
 Answers are one line of text: 200 when a pull was updated or an account event synced, 202 when the
 event was understood and there was nothing to update (another event, an unknown repository, a pull
 without uploads, a delivery received before, an account event about nothing known here or signed with
-a repository's own secret), 401 with no signature, 403 with a wrong one, 404 for a service not
-configured, 400 for a body that is not JSON (or too deeply nested) or an event missing what it must
-say, 409 for an account event whose names collide with stored ones, 413 past :data:`MAX_WEBHOOK_BYTES`.
+a repository's own secret, another event signed with GitLab's system hook secret), 401 with no
+signature, 403 with a wrong one, 404 for a service not configured, 400 for a body that is not JSON (or
+too deeply nested) or an event missing what it must say, 409 for an account event whose names collide
+with stored ones, 413 past :data:`MAX_WEBHOOK_BYTES`.
 The body is parsed to find the repository whose secret may sign it; nothing is stored before the
 signature is checked; a refused signature is logged (without the header's value).
 """
