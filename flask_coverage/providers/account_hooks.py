@@ -3,9 +3,10 @@
 
 :data:`HANDLERS` maps a host's event, ``(family, event, action)``, to a small function that reads the
 payload into :mod:`~flask_coverage.providers.accounts`' plain data and calls :mod:`flask_coverage.sync`'s
-writes, which hold the rules: GitHub App events (``installation``, ``installation_repositories``,
-``repository``, ``member``, ``membership``, ``organization``), GitLab's system hooks and group member
-hooks (``event_name``), Bitbucket Cloud's repository events (``X-Event-Key``).
+writes, which hold the rules: GitHub App events (``installation``, ``installation_target``,
+``installation_repositories``, ``repository``, ``member``, ``membership``, ``organization``), GitLab's
+system hooks and group member hooks (``event_name``), Bitbucket Cloud's repository events
+(``X-Event-Key``).
 
 A handler changes only what the service knows: a repository by the host's id, a user or an
 organization by the host's id. The events that create (an installation, repositories added to it, a
@@ -18,7 +19,6 @@ one transaction, after the signature and the delivery checks.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Callable, Optional
 
 import sqlalchemy as sa
@@ -222,10 +222,11 @@ def _member(
 
 
 def _renamed(service: ServiceEnum, host: HostOwner) -> str:
-    owner = _known_owner(service, host.service_id, is_org=True)
+    """A user or an organization the host renamed: its repositories follow."""
+    owner = _known_owner(service, host.service_id, is_org=host.is_org)
     if not storable(host.username):
         raise Ignored("a name this service cannot store")
-    upsert_owners(service, [replace(host, is_org=owner.is_org)])
+    upsert_owners(service, [host])
     return f"{owner.username} synced"
 
 
@@ -340,6 +341,12 @@ def _org_renamed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
     return _renamed(service, _github_owner(payload["organization"], is_org=True))
 
 
+def _account_renamed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
+    """An installation's account (a user or an organization) renamed."""
+    is_org = _text(payload["target_type"]) == "Organization"
+    return _renamed(service, _github_owner(payload["account"], is_org=is_org))
+
+
 # -- GitLab ---------------------------------------------------------------------------------------------
 
 
@@ -397,6 +404,10 @@ def _group_renamed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
     return _renamed(service, HostOwner(_text(payload["full_path"]), _id(payload["group_id"]), True))
 
 
+def _user_renamed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
+    return _renamed(service, HostOwner(_text(payload["username"]), _id(payload["user_id"]), False))
+
+
 # -- Bitbucket Cloud ------------------------------------------------------------------------------------
 
 
@@ -425,6 +436,7 @@ HANDLERS: dict[tuple[str, str, str], Handler] = {
     ("github", "installation", "deleted"): _installation_gone,
     ("github", "installation", "suspend"): _installation_gone,
     ("github", "installation", "unsuspend"): _installation_back,
+    ("github", "installation_target", "renamed"): _account_renamed,
     ("github", "installation_repositories", "added"): _repositories_added,
     ("github", "installation_repositories", "removed"): _repositories_removed,
     ("github", "repository", "created"): _repository_created,
@@ -451,6 +463,7 @@ HANDLERS: dict[tuple[str, str, str], Handler] = {
     ("gitlab", "user_update_for_group", ""): _group_member(removed=False),
     ("gitlab", "user_remove_from_group", ""): _group_member(removed=True),
     ("gitlab", "group_rename", ""): _group_renamed,
+    ("gitlab", "user_rename", ""): _user_renamed,
     ("bitbucket", "repo:updated", ""): _bitbucket_changed,
     ("bitbucket", "repo:transfer", ""): _bitbucket_changed,
     ("bitbucket", "repo:deleted", ""): _bitbucket_deleted,

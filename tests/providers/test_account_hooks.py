@@ -226,6 +226,10 @@ GITHUB_PAYLOADS: dict[str, Callable[[], dict[str, Any]]] = {
         repositories=[gh.listed(gh.repository(gh.user("newco", 30, "Organization"), "app", 300, private=True))],
         requester=ALICE,
     ),
+    "installation-target-renamed": lambda: {
+        **gh.event("renamed", account=gh.user("alice-b", 1), changes={"login": {"from": "alice"}}),
+        "target_type": "User",
+    },
     "installation-deleted": lambda: gh.event("deleted", installation=gh.installation(ACME)),
     "installation-suspend": lambda: gh.event("suspend", installation=gh.installation(ACME)),
     "installation-unsuspend": lambda: gh.event("unsuspend", installation=gh.installation(ACME, selection="all")),
@@ -251,7 +255,8 @@ GITHUB_PAYLOADS: dict[str, Callable[[], dict[str, Any]]] = {
 def send(web: webtest.TestApp, schema: str, status: int = 200, **changes: Any) -> webtest.TestResponse:
     """The GitHub payload of ``schema`` (with ``changes``), as its event."""
     event = schema.split("-")[0]
-    event = "installation_repositories" if schema.startswith("installation-repositories") else event
+    for two_words in ("installation-repositories", "installation-target"):
+        event = two_words.replace("-", "_") if schema.startswith(two_words) else event
     return post_github(web, event, {**GITHUB_PAYLOADS[schema](), **changes}, status)
 
 
@@ -292,6 +297,15 @@ def test_an_organization_renamed_keeps_its_repositories_tokens_and_history(web: 
         headers={"Authorization": f"Bearer {token(web, 'github', 'alice')}"},
     )
     assert [item["commitid"] for item in commits.json["results"]] == [SHA]
+
+
+def test_a_user_renamed_keeps_their_reading(web: webtest.TestApp) -> None:
+    alice = token(web, "github", "alice")  # an access token survives the rename
+    send(web, "installation-target-renamed")
+    with web.app.app_context():
+        assert get_owner("github", "alice") is None and get_owner("github", "alice-b") is not None
+    headers = {"Authorization": f"Bearer {alice}"}
+    assert web.get("/api/v2/github/acme/repos/gadgets/", headers=headers).json["name"] == "gadgets"
 
 
 # -- GitHub: collaborators and teams --------------------------------------------------------------------
@@ -692,6 +706,13 @@ def test_gitlab_group_renamed(web: webtest.TestApp) -> None:
     assert reads(web, "gitlab", "alice", "acme-inc") == {"widgets", "gadgets", "site", "manual"}
     # A subgroup's path is not a name here: nothing changes.
     assert post_gitlab(web, {**payload, "full_path": "parent/acme"}, 202).text.startswith("Ignored")
+
+
+def test_gitlab_user_renamed(web: webtest.TestApp) -> None:
+    payload = {"event_name": "user_rename", "created_at": "2026-11-28T12:00:00Z", "updated_at": "2026-11-28T12:00:00Z"}
+    payload.update(name="Bob", email="bob@example.com", user_id=2, username="robert", old_username="bob")
+    assert post_gitlab(web, payload).text == "Synced: robert synced.\n"
+    assert members(web, "gitlab") == {"alice": True, "robert": False}
 
 
 def test_gitlab_refusals(web: webtest.TestApp) -> None:
