@@ -24,6 +24,7 @@ from typing import Any, Callable, Optional
 import sqlalchemy as sa
 
 from ..errors import InvalidInput
+from ..identifiers import refused_character
 from ..models import Owner, Repository, ServiceEnum
 from ..state import execute
 from ..sync import (
@@ -98,10 +99,11 @@ def apply_account_event(service: ServiceEnum, event: tuple[str, str], payload: M
 
 
 def _id(value: Any) -> str:
-    """A host's id (a number or a string, at most 100 characters: ``service_id``)."""
+    """A host's id: a number or a string of at most 100 characters (``service_id``) that no database
+    refuses (identifiers.py's refused characters)."""
     found = _text(value)
-    if len(found) > 100:
-        raise ValueError("too long")
+    if len(found) > 100 or refused_character(found) is not None:
+        raise ValueError("not an id")
     return found
 
 

@@ -547,6 +547,7 @@ def test_a_replayed_delivery_acts_once(web: webtest.TestApp) -> None:
         ("member-added", {"member": {"login": "carol"}}),  # no id
         ("member-added", {"member": {"login": "carol", "id": {"nested": 3}}}),  # an id of the wrong type
         ("member-added", {"member": {"login": "carol", "id": "9" * 101}}),  # an id past 100 characters
+        ("member-added", {"member": {"login": "carol", "id": "3\x00"}}),  # a character no database keeps
         ("repository-renamed", {"repository": {**gh_repository("engine"), "private": "yes"}}),
         ("repository-renamed", {"repository": "acme/widgets"}),
         ("organization-member-added", {"membership": None}),
