@@ -85,15 +85,13 @@ def web(make_app: Callable[..., Flask], make_database_url: Callable[[], str]) ->
     yield webtest.TestApp(app)
 
 
-TOKENS: dict[tuple[int, str, str], str] = {}
-
-
 def token(web: webtest.TestApp, service: str, user: str) -> str:
-    key = (id(web.app), service, user)
-    if key not in TOKENS:
+    """``user``'s access token, made once per app."""
+    tokens = web.app.config.setdefault("TEST_TOKENS", {})
+    if (service, user) not in tokens:
         with web.app.app_context():
-            TOKENS[key] = operations.create_token(service, user, name="api")[1]
-    return TOKENS[key]
+            tokens[service, user] = operations.create_token(service, user, name="api")[1]
+    return str(tokens[service, user])
 
 
 def reads(web: webtest.TestApp, service: str, user: Optional[str], owner: str = "acme") -> set[str]:
@@ -499,9 +497,7 @@ def test_an_event_about_what_is_not_known_here_changes_nothing(
 
 
 def test_a_repository_of_another_service_is_not_known_here(web: webtest.TestApp) -> None:
-    # GitLab's acme/widgets has id 100 too: GitHub's event about repository 555 finds nothing, and an
-    # event naming GitHub's ids never reaches GitLab's rows.
-    before = snapshot(web)
+    # GitLab's acme/widgets has GitHub's 555 as its id here: a GitHub event about 555 never reaches it.
     with web.app.app_context():
         gitlab = find_repository("gitlab", "acme", "widgets")
         gitlab.service_id = "555"
