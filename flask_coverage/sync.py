@@ -114,19 +114,24 @@ def _renamed_away(name: str, service_id: str) -> str:
     return name[: 255 - len(suffix)] + suffix
 
 
-def owner_key(host: HostOwner) -> tuple[str, bool]:
-    """What tells the host's owners apart: their id and whether they are an organization."""
-    return host.service_id, host.is_org
+#: The hosts that number their users and their organizations apart: GitLab's user 10 is not its group 10.
+_KINDS_APART = (ServiceEnum.gitlab, ServiceEnum.gitlab_enterprise)
 
 
-def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[tuple[str, bool], Owner]:
-    """The owners the host names, by the host's id and kind (a user or an organization: GitLab numbers
-    its users and its groups apart, so user 10 is not group 10): found by those (renamed if the host
+def owner_key(service: ServiceEnum, host: HostOwner) -> tuple[str, Optional[bool]]:
+    """What tells the host's owners apart: their id, and on GitLab whether they are a group. Elsewhere
+    an id is one account, which a sync may see as a user or as an organization (a Bitbucket user and a
+    workspace), and which GitHub may turn from a user into an organization."""
+    return host.service_id, host.is_org if service in _KINDS_APART else None
+
+
+def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[tuple[str, Optional[bool]], Owner]:
+    """The owners the host names, by the host's id (:func:`owner_key`): found by it (renamed if the host
     renamed them), else by name (an operator-created owner becomes known to the host), else created.
     Keyed by :func:`owner_key`. Two queries whatever their number."""
-    wanted = {owner_key(host): host for host in hosts}
-    found: dict[tuple[str, bool], Owner] = {
-        (str(owner.service_id), owner.is_org): owner
+    wanted = {owner_key(service, host): host for host in hosts}
+    found: dict[tuple[str, Optional[bool]], Owner] = {
+        (str(owner.service_id), owner.is_org if service in _KINDS_APART else None): owner
         for owner in execute(
             sa.select(Owner).where(
                 Owner.service == service, Owner.service_id.in_([service_id for service_id, _ in wanted])
@@ -151,7 +156,7 @@ def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[tupl
         if owner is None:
             owner = Owner(service=service, username=host.username)
             session.add(owner)
-        found[owner_key(host)] = owner
+        found[owner_key(service, host)] = owner
     for key, host in wanted.items():
         owner = found[key]
         _set(owner, username=host.username, service_id=host.service_id, is_org=host.is_org)
@@ -177,7 +182,7 @@ def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -
         (repository.owner_id, repository.name.lower()): repository
         for repository in execute(
             sa.select(Repository).where(
-                Repository.owner_id.in_({owners[owner_key(host.owner)].id for host in missing}),
+                Repository.owner_id.in_({owners[owner_key(service, host.owner)].id for host in missing}),
                 sa.func.lower(Repository.name).in_({host.name.lower() for host in missing}),
             )
         ).scalars()
@@ -185,7 +190,7 @@ def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -
     session = get_session()
     result = []
     for host in hosts:
-        owner = owners[owner_key(host.owner)]
+        owner = owners[owner_key(service, host.owner)]
         repository = found.get(host.service_id)
         if repository is None:
             repository = by_name.get((owner.id, host.name.lower()))
@@ -313,8 +318,8 @@ def apply_host_view(service: ServiceEnum, view: HostView) -> Owner:
     try:
         organizations = [(host, admin) for host, admin in view.organizations if storable(host.username)]
         owners = upsert_owners(service, [view.user, *(host for host, _ in organizations)])
-        user = owners[owner_key(view.user)]
-        set_memberships(user, [(owners[owner_key(host)], admin) for host, admin in organizations])
+        user = owners[owner_key(service, view.user)]
+        set_memberships(user, [(owners[owner_key(service, host)], admin) for host, admin in organizations])
         repositories = upsert_repositories(
             service, [r for r in view.repositories if storable(r.owner.username) and storable(r.name)]
         )
