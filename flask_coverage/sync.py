@@ -90,7 +90,7 @@ def decrypt_token(stored: str) -> str:
 # -- writing what the host says -------------------------------------------------------------------------
 
 
-def _storable(name: str, check: Callable[[str], Any] = lambda name: check_name(name, "name")) -> bool:
+def storable(name: str, check: Callable[[str], Any] = lambda name: check_name(name, "name")) -> bool:
     """Whether the service can store ``name`` (a name by default; ``check=check_branch``: a branch)."""
     try:
         check(name)
@@ -107,15 +107,35 @@ def _set(row: Any, **values: Any) -> None:
             setattr(row, key, value)
 
 
-def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[str, Owner]:
-    """The owners the host names, by the host's id: found by that id (renamed if the host renamed
-    them), else by name (an operator-created owner becomes known to the host), else created. Two
-    queries whatever their number."""
-    wanted = {host.service_id: host for host in hosts}
-    found: dict[str, Owner] = {
-        str(owner.service_id): owner
+def _renamed_away(name: str, service_id: str) -> str:
+    """The name a stored owner or repository takes when the host gave its name to another: the name and
+    the host's id, within the column's 255 characters."""
+    suffix = f"~{service_id}"
+    return name[: 255 - len(suffix)] + suffix
+
+
+#: The hosts that number their users and their organizations apart: GitLab's user 10 is not its group 10.
+_KINDS_APART = (ServiceEnum.gitlab, ServiceEnum.gitlab_enterprise)
+
+
+def owner_key(service: ServiceEnum, host: HostOwner) -> tuple[str, Optional[bool]]:
+    """What tells the host's owners apart: their id, and on GitLab whether they are a group. Elsewhere
+    an id is one account, which a sync may see as a user or as an organization (a Bitbucket user and a
+    workspace), and which GitHub may turn from a user into an organization."""
+    return host.service_id, host.is_org if service in _KINDS_APART else None
+
+
+def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[tuple[str, Optional[bool]], Owner]:
+    """The owners the host names, by the host's id (:func:`owner_key`): found by it (renamed if the host
+    renamed them), else by name (an operator-created owner becomes known to the host), else created.
+    Keyed by :func:`owner_key`. Two queries whatever their number."""
+    wanted = {owner_key(service, host): host for host in hosts}
+    found: dict[tuple[str, Optional[bool]], Owner] = {
+        (str(owner.service_id), owner.is_org if service in _KINDS_APART else None): owner
         for owner in execute(
-            sa.select(Owner).where(Owner.service == service, Owner.service_id.in_(list(wanted)))
+            sa.select(Owner).where(
+                Owner.service == service, Owner.service_id.in_([service_id for service_id, _ in wanted])
+            )
         ).scalars()
     }
     missing = [host for key, host in wanted.items() if key not in found]
@@ -131,12 +151,12 @@ def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[str,
         owner = by_name.get(host.username.lower())
         if owner is not None and owner.service_id is not None:
             # The name passed to another account on the host: the stored one is renamed away.
-            owner.username = f"{owner.username}~{owner.service_id}"
+            owner.username = _renamed_away(owner.username, owner.service_id)
             owner = None
         if owner is None:
             owner = Owner(service=service, username=host.username)
             session.add(owner)
-        found[host.service_id] = owner
+        found[owner_key(service, host)] = owner
     for key, host in wanted.items():
         owner = found[key]
         _set(owner, username=host.username, service_id=host.service_id, is_org=host.is_org)
@@ -147,9 +167,9 @@ def upsert_owners(service: ServiceEnum, hosts: Iterable[HostOwner]) -> dict[str,
 
 def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -> list[Repository]:
     """The repositories the host names, in order, with their owners (:func:`upsert_owners`): found by
-    the host's id (renamed or moved to another owner as the host says), else by owner and name, else
-    created with their upload and graph tokens; ``private`` and the default branch as the host says.
-    A few queries whatever their number."""
+    the host's id (renamed or moved to another owner as the host says), else by owner and name if the
+    host never named the one found (an operator's), else created with their upload and graph tokens;
+    ``private`` and the default branch as the host says. A few queries whatever their number."""
     owners = upsert_owners(service, [host.owner for host in hosts])
     on_service = sa.select(Repository).join(Owner, Owner.id == Repository.owner_id).where(Owner.service == service)
     ids = [host.service_id for host in hosts]
@@ -162,7 +182,7 @@ def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -
         (repository.owner_id, repository.name.lower()): repository
         for repository in execute(
             sa.select(Repository).where(
-                Repository.owner_id.in_({owners[host.owner.service_id].id for host in missing}),
+                Repository.owner_id.in_({owners[owner_key(service, host.owner)].id for host in missing}),
                 sa.func.lower(Repository.name).in_({host.name.lower() for host in missing}),
             )
         ).scalars()
@@ -170,15 +190,24 @@ def upsert_repositories(service: ServiceEnum, hosts: Sequence[HostRepository]) -
     session = get_session()
     result = []
     for host in hosts:
-        owner = owners[host.owner.service_id]
-        repository = found.get(host.service_id) or by_name.get((owner.id, host.name.lower()))
+        owner = owners[owner_key(service, host.owner)]
+        repository = found.get(host.service_id)
+        if repository is None:
+            repository = by_name.get((owner.id, host.name.lower()))
+            if repository is not None and repository.service_id is not None:
+                # Another repository of the host had the name (deleted there, or renamed since): it keeps
+                # its history under another name if it still has this one, and this one starts anew.
+                if repository.owner_id == owner.id and repository.name.lower() == host.name.lower():
+                    repository.name = _renamed_away(repository.name, repository.service_id)
+                repository = None
         if repository is None:
             repository = new_repository(owner, host.name)
             session.add(repository)
         if repository.owner_id != owner.id:
             repository.owner = owner
-        _set(repository, name=host.name, service_id=host.service_id, private=host.private)
-        if _storable(host.branch, check_branch):
+        # A repository the host lists exists there (a webhook may have marked it deleted).
+        _set(repository, name=host.name, service_id=host.service_id, private=host.private, deleted=False)
+        if storable(host.branch, check_branch):
             _set(repository, branch=host.branch)
         found[host.service_id] = repository
         result.append(repository)
@@ -229,17 +258,70 @@ def set_private_readers(user: Owner, repositories: Iterable[Repository]) -> None
         get_session().add(RepositoryReader(repository_id=repository_id, user_id=user.id))
 
 
+def host_memberships(user: Owner) -> list[tuple[Owner, bool]]:
+    """The organizations the host knows of which ``user`` is a member here, with ``True`` for an admin."""
+    query = (
+        sa.select(Owner, Membership.is_admin)
+        .join(Membership, Membership.org_id == Owner.id)
+        .where(Membership.user_id == user.id, Owner.service_id.is_not(None), Owner.service == user.service)
+    )
+    return [(org, bool(admin)) for org, admin in execute(query)]
+
+
+def read_repositories(user: Owner) -> list[Repository]:
+    """The private repositories the host says ``user`` reads (:class:`~.models.RepositoryReader`)."""
+    query = sa.select(Repository).join(RepositoryReader, RepositoryReader.repository_id == Repository.id)
+    return list(execute(query.where(RepositoryReader.user_id == user.id)).scalars())
+
+
+def set_membership(user: Owner, org: Owner, admin: Optional[bool]) -> None:
+    """One membership as a webhook tells it (:func:`set_memberships`' rules): ``True`` or ``False``,
+    ``user`` is an admin of ``org`` or a member; ``None``, not a member any more, and with it goes their
+    reading of ``org``'s private repositories, at once."""
+    others = [(other, role) for other, role in host_memberships(user) if other.id != org.id]
+    set_memberships(user, others + ([(org, admin)] if admin is not None else []))
+    if admin is None:
+        set_private_readers(user, [kept for kept in read_repositories(user) if kept.owner_id != org.id])
+
+
+def set_reader(user: Owner, repositories: Sequence[Repository], reads: bool) -> None:
+    """``user`` reads these private repositories too (``reads``), or no longer reads them; the rest of
+    what they read stays (:func:`set_private_readers`' rules)."""
+    ids = {repository.id for repository in repositories}
+    kept = [repository for repository in read_repositories(user) if repository.id not in ids]
+    set_private_readers(user, kept + (list(repositories) if reads else []))
+
+
+def forget_readers(repository: Repository) -> None:
+    """Nobody reads ``repository`` by the host's word any more (a transfer: its readers changed on the
+    host); each reader's next sync says who reads it now."""
+    execute(sa.delete(RepositoryReader).where(RepositoryReader.repository_id == repository.id))
+
+
+def set_repository_state(repositories: Iterable[Repository], **values: bool) -> None:
+    """``deleted`` (the host deleted it: its history stays, its uploads are refused) or
+    ``using_integration`` (a GitHub App's installation covers it) as the host says."""
+    for repository in repositories:
+        _set(repository, **values)
+
+
+def mark_stale(user: Owner) -> None:
+    """``user``'s view of the host is synced again at their next request (a change the event does not
+    spell out, such as a team's)."""
+    execute(sa.update(HostAccount).where(HostAccount.owner_id == user.id).values(synced_at=None))
+
+
 def apply_host_view(service: ServiceEnum, view: HostView) -> Owner:
     """Write what the host says of a user, in one transaction (all or nothing); the user's owner.
     Names the service cannot store (a GitLab subgroup's ``group/sub``) are left out."""
     session = get_session()
     try:
-        organizations = [(host, admin) for host, admin in view.organizations if _storable(host.username)]
+        organizations = [(host, admin) for host, admin in view.organizations if storable(host.username)]
         owners = upsert_owners(service, [view.user, *(host for host, _ in organizations)])
-        user = owners[view.user.service_id]
-        set_memberships(user, [(owners[host.service_id], admin) for host, admin in organizations])
+        user = owners[owner_key(service, view.user)]
+        set_memberships(user, [(owners[owner_key(service, host)], admin) for host, admin in organizations])
         repositories = upsert_repositories(
-            service, [r for r in view.repositories if _storable(r.owner.username) and _storable(r.name)]
+            service, [r for r in view.repositories if storable(r.owner.username) and storable(r.name)]
         )
         set_private_readers(user, repositories)
         session.commit()

@@ -1,21 +1,26 @@
 """``POST {COVERAGE_UPLOAD_URL_PREFIX}/webhooks/<service>``: the git hosts' pull-request webhooks
-(flask_coverage.providers.webhooks), a blueprint of their own at the upload prefix, where they always were.
+(flask_coverage.providers.webhooks) and their events about accounts (flask_coverage.providers.account_hooks),
+a blueprint of their own at the upload prefix, where they always were.
 
-Answers are one line of text: 200 when a pull was updated, 202 when the event was understood and
-there was nothing to update (another event, an unknown repository, a pull without uploads, a delivery
-received before), 401 with no signature, 403 with a wrong one, 404 for a service not configured, 400
-for a body that is not JSON (or too deeply nested) or a pull event breaking the rules, 413 past
-:data:`MAX_WEBHOOK_BYTES`. The body is parsed to find the repository whose secret may sign it; nothing
-is stored before the signature is checked; a refused signature is logged (without the header's value).
+Answers are one line of text: 200 when a pull was updated or an account event synced, 202 when the
+event was understood and there was nothing to update (another event, an unknown repository, a pull
+without uploads, a delivery received before, an account event about nothing known here or signed with
+a repository's own secret, another event signed with GitLab's system hook secret), 401 with no
+signature, 403 with a wrong one, 404 for a service not configured, 400 for a body that is not JSON (or
+too deeply nested) or an event missing what it must say, 409 for an account event whose names collide
+with stored ones, 413 past :data:`MAX_WEBHOOK_BYTES`.
+The body is parsed to find the repository whose secret may sign it; nothing is stored before the
+signature is checked; a refused signature is logged (without the header's value).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from typing import NoReturn, Optional
+from typing import Any, NoReturn, Optional
 
 from flask import Blueprint, Response, current_app, request
+from sqlalchemy.exc import IntegrityError
 
 from ..errors import CoverageError, InvalidInput
 from ..feedback.outbox import recheck
@@ -23,7 +28,8 @@ from ..feedback.sender import wake
 from ..http_errors import handle_errors
 from ..identifiers import parse_service
 from ..inflate import check_size
-from ..models import Repository
+from ..models import Repository, ServiceEnum
+from ..providers.account_hooks import Ignored, account_event, apply_account_event
 from ..providers.webhooks import (
     ci_event,
     event_repository,
@@ -31,10 +37,12 @@ from ..providers.webhooks import (
     pull_event,
     repository_secret,
     service_secret,
+    system_hook_secret,
     takes_webhooks,
     update_pull,
     verify,
 )
+from ..state import get_session
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +73,7 @@ def fail(status: int, message: str) -> NoReturn:
 @bp.route("/webhooks/<service>", methods=["POST"])
 def webhook(service: str) -> Response:
     """Keep a pull's state, title, base and head as the provider says; on a CI event, re-check the
-    commit's feedback that waits for its CI."""
+    commit's feedback that waits for its CI; on an account event, sync what it says."""
     try:
         provider = parse_service(service)
     except ValueError:
@@ -81,14 +89,28 @@ def webhook(service: str) -> Response:
         fail(400, "Webhook refused: not JSON.")
     if not isinstance(payload, dict):  # every host's event is an object (and a deep array may parse on 3.12+)
         fail(400, "Webhook refused: not JSON of an event (an object).")
-    # The repository the body names: its own secret is one that may sign it.
+    account = account_event(provider, request.headers, payload)
+    # Who may sign: the service's secret, GitLab's system hook (accounts only), the repository the body names.
     repository = event_repository(provider, payload)
-    candidates = [service_secret(provider, current_app.config), repository and repository_secret(repository)]
+    signers = {
+        "service": service_secret(provider, current_app.config),
+        "system hook": system_hook_secret(provider, current_app.config),
+        "repository": repository and repository_secret(repository),
+    }
+    secrets = [(signer, secret) for signer, secret in signers.items() if secret]
     try:
-        verify(provider, request.headers, body, [secret for secret in candidates if secret])
+        signed_by = secrets[verify(provider, request.headers, body, [secret for _, secret in secrets])][0]
     except CoverageError as error:
         log.warning("a %s webhook was refused (%d): %s", provider.value, error.status, error)
         raise
+    if account is not None:
+        if signed_by == "repository":
+            return _text(202, "Ignored: an event about accounts counts only when signed with the service's secret.\n")
+        if not first_delivery(provider, request.headers, body):
+            return _text(202, "Ignored: this delivery was received before.\n")
+        return _account_changed(provider, account, payload)
+    if signed_by == "system hook":
+        return _text(202, "Ignored: the system hook's secret signs events about accounts only.\n")
     sha = ci_event(provider, request.headers, payload)
     if sha is not None:
         if not first_delivery(provider, request.headers, body):
@@ -103,6 +125,25 @@ def webhook(service: str) -> Response:
     if update_pull(repository, info) is None:
         return _text(202, f"Ignored: no upload for pull {info.number} of {slug} yet.\n")
     return _text(200, f"Pull {info.number} of {slug}: {info.state}.\n")
+
+
+def _account_changed(provider: ServiceEnum, event: tuple[str, str], payload: dict[str, Any]) -> Response:
+    """An account event, in one transaction with its delivery: all of it, or nothing
+    (docs/sign-in.md#webhooks-keep-it-current)."""
+    session = get_session()
+    try:
+        done = apply_account_event(provider, event, payload)
+        session.commit()
+    except Ignored as ignored:
+        session.rollback()
+        return _text(202, f"Ignored: {ignored}.\n")
+    except IntegrityError:
+        session.rollback()
+        fail(409, "Webhook refused: the event's names collide with names stored here.")
+    except BaseException:
+        session.rollback()
+        raise
+    return _text(200, f"Synced: {done}.\n")
 
 
 def _ci_changed(repository: Optional[Repository], sha: str) -> Response:

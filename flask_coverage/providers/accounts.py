@@ -262,8 +262,15 @@ def _gitlab_view(http: Transport, headers: dict[str, str]) -> HostView:
         owner = HostOwner(
             _text(namespace["full_path"]), _text(namespace["id"]), is_group, _optional(namespace.get("name"))
         )
-        if not is_group:
-            owner = user if owner.username.lower() == user.username.lower() else owner
+        if not is_group and owner.username.lower() == user.username.lower():
+            owner = user
+        elif not is_group:
+            # A personal namespace's id is not its user's (GitLab numbers them apart): the project's
+            # owner says who it is, and a project that does not say is left out.
+            person = item.get("owner")
+            if not isinstance(person, Mapping) or person.get("id") is None:
+                continue
+            owner = HostOwner(owner.username, _text(person["id"]), False, _optional(person.get("name")))
         repositories.append(
             HostRepository(
                 owner=owner,

@@ -75,6 +75,13 @@ def service_secret(service: ServiceEnum, config: Mapping[str, Any]) -> Optional[
     return str(secret)
 
 
+def system_hook_secret(service: ServiceEnum, config: Mapping[str, Any]) -> Optional[str]:
+    """GitLab's ``system_hook_secret``: the secret token of the instance's system hook (and of group
+    hooks the operator sets up), which signs account events only (docs/sign-in.md), never a pull's."""
+    secret = (_settings(service, config) or {}).get("system_hook_secret") if service in _GITLAB else None
+    return str(secret) if secret else None
+
+
 def _webhook_key(config: Mapping[str, Any]) -> Optional[bytes]:
     key = config.get("COVERAGE_WEBHOOK_KEY") or config.get("SECRET_KEY")
     return (key if isinstance(key, bytes) else str(key).encode()) if key else None
@@ -121,24 +128,26 @@ def event_repository(service: ServiceEnum, payload: Any) -> Optional[Repository]
     return find_repository(service, owner, name) if owner else None
 
 
-def verify(service: ServiceEnum, headers: Any, body: bytes, candidates: list[str]) -> None:
-    """:class:`Unauthorized` when the request carries no signature (or token), :class:`Forbidden`
-    when no secret of ``candidates`` made it."""
+def verify(service: ServiceEnum, headers: Any, body: bytes, candidates: list[str]) -> int:
+    """The index in ``candidates`` of the secret that made the request's signature (or token);
+    :class:`Unauthorized` when the request carries none, :class:`Forbidden` when no secret made it."""
     if service in _GITLAB:
         given = headers.get("X-Gitlab-Token")
         if not given:
             raise Unauthorized("the webhook carries no X-Gitlab-Token")
-        if not any([hmac.compare_digest(given.encode(), secret.encode()) for secret in candidates]):
-            raise Forbidden("the webhook's X-Gitlab-Token is wrong")
-        return
-    name = "X-Hub-Signature-256" if service in _GITHUB else "X-Hub-Signature"
-    given = headers.get(name)
-    if not given:
-        raise Unauthorized(f"the webhook carries no {name}")
-    expected = ["sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest() for secret in candidates]
+        expected, refusal = candidates, "the webhook's X-Gitlab-Token is wrong"
+    else:
+        name = "X-Hub-Signature-256" if service in _GITHUB else "X-Hub-Signature"
+        given = headers.get(name)
+        if not given:
+            raise Unauthorized(f"the webhook carries no {name}")
+        expected = ["sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest() for secret in candidates]
+        refusal = f"the webhook's {name} does not match its body"
     # Every candidate compared (a list, not a short-circuit), each in constant time.
-    if not any([hmac.compare_digest(given.encode(), signature.encode()) for signature in expected]):
-        raise Forbidden(f"the webhook's {name} does not match its body")
+    matches = [hmac.compare_digest(given.encode(), value.encode()) for value in expected]
+    if not any(matches):
+        raise Forbidden(refusal)
+    return matches.index(True)
 
 
 def first_delivery(service: ServiceEnum, headers: Any, body: bytes) -> bool:

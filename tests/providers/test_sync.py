@@ -139,6 +139,20 @@ def test_gitlab_groups_roles_and_projects() -> None:
     assert routes.count("/api/v4/projects") == 2
 
 
+def test_gitlab_personal_projects_are_owned_by_their_user_s_id() -> None:
+    def personal(path: str, project_id: int, owner: Any) -> dict[str, Any]:
+        namespace = {"id": 57, "full_path": "bob", "kind": "user", "name": "Bob"}
+        return {"id": project_id, "path": path, "namespace": namespace, "visibility": "private", **owner}
+
+    with fake_host() as host:
+        gitlab_account_routes(host)
+        projects = [personal("notes", 1, {"owner": {"id": 2, "name": "Bob"}}), personal("old", 2, {})]
+        host.state.update(access_token=TOKEN, user={"username": "alice", "id": 1}, projects=projects)
+        found = read_host_view("gitlab", {"url": host.url + "/api/v4"}, TOKEN)
+    # bob's user id, not his namespace's 57 (another user's id, maybe); a project that names no owner is left out.
+    assert [(r.name, r.owner) for r in found.repositories] == [("notes", HostOwner("bob", "2", False, "Bob"))]
+
+
 def test_bitbucket_workspaces_roles_and_repositories() -> None:
     with fake_host() as host:
         bitbucket_account_routes(host)
@@ -196,6 +210,45 @@ def test_renames_keep_the_repository_and_its_tokens(app: Flask) -> None:
         after = find_repository(GH, "acme-inc", "gadgets")
         assert after is not None and (after.id, after.upload_token) == (ident, token)
         assert get_owner(GH, "acme") is None and find_repository(GH, "acme", "widgets") is None
+
+
+def test_a_new_repository_with_an_old_one_s_name_starts_anew(app: Flask) -> None:
+    with app.app_context():
+        alice = apply_host_view(GH, view([(ACME, True)], [repo(ACME, "widgets", 100)]))
+        old = find_repository(GH, "acme", "widgets")
+        assert old is not None
+        ident, token = old.id, old.upload_token
+        # Deleted on the host and created again: another id.
+        apply_host_view(GH, view([(ACME, True)], [repo(ACME, "widgets", 200)]))
+        kept = find_repository(GH, "acme", "widgets~100")
+        assert kept is not None and (kept.id, kept.upload_token) == (ident, token)
+        new = find_repository(GH, "acme", "widgets")
+        assert new is not None and new.id != ident and new.upload_token != token
+        assert readable(alice) == {"acme/widgets"}
+
+
+@pytest.mark.parametrize("renamed_first", [True, False])
+def test_a_rename_and_a_new_repository_in_its_place_in_one_sync(app: Flask, renamed_first: bool) -> None:
+    with app.app_context():
+        apply_host_view(GH, view([(ACME, True)], [repo(ACME, "widgets", 100)]))
+        ident = find_repository(GH, "acme", "widgets").id  # type: ignore[union-attr]
+        listed = [repo(ACME, "gadgets", 100), repo(ACME, "widgets", 300)]
+        apply_host_view(GH, view([(ACME, True)], listed if renamed_first else listed[::-1]))
+        assert find_repository(GH, "acme", "gadgets").id == ident  # type: ignore[union-attr]
+        assert find_repository(GH, "acme", "widgets").service_id == "300"  # type: ignore[union-attr]
+        assert find_repository(GH, "acme", "widgets~100") is None
+
+
+def test_a_gitlab_user_and_a_group_of_the_same_id_are_two_owners(app: Flask) -> None:
+    # GitLab numbers its users and its groups apart: user 10 is not group 10.
+    gitlab = ServiceEnum.gitlab
+    group = HostOwner("acme", "10", True)
+    with app.app_context():
+        alice = apply_host_view(gitlab, view([(group, False)], [repo(group, "widgets", 100)]))
+        dave = apply_host_view(gitlab, view([], [], user=HostOwner("dave", "10", False)))
+        acme = get_owner(gitlab, "acme")
+        assert acme is not None and acme.is_org and acme.id != dave.id
+        assert readable(alice) == {"acme/widgets"} and readable(dave) == set()
 
 
 def test_what_the_operator_created_stays_and_the_host_wins_where_both_know(app: Flask) -> None:
