@@ -67,7 +67,6 @@ _PULL_ROWS = sa.select(
 def repositories_query(
     owner_id: int,
     *,
-    private: bool,
     reader_id: int = 0,
     active: Optional[bool] = None,
     names: Optional[list[str]] = None,
@@ -75,8 +74,8 @@ def repositories_query(
 ) -> Listing:
     """The ids of the repositories of an owner, ordered by name (case-insensitive, unique per owner).
 
-    ``private=False`` leaves the private ones out; ``private=True`` keeps those the user bound as
-    ``reader_id`` may read (:data:`~flask_coverage.auth.READABLE`). ``names`` keeps the given names (any case),
+    Those the user bound as ``reader_id`` may read (:data:`~flask_coverage.auth.READABLE`; 0, anonymous:
+    the public ones, by the cheaper test). ``names`` keeps the given names (any case),
     ``search`` those whose name holds it (case-insensitive; ``%`` and ``_`` literal).
     """
     params: dict[str, Any] = {"owner_id": owner_id, "reader_id": reader_id}
@@ -84,14 +83,14 @@ def repositories_query(
         params["names"] = [name.lower() for name in names]
     if search:
         params["search"] = "%" + search.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
-    query = _repositories_statement(private, active, names is not None, bool(search))
+    query = _repositories_statement(reader_id != 0, active, names is not None, bool(search))
     return Listing(query, params)
 
 
 @functools.cache  # one statement for each of the 24 combinations of arguments
-def _repositories_statement(private: bool, active: Optional[bool], names: bool, search: bool) -> sa.Select:
+def _repositories_statement(reader: bool, active: Optional[bool], names: bool, search: bool) -> sa.Select:
     query = _REPOSITORY_KEYS.where(_repos.owner_id == sa.bindparam("owner_id"), _LISTED)
-    query = query.where(READABLE if private else _PUBLIC)
+    query = query.where(READABLE if reader else _PUBLIC)
     if active is not None:
         query = query.where(_repos.active == active)
     if names:
@@ -121,12 +120,10 @@ def repository_row(repository: Repository) -> sa.Row:
     return execute(repository_rows(keys.subquery())).one()
 
 
-def owner_repositories(
-    owner_id: int, *, private: bool, reader_id: int = 0
-) -> list[tuple[Repository, Optional[Commit]]]:
-    """The repositories of an owner by name (the private ones only if ``private``, and those only that
-    the user bound as ``reader_id`` may read), each with the tip of its default branch (``None`` before
-    the first upload there): what an owner's web page lists."""
+def owner_repositories(owner_id: int, *, reader_id: int = 0) -> list[tuple[Repository, Optional[Commit]]]:
+    """The repositories of an owner by name that the user bound as ``reader_id`` may read (0, anonymous:
+    the public ones), each with the tip of its default branch (``None`` before the first upload there):
+    what an owner's web page lists."""
     query = (
         sa.select(Repository, Commit)
         .outerjoin(Branch, sa.and_(Branch.repository_id == Repository.id, Branch.name == Repository.branch))
@@ -134,7 +131,7 @@ def owner_repositories(
         .where(Repository.owner_id == owner_id, _LISTED)
         .order_by(_SORT_NAME)
     )
-    query = query.where(READABLE if private else _PUBLIC)
+    query = query.where(READABLE if reader_id else _PUBLIC)
     return [(repository, tip) for repository, tip in execute(query, {"reader_id": reader_id})]
 
 

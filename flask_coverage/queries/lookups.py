@@ -41,11 +41,10 @@ def any_owner(user: Optional[Owner], service: ServiceEnum, owner_username: str) 
     return owner
 
 
-def owner_with_user(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> tuple[OwnerRow, bool, int]:
-    """The owner a v2 path names, whether the caller may see private repositories of it (those
-    :data:`~flask_coverage.auth.READABLE` lets them read) and the caller's ``reader_id``, else the 404."""
-    owner = any_owner(user, service, owner_username)
-    return owner, can_read_private(user, owner), reader_id(user)
+def owner_with_user(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> tuple[OwnerRow, int]:
+    """The owner a v2 path names and the caller's ``reader_id`` (the repositories of it that
+    :data:`~flask_coverage.auth.READABLE` lets them read), else the 404."""
+    return any_owner(user, service, owner_username), reader_id(user)
 
 
 def member_org(user: Optional[Owner], service: ServiceEnum, owner_username: str) -> OwnerRow:

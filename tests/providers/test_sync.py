@@ -188,8 +188,13 @@ def test_roles_private_access_per_repository_and_removal(app: Flask) -> None:
         assert readable(carol) == {"acme/public"}
         acme = get_owner(GH, "acme")
         assert acme is not None
-        listed = [r.name for r, _ in owner_repositories(acme.id, private=True, reader_id=reader_id(carol))]
+        listed = [r.name for r, _ in owner_repositories(acme.id, reader_id=reader_id(carol))]
         assert listed == ["public"]
+        # Dave, an outside collaborator (no membership), is let read widgets: it is in his list of acme's.
+        dave = apply_host_view(GH, view([], [repo(ACME, "widgets", 100)], HostOwner("dave", "4", False)))
+        assert memberships(dave) == {} and readable(dave) == {"acme/widgets", "acme/public"}
+        assert [r.name for r, _ in owner_repositories(acme.id, reader_id=reader_id(dave))] == ["public", "widgets"]
+        assert [r.name for r, _ in owner_repositories(acme.id)] == ["public"]  # anonymous
 
         # The host takes beta and acme's admin role away, and widgets with them.
         apply_host_view(GH, view([(ACME, False)], [repo(ACME, "public", 101, private=False)]))

@@ -116,11 +116,11 @@ def owners_retrieve(owner: OwnerRow, args: dict[str, Any]) -> OwnerRow:
     rows=repository_rows,
     item=repository_body,
 )
-def repos_list(found: tuple[OwnerRow, bool, int], args: dict[str, Any]) -> Any:
+def repos_list(found: tuple[OwnerRow, int], args: dict[str, Any]) -> Any:
     """The repositories of an owner."""
-    owner, private, reader = found
+    owner, reader = found
     names = {name: args.get(name) for name in ("active", "names", "search")}
-    return repositories_query(owner.id, private=private, reader_id=reader, **names)
+    return repositories_query(owner.id, reader_id=reader, **names)
 
 
 @repo_get(

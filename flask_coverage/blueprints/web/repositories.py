@@ -7,7 +7,7 @@ from typing import Any, NamedTuple, Optional
 
 from flask import render_template, request
 
-from ...auth import can_read_private, reader_id
+from ...auth import reader_id
 from ...codecov_yml.settings import commit_settings
 from ...errors import InvalidInput, NotFound
 from ...feedback.base import find_pull_with_base
@@ -122,8 +122,7 @@ def owner_page(prov: str, owner: str) -> Any:
     owner_row = get_owner(SERVICE_BY_SHORT[prov], owner)
     if owner_row is None:
         raise NotFound(NOT_FOUND_MESSAGE)
-    user = current_user()
-    rows = owner_repositories(owner_row.id, private=can_read_private(user, owner_row), reader_id=reader_id(user))
+    rows = owner_repositories(owner_row.id, reader_id=reader_id(current_user()))
     return render_template(
         "coverage/owner.html", owner=owner_row, rows=rows, totals_of=totals_of, coverage_text=coverage_text
     )
