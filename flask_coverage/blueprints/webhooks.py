@@ -1,5 +1,5 @@
 """``POST {COVERAGE_UPLOAD_URL_PREFIX}/webhooks/<service>``: the git hosts' pull-request webhooks
-(flask_coverage.providers.webhooks) and their events about accounts (flask_coverage.providers.account_hooks),
+(flask_coverage.providers.webhooks) and their events about accounts (flask_coverage.sync.events),
 a blueprint of their own at the upload prefix, where they always were.
 
 Answers are one line of text: 200 when a pull was updated or an account event synced, 202 when the
@@ -29,10 +29,9 @@ from ..http_errors import handle_errors
 from ..identifiers import parse_service
 from ..inflate import check_size
 from ..models import Repository, ServiceEnum
-from ..providers.account_hooks import Ignored, account_event, apply_account_event
 from ..providers.webhooks import (
     ci_event,
-    event_repository,
+    event_repository_name,
     first_delivery,
     pull_event,
     repository_secret,
@@ -42,7 +41,9 @@ from ..providers.webhooks import (
     update_pull,
     verify,
 )
+from ..queries.repositories import find_repository
 from ..state import get_session
+from ..sync.events import Ignored, account_event, apply_account_event
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,8 @@ def webhook(service: str) -> Response:
         fail(400, "Webhook refused: not JSON of an event (an object).")
     account = account_event(provider, request.headers, payload)
     # Who may sign: the service's secret, GitLab's system hook (accounts only), the repository the body names.
-    repository = event_repository(provider, payload)
+    named = event_repository_name(provider, payload)
+    repository = find_repository(provider, *named) if named else None
     signers = {
         "service": service_secret(provider, current_app.config),
         "system hook": system_hook_secret(provider, current_app.config),

@@ -34,7 +34,6 @@ from flask import current_app
 from ..errors import Forbidden, InvalidInput, Unauthorized
 from ..identifiers import check_branch, normalize_sha, refused_character, without_refused
 from ..models import Commit, Pull, Repository, ServiceEnum, WebhookDelivery, WebhookSecret, utcnow
-from ..queries.repositories import find_repository
 from ..state import dialect_insert, execute, get_session
 from . import PullInfo
 
@@ -117,15 +116,15 @@ def new_nonce(repository: Repository) -> str:
     return _derive(key, repository, nonce)
 
 
-def event_repository(service: ServiceEnum, payload: Any) -> Optional[Repository]:
-    """The known repository an event's body names (a ping's too), or ``None``."""
+def event_repository_name(service: ServiceEnum, payload: Any) -> Optional[tuple[str, str]]:
+    """The ``(owner, name)`` of the repository an event's body names (a ping's too), or ``None``."""
     try:
         holder = payload["project"] if service in _GITLAB else payload["repository"]
         slug = holder["path_with_namespace" if service in _GITLAB else "full_name"]
     except (KeyError, TypeError):
         return None
     owner, _, name = slug.rpartition("/") if isinstance(slug, str) else ("", "", "")
-    return find_repository(service, owner, name) if owner else None
+    return (owner, name) if owner else None
 
 
 def verify(service: ServiceEnum, headers: Any, body: bytes, candidates: list[str]) -> int:

@@ -26,8 +26,9 @@ import sqlalchemy as sa
 from ..errors import InvalidInput
 from ..identifiers import refused_character
 from ..models import Owner, Repository, ServiceEnum
+from ..providers.accounts import MAX_PAGES, PAGE_SIZE, HostOwner, HostRepository, _github_owner, _optional, _text
 from ..state import execute
-from ..sync import (
+from . import (
     forget_readers,
     mark_stale,
     read_repositories,
@@ -38,7 +39,6 @@ from ..sync import (
     upsert_owners,
     upsert_repositories,
 )
-from .accounts import MAX_PAGES, PAGE_SIZE, HostOwner, HostRepository, _github_owner, _optional, _text
 
 Handler = Callable[[ServiceEnum, Mapping[str, Any]], str]
 

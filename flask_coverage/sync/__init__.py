@@ -1,17 +1,20 @@
 """The git host decides who sees what (docs/sign-in.md): a user signed in with their host, the host's
 view of them synced at sign-in and again when older than ``COVERAGE_SYNC_MAX_AGE``.
 
-Two halves. Writing what the host says takes plain data (:class:`~.providers.accounts.HostView` and its
-parts) and knows no HTTP: :func:`upsert_owners`, :func:`upsert_repositories`, :func:`set_memberships`,
-:func:`set_private_readers`, and :func:`apply_host_view`, which does them all in one transaction (a
-webhook can call the same functions). Reading the host is :func:`~.providers.accounts.read_host_view`,
-done whole before anything is written: a sync that fails half-way writes nothing, and the previous
-permissions stay in force, never emptier and never wider.
+Two halves. Writing what the host says takes plain data
+(:class:`~flask_coverage.providers.accounts.HostView` and its parts) and knows no HTTP:
+:func:`upsert_owners`, :func:`upsert_repositories`, :func:`set_memberships`, :func:`set_private_readers`,
+and :func:`apply_host_view`, which does them all in one transaction; the webhooks' events
+(:mod:`.events`) call the same writes one change at a time. Reading the host is
+:func:`~flask_coverage.providers.accounts.read_host_view`, done whole before anything is written: a sync
+that fails half-way writes nothing, and the previous permissions stay in force, never emptier and never
+wider.
 
 What the host knows is marked by its id (``service_id``): an owner or a repository the operator
 created and the host never listed has none, and the sync leaves it as it is. For a repository both
 know the host wins: once the sync has given it its ``service_id``, its private code is read by the
-users the host lists for it (:class:`~.models.RepositoryReader`), not by every member of its owner.
+users the host lists for it (:class:`~flask_coverage.models.RepositoryReader`), not by every member of
+its owner.
 """
 
 from __future__ import annotations
@@ -24,15 +27,15 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlalchemy.exc import IntegrityError
 
-from .errors import CoverageError, InvalidInput, NotFound
-from .identifiers import check_branch, check_name
-from .models import HostAccount, Membership, Owner, Repository, RepositoryReader, ServiceEnum, utcnow
-from .operations import new_repository
-from .providers import ProviderError
-from .providers.accounts import HostOwner, HostRepository, HostView, read_host_view
-from .providers.http import budget
-from .queries.repositories import require_owner
-from .state import execute, get_session
+from ..errors import CoverageError, InvalidInput, NotFound
+from ..identifiers import check_branch, check_name
+from ..models import HostAccount, Membership, Owner, Repository, RepositoryReader, ServiceEnum, utcnow
+from ..operations import new_repository
+from ..providers import ProviderError
+from ..providers.accounts import HostOwner, HostRepository, HostView, read_host_view
+from ..providers.http import budget
+from ..queries.repositories import require_owner
+from ..state import execute, get_session
 
 #: How long after a failed sync the next request tries again (seconds).
 RETRY_SECONDS = 60
@@ -269,7 +272,7 @@ def host_memberships(user: Owner) -> list[tuple[Owner, bool]]:
 
 
 def read_repositories(user: Owner) -> list[Repository]:
-    """The private repositories the host says ``user`` reads (:class:`~.models.RepositoryReader`)."""
+    """The private repositories the host says ``user`` reads (:class:`~flask_coverage.models.RepositoryReader`)."""
     query = sa.select(Repository).join(RepositoryReader, RepositoryReader.repository_id == Repository.id)
     return list(execute(query.where(RepositoryReader.user_id == user.id)).scalars())
 
