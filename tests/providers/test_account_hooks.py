@@ -96,14 +96,17 @@ def token(web: webtest.TestApp, service: str, user: str) -> str:
 
 def reads(web: webtest.TestApp, service: str, user: Optional[str], owner: str = "acme") -> set[str]:
     """The repositories of ``owner`` (not deleted) that ``user`` (``None``: a visitor) reads through the v2
-    API, each asked by its URL (the list shows private ones to members only)."""
+    API, each asked by its URL; the owner's list shows the same ones."""
     headers = {"Authorization": f"Bearer {token(web, service, user)}"} if user else {}
     with web.app.app_context():
         found = get_owner(service, owner)
         query = sa.select(Repository.name).where(Repository.owner_id == found.id, Repository.deleted.is_(False))
         names = list(get_session().execute(query).scalars()) if found is not None else []
     api = f"/api/v2/{service}/{owner}/repos"
-    return {name for name in names if web.get(f"{api}/{name}/", headers=headers, status=(200, 404)).status_int == 200}
+    read = {name for name in names if web.get(f"{api}/{name}/", headers=headers, status=(200, 404)).status_int == 200}
+    listed = web.get(f"{api}/", params={"page_size": 100}, headers=headers, status=(200, 404))
+    assert {repo["name"] for repo in listed.json["results"]} == read if listed.status_int == 200 else not read
+    return read
 
 
 def members(web: webtest.TestApp, service: str, org: str = "acme") -> dict[str, bool]:
@@ -392,6 +395,11 @@ def test_a_deleted_repository_is_marked_deleted_with_its_history_kept(web: webte
     assert reads(web, "github", "alice") == {"gadgets", "site", "manual"}
     upload = f"/upload/v2?commit={'b' * 40}&branch=main&token={before['upload_token']}"  # type: ignore[index]
     web.post(upload, LCOV, headers={"Content-Type": "text/plain"}, status=404)
+    web.get(
+        "/api/v2/github/acme/repos/widgets/",
+        headers={"Authorization": f"Bearer {token(web, 'github', 'alice')}"},
+        status=404,
+    )
     # Created again with the same id (restored on the host): there again.
     post_github(web, "repository", gh.event("created", repository=gh_repository()))
     assert stored(web, "github", "acme", "widgets") == before
