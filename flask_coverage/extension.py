@@ -25,7 +25,7 @@ from .sync import check_sign_in_key
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Every config key the extension reads, with its default: the one place defaults are stated (a new key
-#: goes here, in the README's configuration table and in :meth:`CoverageService.init_app`'s docstring;
+#: goes here, in docs/configuration.md's table and in :meth:`CoverageService.init_app`'s docstring;
 #: tests/test_extension.py checks both against this).
 DEFAULT_CONFIG: dict[str, Any] = {
     "COVERAGE_API_URL_PREFIX": "/api/v2",
@@ -136,7 +136,7 @@ class CoverageService:
         reach beside the public internet; none by default),
         ``COVERAGE_CACHE_CONFIG`` (the Flask-Caching config of the cache of rendered graphs and sources)
         and ``COVERAGE_GRAPH_CACHE_MAX_BYTES`` (the bytes of graphs stored per cache timeout,
-        docs/graphs.md); the README's configuration table says what each means.
+        docs/graphs.md); docs/configuration.md's table says what each means.
         When the extension sets up Flask-SQLAlchemy itself, ``SQLALCHEMY_DATABASE_URI`` defaults to
         ``sqlite:///coverage.db`` (in the instance folder) and its engines default to
         ``pool_pre_ping=True`` (``SQLALCHEMY_ENGINE_OPTIONS`` wins over that).

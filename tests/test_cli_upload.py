@@ -98,7 +98,7 @@ def test_a_truncated_report_changes_nothing(runner, widgets, snapshot, tmp_path)
 def test_the_readme_the_docs_and_the_help_name_every_format_read(runner) -> None:
     names = [report_format.name for report_format in REPORT_FORMATS]
     readme = (DATA.parent.parent / "README.md").read_text()
-    listed = re.search(r"`FORMAT` is one of `([^`]*)`", readme)
+    listed = re.search(r"`FORMAT` is one of `([^`]*)`", (DATA.parent.parent / "docs" / "configuration.md").read_text())
     assert listed is not None and re.split(r",\s*", listed.group(1)) == names
     help_text = runner.invoke(args=["coverage", "upload", "--help"], terminal_width=500).output
     assert "--format " + "|".join(["auto", *names]) in help_text
