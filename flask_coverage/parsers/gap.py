@@ -1,6 +1,7 @@
 """GAP's line profile as JSON lines, one JSON object a line, in the shape Codecov's GAP reader reads (a
 file's ``S`` line first). GAP 4.12's own ``CoverageLineByLine`` file starts with a header line and
-interleaves its files by ``FileId``: not detected, as on Codecov (docs/parsing.md).
+interleaves its files by ``FileId``: not detected, as on Codecov (docs/parsing.md); read with the format
+named, each line goes to the file of its ``FileId``, those files held until the end.
 
 A ``{"Type": "S", "File": "<path>"}`` object starts a file; each object after it marks its ``Line``.
 As Codecov reads them: ``"R"`` (the line was read) MISS, any other type (``"E"``, executed) HIT, hits 1
@@ -35,6 +36,9 @@ def parse_gap(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parsed
     skips = context.skips
     lines = LineColumns()
     path: str | None = None
+    #: GAP's own file: its files by ``FileId`` (a path, or None for a nameless file), lines held per file.
+    by_id: dict[object, str | None] = {}
+    held: dict[str, LineColumns] = {}
     number = 0
     for block in text_blocks(chunks, "GAP profile"):
         for row in block.splitlines():
@@ -48,8 +52,9 @@ def parse_gap(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parsed
             if not isinstance(entry, dict):
                 raise ReportError(f"invalid GAP profile: line {number} is not a JSON object")
             kind = entry.get("Type")
+            file_id = entry.get("FileId")
             if kind == "S":
-                if path is not None and len(lines):
+                if path is not None and len(lines) and not by_id:
                     yield ParsedFile(path, lines.take())
                 name = entry.get("File")
                 if not isinstance(name, str) or not name.strip():
@@ -57,7 +62,13 @@ def parse_gap(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parsed
                     path = None
                 else:
                     path = resolver.resolve(name)
+                if file_id is not None and not isinstance(file_id, (dict, list)):
+                    by_id[file_id] = path
                 continue
+            if file_id is not None and by_id:
+                path = by_id.get(file_id) if not isinstance(file_id, (dict, list)) else None
+                if path is not None:
+                    lines = held.setdefault(path, LineColumns())
             if path is None:
                 skips.add("lines outside a named file, skipped")
                 continue
@@ -70,7 +81,11 @@ def parse_gap(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Parsed
                     lines.add(line, 0, MISS)
                 else:
                     lines.add(line, 1, HIT)
-    if path is not None and len(lines):
+    if by_id:
+        for held_path, held_lines in held.items():
+            if len(held_lines):
+                yield ParsedFile(held_path, held_lines.take())
+    elif path is not None and len(lines):
         yield ParsedFile(path, lines.take())
 
 

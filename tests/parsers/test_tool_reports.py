@@ -386,6 +386,12 @@ def test_gaps_own_line_by_line_file_is_refused_as_codecov_refuses_it():
     assert data.startswith(b'{ "Type": "_"') and b'"FileId"' in data
     with pytest.raises(ReportError, match='unknown report format: a JSON object whose first key is "Type"'):
         detect_format(data)
+    # Named (`--format gap`), it is read by FileId (its header and its line-0 rows skipped and counted):
+    # shapes.g reads what the profiling package read of the same run.
+    skips = Skips()
+    files = merge_by_path(parse_report(data, format="gap", root=f"{WORK}/gap", skips=skips))
+    assert states(files["shapes.g"]) == states(read("gap/gap.lcov", root=f"{WORK}/gap")["shapes.g"])
+    assert skips.summary().endswith("5 lines numbered 0 or less, skipped; 1 lines outside a named file, skipped")
 
 
 # Mono: the coverage profiler's XML
