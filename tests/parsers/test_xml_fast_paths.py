@@ -313,3 +313,39 @@ def test_cobertura_branch_lines_without_conditions_take_the_hits():
         b'<lines><line number="1" hits="2" branch="true"/><line number="2" hits="0" branch="TRUE"/></lines>',
     )
     assert read(data, "cobertura") == ({"a.py": [(1, 2, HIT), (2, 0, MISS)]}, {})
+
+
+def test_opencover_a_files_methods_among_other_files_methods_and_modules():
+    # A file's methods share one handler, built at its first method; uids are a module's own.
+    def point(number: int, visits: str, reverse: bool) -> str:
+        attrs = [("vc", visits), ("uspid", "1"), ("ordinal", "0"), ("sl", str(number)), ("sc", "1")]
+        attrs += [("el", str(number)), ("ec", "9"), ("bec", "0"), ("bev", "0"), ("fileid", "1")]
+        return element("SequencePoint", attrs, reverse)
+
+    def module(files: dict[str, str], methods: list[tuple[str, list[tuple[int, str]]]], reverse: bool) -> str:
+        listed = "".join(f'<File uid="{uid}" fullPath="{path}"/>' for uid, path in files.items())
+        bodies = "".join(
+            f'<Method><FileRef uid="{uid}"/><SequencePoints>'
+            + "".join(point(number, visits, reverse) for number, visits in points)
+            + "</SequencePoints></Method>"
+            for uid, points in methods
+        )
+        return f"<Module><Files>{listed}</Files><Classes><Class><Methods>{bodies}</Methods></Class></Classes></Module>"
+
+    def report(reverse: bool) -> bytes:
+        first = module(
+            {"1": "a.cs", "2": "b.cs"},
+            [("1", [(1, "3")]), ("2", [(5, "0")]), ("1", [(2, "0"), (3, "1")]), ("9", [(1, "1")])],
+            reverse,
+        )
+        second = module({"1": "c.cs"}, [("1", [(4, "2")])], reverse)
+        return f"<CoverageSession><Modules>{first}{second}</Modules></CoverageSession>".encode()
+
+    files, skips = read(report(reverse=False), "opencover")
+    assert (files, skips) == read(report(reverse=True), "opencover")
+    assert files == {
+        "a.cs": [(1, 3, HIT), (2, 0, MISS), (3, 1, HIT)],
+        "b.cs": [(5, 0, MISS)],
+        "c.cs": [(4, 2, HIT)],
+    }
+    assert skips == {"methods of a file not listed, skipped": 1}
