@@ -41,21 +41,16 @@ class _OpenCoverReader(XmlReader):
         self._resolver = context.resolver()
         self._paths: dict[str, str] = {}  # the module's files: uid -> path
         self._lines: dict[str, LineColumns] = {}
-        self._handlers: dict[str, Callable[[str, List[str]], None]] = {}  # uid -> its methods' handler
         self._path = ""
 
     def start(self, name: str, attrs: list[str]) -> None:
         # A <SequencePoint> goes to the handler of its method's file (_in_method), else nowhere.
         if name == "FileRef":
-            uid = attrs[1] if len(attrs) == 2 and attrs[0] == "uid" else attributes(attrs).get("uid", "")
+            uid = attributes(attrs).get("uid", "")
             if uid in self._paths:
                 self._path = self._paths[uid]
-                # The method's points go to its file's lines, until the next <Method>; the handler is
-                # built at the file's first method (a file has a method every few lines).
-                handler = self._handlers.get(uid)
-                if handler is None:
-                    handler = self._handlers[uid] = self._in_method(self._lines.setdefault(uid, LineColumns()))
-                self.parser.StartElementHandler = handler
+                # The method's points go to its file's lines, until the next <Method>.
+                self.parser.StartElementHandler = self._in_method(self._lines.setdefault(uid, LineColumns()))
             else:
                 self._skips.add("methods of a file not listed, skipped")
         elif name == "Method":
@@ -134,7 +129,7 @@ class _OpenCoverReader(XmlReader):
     def finish(self) -> None:
         for uid, lines in self._lines.items():
             self.done.append(ParsedFile(self._paths[uid], lines.take()))
-        self._paths, self._lines, self._handlers = {}, {}, {}
+        self._paths, self._lines = {}, {}
         self.parser.StartElementHandler = self.start
 
 

@@ -316,7 +316,7 @@ def test_cobertura_branch_lines_without_conditions_take_the_hits():
 
 
 def test_opencover_a_files_methods_among_other_files_methods_and_modules():
-    # A file's methods share one handler, built at its first method; uids are a module's own.
+    # Methods of a file among other files' methods, the checked path the reference; uids are a module's own.
     def point(number: int, visits: str, reverse: bool) -> str:
         attrs = [("vc", visits), ("uspid", "1"), ("ordinal", "0"), ("sl", str(number)), ("sc", "1")]
         attrs += [("el", str(number)), ("ec", "9"), ("bec", "0"), ("bev", "0"), ("fileid", "1")]
