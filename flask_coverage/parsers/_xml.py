@@ -127,7 +127,8 @@ class FileXmlReader(XmlReader):
 
     def file_handler(self) -> Callable[[str, List[str]], None]:
         """The start handler inside a file: its line elements to :meth:`line_reader`'s reader, any other
-        element to :meth:`start`."""
+        element to :meth:`start`. A format may instead read its line elements here (Clover: one Python
+        call a line, not two)."""
         line_element, read_line, other = self.line_element, self.line_reader(), self.start
 
         def start_in_file(name: str, attrs: List[str]) -> None:

@@ -41,7 +41,7 @@ def parse_clover(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Par
 
 
 class _CloverReader(FileXmlReader):
-    title, roots, line_element, number_key = "Clover XML", ("coverage",), "line", "num"
+    title, roots, number_key = "Clover XML", ("coverage",), "num"
     _istanbul = False  # the root says Istanbul wrote the report
     _php = False  # the file being read is PHP
     _end_of_file: int | None = None  # its loc, where a PHP file's <metrics> say it
@@ -51,8 +51,11 @@ class _CloverReader(FileXmlReader):
         # or where the document ends (an end-tag handler would cost a Python call per line).
         if name == "file":
             self.finish()
-            named = attributes(attrs)
-            file_name = (named.get("path") or named.get("name") or "").strip()
+            if len(attrs) == 4 and attrs[0] == "name" and attrs[2] == "path":
+                file_name = (attrs[3] or attrs[1]).strip()  # Istanbul's file: its path, else its name
+            else:
+                named = attributes(attrs)
+                file_name = (named.get("path") or named.get("name") or "").strip()
             if "{" in file_name:
                 self.skips.add("files whose name is a template ({), skipped")
             elif file_name.endswith(".php") and "/vendor/" in "/" + file_name.replace("\\", "/"):
@@ -72,46 +75,65 @@ class _CloverReader(FileXmlReader):
         elif name == "coverage":
             self._istanbul = attributes(attrs).get("clover") == ISTANBUL_CLOVER
 
-    def line_reader(self) -> Callable[[List[str]], None]:
-        # The start handler inside a <file>: its <line>s, in the attribute orders of Istanbul
-        # (num count type) and PHPUnit (num type count), read here.
+    def file_handler(self) -> Callable[[str, List[str]], None]:
+        # The start handler inside a <file>, its <line>s read in it (one Python call a line): in
+        # Istanbul's orders (num count type, then truecount falsecount on a cond line) and PHPUnit's
+        # (num type count; a method line has name visibility complexity crap before its count).
         add_line, add_hits, add_state = self.appends
-        small, checked, reader = SMALL_NUMBERS.get, self.checked_line, self
+        small, checked, other, reader = SMALL_NUMBERS.get, self.checked_line, self.start, self
 
-        def read_line(attrs: list[str]) -> None:
+        def start_in_file(name: str, attrs: List[str]) -> None:
+            if name != "line":
+                other(name, attrs)
+                return
             if len(attrs) == 6:
-                number_key, number_text, key, value, other_key, other_value = attrs
-                if key == "count":
-                    count_text, kind = value, other_value
-                    in_order = other_key == "type"
-                else:
-                    count_text, kind = other_value, value
-                    in_order = key == "type" and other_key == "count"
-                number = small(number_text)
-                count = small(count_text)
-                if number and count is not None and in_order and number_key == "num" and kind != "cond":
-                    add_line(number)
-                    add_hits(count)
-                    add_state(HIT if count else MISS)
-                    return
+                num_key, num_text, key, value, last_key, last_value = attrs
+                number = small(num_text)
+                if key == "count":  # Istanbul's
+                    count = small(value)
+                    if (
+                        number
+                        and count is not None
+                        and num_key == "num"
+                        and last_key == "type"
+                        and last_value != "cond"
+                    ):
+                        add_line(number)
+                        add_hits(count)
+                        add_state(MISS if count == 0 else HIT)
+                        return
+                else:  # PHPUnit's
+                    count = small(last_value)
+                    if (
+                        number
+                        and count is not None
+                        and num_key == "num"
+                        and key == "type"
+                        and last_key == "count"
+                        and value != "cond"
+                    ):
+                        add_line(number)
+                        add_hits(count)
+                        add_state(MISS if count == 0 else HIT)
+                        return
             elif len(attrs) == 10:
-                # Istanbul's cond line: num count type truecount falsecount.
-                number_key, number_text, count_key, count_text, type_key, kind, true_key, true_text = attrs[:8]
-                number = small(number_text)
+                # Istanbul's cond line.
+                num_key, num_text, count_key, count_text, type_key, kind, true_key, trues, false_key, falses = attrs
+                number = small(num_text)
                 count = small(count_text)
-                true_count = small(true_text)
-                false_count = small(attrs[9])
+                true_count = small(trues)
+                false_count = small(falses)
                 if (
                     number
                     and count is not None
                     and true_count is not None
                     and false_count is not None
-                    and number_key == "num"
+                    and num_key == "num"
                     and count_key == "count"
                     and type_key == "type"
                     and kind == "cond"
                     and true_key == "truecount"
-                    and attrs[8] == "falsecount"
+                    and false_key == "falsecount"
                 ):
                     add_line(number)
                     add_hits(count)
@@ -122,9 +144,26 @@ class _CloverReader(FileXmlReader):
                     else:
                         add_state(PARTIAL if not true_count or not false_count else HIT)
                     return
+            elif len(attrs) == 14:
+                # PHPUnit's method line (the keys between type and count are read by no rule; XML
+                # allows no second num, type or count).
+                number = small(attrs[1])
+                count = small(attrs[13])
+                if (
+                    number
+                    and count is not None
+                    and attrs[0] == "num"
+                    and attrs[2] == "type"
+                    and attrs[12] == "count"
+                    and attrs[3] != "cond"
+                ):
+                    add_line(number)
+                    add_hits(count)
+                    add_state(MISS if count == 0 else HIT)
+                    return
             checked(attrs)
 
-        return read_line
+        return start_in_file
 
     def line(self, number: int, attrs: dict[str, str]) -> None:
         if not attrs.get("count") and attrs.get("type") == "cond" and "truecount" in attrs:

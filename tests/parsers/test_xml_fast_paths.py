@@ -162,6 +162,125 @@ def test_cobertura_branch_lines_take_their_state_from_the_conditions_on_the_fast
     assert files == {"a.py": [(1, 3, MISS), (2, 3, PARTIAL), (3, 0, HIT), (4, 3, HIT), (5, 0, MISS)]}
 
 
+# Clover's <line>s by kind: Istanbul's stmt and cond lines (num count type [truecount falsecount]),
+# PHPUnit's stmt and method lines (num type [name visibility complexity crap] count), and shapes only
+# the checked path reads: cond lines in PHPUnit's orders, one without a count, a method in Istanbul's.
+CLOVER_LINES = [
+    lambda number, hits, trues, falses: [("num", number), ("count", hits), ("type", "stmt")],
+    lambda number, hits, trues, falses: [
+        ("num", number),
+        ("count", hits),
+        ("type", "cond"),
+        ("truecount", trues),
+        ("falsecount", falses),
+    ],
+    lambda number, hits, trues, falses: [("num", number), ("type", "stmt"), ("count", hits)],
+    lambda number, hits, trues, falses: [
+        ("num", number),
+        ("type", "method"),
+        ("name", "area"),
+        ("visibility", "public"),
+        ("complexity", "2"),
+        ("crap", "6"),
+        ("count", hits),
+    ],
+    lambda number, hits, trues, falses: [("num", number), ("type", "cond"), ("count", hits)],
+    lambda number, hits, trues, falses: [
+        ("num", number),
+        ("type", "cond"),
+        ("truecount", trues),
+        ("falsecount", falses),
+    ],
+    lambda number, hits, trues, falses: [("num", number), ("count", hits), ("type", "method")],
+    lambda number, hits, trues, falses: [
+        ("num", number),
+        ("type", "cond"),
+        ("name", "area"),
+        ("visibility", "public"),
+        ("truecount", trues),
+        ("falsecount", falses),
+        ("count", hits),
+    ],
+]
+
+
+def clover_report(
+    files: list[tuple[str, str, str, list[tuple[str, str, int, str, str]]]], istanbul: bool, reverse: bool
+):
+    """A Clover report of ``files`` (name, path or "-" for none, loc, lines), its root Istanbul's or
+    OpenClover's."""
+    root = element("coverage", [("generated", "1"), ("clover", "3.2.0" if istanbul else "4.5.2")], reverse)
+    body = []
+    for name, path, loc, lines in files:
+        body.append(element("file", [("name", name)] + ([("path", path)] if path != "-" else []), reverse)[:-2] + ">")
+        body.extend(
+            element("line", CLOVER_LINES[kind](number, hits, trues, falses), reverse)
+            for number, hits, kind, trues, falses in lines
+        )
+        body.append(element("metrics", [("loc", loc), ("statements", "1")], reverse) + "</file>")
+    return (root[:-2] + "><project>" + "".join(body) + "</project></coverage>").encode()
+
+
+CLOVER_FILES = st.lists(
+    st.tuples(
+        st.sampled_from(["a.js", "a.php", "b.php", " ", "{a}.php", "vendor/x/a.php"]),
+        st.sampled_from(["-", "", "src/a.js", "/w/src/c.php"]),
+        NUMBERS,
+        st.lists(st.tuples(NUMBERS, NUMBERS, st.integers(0, len(CLOVER_LINES) - 1), NUMBERS, NUMBERS), max_size=8),
+    ),
+    max_size=3,
+)
+
+
+@given(files=CLOVER_FILES, istanbul=st.booleans())
+def test_clover_fast_path_reads_every_shape_as_the_checked_path(files, istanbul):
+    assert read(clover_report(files, istanbul, reverse=False), "clover") == read(
+        clover_report(files, istanbul, reverse=True), "clover"
+    )
+
+
+@pytest.mark.parametrize("istanbul", [False, True])
+def test_clover_usual_lines_never_take_the_checked_path(monkeypatch, istanbul):
+    from flask_coverage.parsers import clover as clover_module
+
+    def refuse(self, attrs):
+        raise AssertionError(f"checked path taken by {attrs}")
+
+    lines = [
+        ("1", "3", 0, "", ""),
+        ("2", "0", 0, "", ""),
+        ("3", "2", 1, "4", "0"),
+        ("4", "1", 1, "0", "2"),
+        ("5", "5", 1, "1", "1"),
+        ("6", "0", 1, "0", "0"),
+        ("7", "9999", 2, "", ""),
+        ("8", "0", 2, "", ""),
+        ("9", "1", 3, "", ""),
+        ("10", "0", 3, "", ""),
+    ]
+    report = clover_report([("a.js", "src/a.js", "10", lines)], istanbul, reverse=False)
+    expected = read(report, "clover")
+    monkeypatch.setattr(clover_module._CloverReader, "checked_line", refuse)
+    assert read(report, "clover") == expected
+    assert expected == (
+        {
+            "src/a.js": [
+                (1, 3, HIT),
+                (2, 0, MISS),
+                (3, 2, PARTIAL if not istanbul else HIT),
+                (4, 1, PARTIAL),
+                (5, 5, HIT if not istanbul else PARTIAL),
+                (6, 0, MISS),
+                (7, 9999, HIT),
+                (8, 0, MISS),
+                (9, 1, HIT),
+                (10, 0, MISS),
+            ]
+        },
+        {},
+    )
+
+
 def test_clover_project_metrics_do_not_cut_the_last_php_file():
     # No end tags are followed: a PHP file's loc is its own <metrics> (a project's counts files).
     data = (
@@ -194,3 +313,39 @@ def test_cobertura_branch_lines_without_conditions_take_the_hits():
         b'<lines><line number="1" hits="2" branch="true"/><line number="2" hits="0" branch="TRUE"/></lines>',
     )
     assert read(data, "cobertura") == ({"a.py": [(1, 2, HIT), (2, 0, MISS)]}, {})
+
+
+def test_opencover_a_files_methods_among_other_files_methods_and_modules():
+    # Methods of a file among other files' methods, the checked path the reference; uids are a module's own.
+    def point(number: int, visits: str, reverse: bool) -> str:
+        attrs = [("vc", visits), ("uspid", "1"), ("ordinal", "0"), ("sl", str(number)), ("sc", "1")]
+        attrs += [("el", str(number)), ("ec", "9"), ("bec", "0"), ("bev", "0"), ("fileid", "1")]
+        return element("SequencePoint", attrs, reverse)
+
+    def module(files: dict[str, str], methods: list[tuple[str, list[tuple[int, str]]]], reverse: bool) -> str:
+        listed = "".join(f'<File uid="{uid}" fullPath="{path}"/>' for uid, path in files.items())
+        bodies = "".join(
+            f'<Method><FileRef uid="{uid}"/><SequencePoints>'
+            + "".join(point(number, visits, reverse) for number, visits in points)
+            + "</SequencePoints></Method>"
+            for uid, points in methods
+        )
+        return f"<Module><Files>{listed}</Files><Classes><Class><Methods>{bodies}</Methods></Class></Classes></Module>"
+
+    def report(reverse: bool) -> bytes:
+        first = module(
+            {"1": "a.cs", "2": "b.cs"},
+            [("1", [(1, "3")]), ("2", [(5, "0")]), ("1", [(2, "0"), (3, "1")]), ("9", [(1, "1")])],
+            reverse,
+        )
+        second = module({"1": "c.cs"}, [("1", [(4, "2")])], reverse)
+        return f"<CoverageSession><Modules>{first}{second}</Modules></CoverageSession>".encode()
+
+    files, skips = read(report(reverse=False), "opencover")
+    assert (files, skips) == read(report(reverse=True), "opencover")
+    assert files == {
+        "a.cs": [(1, 3, HIT), (2, 0, MISS), (3, 1, HIT)],
+        "b.cs": [(5, 0, MISS)],
+        "c.cs": [(4, 2, HIT)],
+    }
+    assert skips == {"methods of a file not listed, skipped": 1}
