@@ -88,34 +88,16 @@ class _CloverReader(FileXmlReader):
                 return
             if len(attrs) == 6:
                 num_key, num_text, key, value, last_key, last_value = attrs
+                if key == "count":  # Istanbul's: num count type
+                    count, usual = small(value), last_key == "type" and last_value != "cond"
+                else:  # PHPUnit's: num type count
+                    count, usual = small(last_value), key == "type" and last_key == "count" and value != "cond"
                 number = small(num_text)
-                if key == "count":  # Istanbul's
-                    count = small(value)
-                    if (
-                        number
-                        and count is not None
-                        and num_key == "num"
-                        and last_key == "type"
-                        and last_value != "cond"
-                    ):
-                        add_line(number)
-                        add_hits(count)
-                        add_state(MISS if count == 0 else HIT)
-                        return
-                else:  # PHPUnit's
-                    count = small(last_value)
-                    if (
-                        number
-                        and count is not None
-                        and num_key == "num"
-                        and key == "type"
-                        and last_key == "count"
-                        and value != "cond"
-                    ):
-                        add_line(number)
-                        add_hits(count)
-                        add_state(MISS if count == 0 else HIT)
-                        return
+                if usual and number and count is not None and num_key == "num":
+                    add_line(number)
+                    add_hits(count)
+                    add_state(MISS if count == 0 else HIT)
+                    return
             elif len(attrs) == 10:
                 # Istanbul's cond line.
                 num_key, num_text, count_key, count_text, type_key, kind, true_key, trues, false_key, falses = attrs
