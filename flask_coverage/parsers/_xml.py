@@ -102,7 +102,7 @@ class XmlReader:
 class FileXmlReader(XmlReader):
     """The skeleton of a format whose files are elements holding one element per line (JaCoCo,
     SonarQube, Clover): :meth:`start` follows the document and calls :meth:`open_file` at a file; the
-    file's line elements are read by the format's :meth:`line_reader` (the fast path, appending to
+    file's line elements are read by the format's :meth:`file_handler` (the fast path, appending to
     ``lines``, else :meth:`checked_line` and the format's :meth:`line`); the file ends where
     :meth:`start` calls :meth:`finish` (the next file, a new package) or where the document ends, and
     :meth:`file_done` keeps it.
@@ -122,26 +122,13 @@ class FileXmlReader(XmlReader):
         self._in_file = False
         self._start_in_file = self.file_handler()
 
-    #: A line's element, and its attribute that holds the line number.
-    line_element = number_key = ""
+    #: The attribute of a line element that holds the line number (for :meth:`checked_line`).
+    number_key = ""
 
     def file_handler(self) -> Callable[[str, List[str]], None]:
-        """The start handler inside a file: its line elements to :meth:`line_reader`'s reader, any other
-        element to :meth:`start`. A format may instead read its line elements here (Clover: one Python
-        call a line, not two)."""
-        line_element, read_line, other = self.line_element, self.line_reader(), self.start
-
-        def start_in_file(name: str, attrs: List[str]) -> None:
-            if name == line_element:
-                read_line(attrs)
-            else:
-                other(name, attrs)
-
-        return start_in_file
-
-    def line_reader(self) -> Callable[[List[str]], None]:
-        """What reads a line element's attributes: at once where they have the usual shape (appended
-        with ``appends``), else through :meth:`checked_line`."""
+        """The start handler inside a file, built once: it reads the file's line elements itself (one
+        Python call a line), at once where they have the writer's usual shape (appended with
+        ``appends``), else through :meth:`checked_line`, and passes any other element to :meth:`start`."""
         raise NotImplementedError
 
     def checked_line(self, attrs: List[str]) -> None:

@@ -35,7 +35,7 @@ def parse_jacoco(chunks: Iterable[bytes], context: ParseContext) -> Iterator[Par
 
 
 class _JacocoReader(FileXmlReader):
-    title, roots, line_element, number_key = "JaCoCo XML", ("report",), "line", "nr"
+    title, roots, number_key = "JaCoCo XML", ("report",), "nr"
     _package = ""  # the <package> being read
     _module: Optional[_Module] = None  # the module a multi-module build's report is named after
 
@@ -61,12 +61,16 @@ class _JacocoReader(FileXmlReader):
         elif name != "counter" and name != "line":
             self.finish()
 
-    def line_reader(self) -> Callable[[List[str]], None]:
-        # The start handler inside a <sourcefile>: its <line>s, as JaCoCo writes them, read here.
+    def file_handler(self) -> Callable[[str, List[str]], None]:
+        # The start handler inside a <sourcefile>, its <line>s read in it (one Python call a line), in
+        # the order JaCoCo writes them (nr mi ci mb cb); its <counter>s and the next element to start.
         add_line, add_hits, add_state = self.appends
-        small, checked = SMALL_NUMBERS.get, self.checked_line
+        small, checked, other = SMALL_NUMBERS.get, self.checked_line, self.start
 
-        def read_line(attrs: list[str]) -> None:
+        def start_in_file(name: str, attrs: List[str]) -> None:
+            if name != "line":
+                other(name, attrs)
+                return
             if len(attrs) == 10:
                 nr_key, nr, mi_key, _, ci_key, ci, mb_key, mb, cb_key, cb = attrs
                 number = small(nr)
@@ -95,7 +99,7 @@ class _JacocoReader(FileXmlReader):
                     return
             checked(attrs)
 
-        return read_line
+        return start_in_file
 
     def line(self, number: int, attrs: dict[str, str]) -> None:
         counts = []

@@ -35,18 +35,22 @@ def parse_sonarqube(chunks: Iterable[bytes], context: ParseContext) -> Iterator[
 
 class _SonarReader(FileXmlReader):
     title, roots = "SonarQube generic coverage XML", ("coverage",)
-    line_element, number_key = "lineToCover", "lineNumber"
+    number_key = "lineNumber"
 
     def start(self, name: str, attrs: list[str]) -> None:
         if name == "file":
             self.open_file(attributes(attrs).get("path", ""))
 
-    def line_reader(self) -> Callable[[List[str]], None]:
-        # The start handler inside a <file>: its <lineToCover>s, as the tools write them, read here.
+    def file_handler(self) -> Callable[[str, List[str]], None]:
+        # The start handler inside a <file>, its <lineToCover>s read in it (one Python call a line), in
+        # the order the tools write them; the next <file> to start.
         add_line, add_hits, add_state = self.appends
-        small, checked = SMALL_NUMBERS.get, self.checked_line
+        small, checked, other = SMALL_NUMBERS.get, self.checked_line, self.start
 
-        def read_line(attrs: list[str]) -> None:
+        def start_in_file(name: str, attrs: List[str]) -> None:
+            if name != "lineToCover":
+                other(name, attrs)
+                return
             size = len(attrs)
             if size == 4:
                 number_key, number_text, covered_key, covered = attrs
@@ -88,7 +92,7 @@ class _SonarReader(FileXmlReader):
                         return
             checked(attrs)
 
-        return read_line
+        return start_in_file
 
     def line(self, number: int, attrs: dict[str, str]) -> None:
         covered = attrs.get("covered", "").strip().lower()

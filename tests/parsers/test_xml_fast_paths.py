@@ -349,3 +349,126 @@ def test_opencover_a_files_methods_among_other_files_methods_and_modules():
         "c.cs": [(4, 2, HIT)],
     }
     assert skips == {"methods of a file not listed, skipped": 1}
+
+
+# JaCoCo's <line>s by kind: as JaCoCo writes them (nr mi ci mb cb), and shapes only the checked path
+# reads: a count missing, an attribute more.
+JACOCO_LINES = [
+    lambda number, missed, covered, missed_branches, covered_branches: [
+        ("nr", number),
+        ("mi", missed),
+        ("ci", covered),
+        ("mb", missed_branches),
+        ("cb", covered_branches),
+    ],
+    lambda number, missed, covered, missed_branches, covered_branches: [
+        ("nr", number),
+        ("mi", missed),
+        ("ci", covered),
+    ],
+    lambda number, missed, covered, missed_branches, covered_branches: [
+        ("nr", number),
+        ("mi", missed),
+        ("ci", covered),
+        ("mb", missed_branches),
+        ("cb", covered_branches),
+        ("x", "1"),
+    ],
+]
+
+
+def jacoco_report(
+    packages: list[tuple[str, list[tuple[str, list[tuple[int, str, str, str, str, str]]]]]], reverse: bool
+):
+    """A JaCoCo report of ``packages`` (name, source files: name, lines), a counter after each file's
+    lines and each package's files, as JaCoCo writes them."""
+    counter = element("counter", [("type", "LINE"), ("missed", "1"), ("covered", "2")], reverse)
+    body = []
+    for package, files in packages:
+        body.append(f'<package name="{package}">')
+        for name, lines in files:
+            body.append(f'<sourcefile name="{name}">')
+            body.extend(element("line", JACOCO_LINES[kind](*counts), reverse) for kind, *counts in lines)
+            body.append(counter + "</sourcefile>")
+        body.append(counter + "</package>")
+    return f'<report name="r">{"".join(body)}{counter}</report>'.encode()
+
+
+# Counts where JaCoCo's states turn (0, 1, 2) often, so every state is drawn.
+JACOCO_COUNTS = st.one_of(st.sampled_from(["0", "1", "2"]), NUMBERS)
+JACOCO_PACKAGES = st.lists(
+    st.tuples(
+        st.sampled_from(["com/acme", "", "/org/x/"]),
+        st.lists(
+            st.tuples(
+                st.sampled_from(["A.java", "B.kt", " "]),
+                st.lists(
+                    st.tuples(
+                        st.integers(0, len(JACOCO_LINES) - 1),
+                        NUMBERS,
+                        JACOCO_COUNTS,
+                        JACOCO_COUNTS,
+                        JACOCO_COUNTS,
+                        JACOCO_COUNTS,
+                    ),
+                    max_size=8,
+                ),
+            ),
+            max_size=3,
+        ),
+    ),
+    max_size=3,
+)
+
+
+@given(packages=JACOCO_PACKAGES)
+def test_jacoco_fast_path_reads_every_shape_as_the_checked_path(packages):
+    assert read(jacoco_report(packages, reverse=False), "jacoco") == read(
+        jacoco_report(packages, reverse=True), "jacoco"
+    )
+
+
+def refuse_the_checked_path(self, attrs):
+    raise AssertionError(f"checked path taken by {attrs}")
+
+
+def test_jacoco_usual_lines_never_take_the_checked_path(monkeypatch):
+    from flask_coverage.parsers import jacoco as jacoco_module
+
+    lines = [
+        (0, "1", "0", "3", "0", "0"),
+        (0, "2", "2", "0", "0", "0"),
+        (0, "3", "0", "0", "1", "1"),
+        (0, "4", "0", "2", "1", "1"),
+        (0, "5", "1", "0", "2", "0"),
+        (0, "6", "0", "9999", "0", "2"),
+    ]
+    report = jacoco_report([("com/acme", [("A.java", lines), ("B.java", lines[:2])])], reverse=False)
+    expected = read(report, "jacoco")
+    monkeypatch.setattr(jacoco_module._JacocoReader, "checked_line", refuse_the_checked_path)
+    assert read(report, "jacoco") == expected
+    assert expected == (
+        {
+            "com/acme/A.java": [
+                (1, 3, HIT),
+                (2, 0, MISS),
+                (3, 1, PARTIAL),
+                (4, 2, PARTIAL),
+                (5, 0, MISS),
+                (6, 9999, HIT),
+            ],
+            "com/acme/B.java": [(1, 3, HIT), (2, 0, MISS)],
+        },
+        {},
+    )
+
+
+def test_sonarqube_usual_lines_never_take_the_checked_path(monkeypatch):
+    from flask_coverage.parsers import sonarqube as sonarqube_module
+
+    lines = [("1", "3", 0), ("2", "0", 0), ("3", "1", 1), ("4", "1", 2), ("5", "0", 3)]
+    report = sonarqube(lines, reverse=False).replace(b"</file>", b'</file><file path="b.c"></file>')
+    expected = read(report, "sonarqube")
+    monkeypatch.setattr(sonarqube_module._SonarReader, "checked_line", refuse_the_checked_path)
+    assert read(report, "sonarqube") == expected
+    assert expected == ({"a.c": [(1, 1, HIT), (2, 0, MISS), (3, 1, PARTIAL), (4, 1, HIT), (5, 0, MISS)], "b.c": []}, {})
