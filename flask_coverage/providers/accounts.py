@@ -180,41 +180,48 @@ def _check_rate_limit(http: Transport, answer: Response) -> None:
     raise ProviderError(f"{http.name}'s rate limit is spent; the sync waits {wait:.0f}s", retry_after=wait)
 
 
-def _text(value: Any) -> str:
+def required_text(value: Any) -> str:
+    """A field the host always sends, as text (an id may be a number); ``ValueError`` when it is missing."""
     if not isinstance(value, (str, int)) or isinstance(value, bool) or value == "":
         raise ValueError("missing")
     return str(value)
 
 
-def _optional(value: Any) -> Optional[str]:
+def optional_text(value: Any) -> Optional[str]:
+    """A text field the host may leave out or send empty, else ``None``."""
     return value if isinstance(value, str) and value else None
 
 
 # -- GitHub -----------------------------------------------------------------------------------------
 
 
-def _github_owner(item: Mapping[str, Any], is_org: Optional[bool] = None) -> HostOwner:
+def github_owner(item: Mapping[str, Any], is_org: Optional[bool] = None) -> HostOwner:
+    """A GitHub account object (of the API or of a webhook's payload) as a :class:`HostOwner`."""
     org = item.get("type") == "Organization" if is_org is None else is_org
     return HostOwner(
-        _text(item["login"]), _text(item["id"]), org, _optional(item.get("name")), _optional(item.get("avatar_url"))
+        required_text(item["login"]),
+        required_text(item["id"]),
+        org,
+        optional_text(item.get("name")),
+        optional_text(item.get("avatar_url")),
     )
 
 
 def _github_view(http: Transport, auth: dict[str, str]) -> HostView:
     headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28", **auth}
-    user = _github_owner(http.request("GET", "/user", headers=headers).json(), is_org=False)
+    user = github_owner(http.request("GET", "/user", headers=headers).json(), is_org=False)
     memberships = _pages(http, "/user/memberships/orgs", headers, {"state": "active", "per_page": PAGE_SIZE})
     organizations = tuple(
-        (_github_owner(item["organization"], is_org=True), item["role"] == "admin") for item in memberships
+        (github_owner(item["organization"], is_org=True), item["role"] == "admin") for item in memberships
     )
     affiliation = {"affiliation": "owner,collaborator,organization_member", "per_page": PAGE_SIZE}
     repositories = tuple(
         HostRepository(
-            owner=_github_owner(item["owner"]),
-            name=_text(item["name"]),
-            service_id=_text(item["id"]),
+            owner=github_owner(item["owner"]),
+            name=required_text(item["name"]),
+            service_id=required_text(item["id"]),
             private=bool(item["private"]),
-            branch=_optional(item.get("default_branch")) or "main",
+            branch=optional_text(item.get("default_branch")) or "main",
         )
         for item in _pages(http, "/user/repos", headers, affiliation)
         if _readable(item.get("permissions"), lambda p: bool(p.get("pull")))
@@ -235,22 +242,27 @@ _GITLAB_READ, _GITLAB_ADMIN = 20, 40
 
 def _gitlab_group(item: Mapping[str, Any]) -> HostOwner:
     return HostOwner(
-        _text(item["full_path"]),
-        _text(item["id"]),
+        required_text(item["full_path"]),
+        required_text(item["id"]),
         True,
-        _optional(item.get("name")),
-        _optional(item.get("avatar_url")),
+        optional_text(item.get("name")),
+        optional_text(item.get("avatar_url")),
     )
 
 
 def _gitlab_view(http: Transport, headers: dict[str, str]) -> HostView:
     me = http.request("GET", "/user", headers=headers).json()
     user = HostOwner(
-        _text(me["username"]), _text(me["id"]), False, _optional(me.get("name")), _optional(me.get("avatar_url"))
+        required_text(me["username"]),
+        required_text(me["id"]),
+        False,
+        optional_text(me.get("name")),
+        optional_text(me.get("avatar_url")),
     )
     listed = {"per_page": PAGE_SIZE, "order_by": "id", "sort": "asc"}
     admin_of = {
-        _text(item["id"]) for item in _pages(http, "/groups", headers, {**listed, "min_access_level": _GITLAB_ADMIN})
+        required_text(item["id"])
+        for item in _pages(http, "/groups", headers, {**listed, "min_access_level": _GITLAB_ADMIN})
     }
     groups = [_gitlab_group(item) for item in _pages(http, "/groups", headers, {**listed, "min_access_level": 10})]
     organizations = tuple((group, group.service_id in admin_of) for group in groups)
@@ -260,7 +272,10 @@ def _gitlab_view(http: Transport, headers: dict[str, str]) -> HostView:
         namespace = item["namespace"]
         is_group = namespace.get("kind") == "group"
         owner = HostOwner(
-            _text(namespace["full_path"]), _text(namespace["id"]), is_group, _optional(namespace.get("name"))
+            required_text(namespace["full_path"]),
+            required_text(namespace["id"]),
+            is_group,
+            optional_text(namespace.get("name")),
         )
         if not is_group and owner.username.lower() == user.username.lower():
             owner = user
@@ -270,14 +285,14 @@ def _gitlab_view(http: Transport, headers: dict[str, str]) -> HostView:
             person = item.get("owner")
             if not isinstance(person, Mapping) or person.get("id") is None:
                 continue
-            owner = HostOwner(owner.username, _text(person["id"]), False, _optional(person.get("name")))
+            owner = HostOwner(owner.username, required_text(person["id"]), False, optional_text(person.get("name")))
         repositories.append(
             HostRepository(
                 owner=owner,
-                name=_text(item["path"]),
-                service_id=_text(item["id"]),
+                name=required_text(item["path"]),
+                service_id=required_text(item["id"]),
                 private=item.get("visibility") != "public",
-                branch=_optional(item.get("default_branch")) or "main",
+                branch=optional_text(item.get("default_branch")) or "main",
             )
         )
     return HostView(user, organizations, tuple(repositories))
@@ -288,30 +303,37 @@ def _gitlab_view(http: Transport, headers: dict[str, str]) -> HostView:
 
 def _bitbucket_view(http: Transport, headers: dict[str, str]) -> HostView:
     me = http.request("GET", "/user", headers=headers).json()
-    user = HostOwner(_text(me["username"]), _text(me["uuid"]), False, _optional(me.get("display_name")))
+    user = HostOwner(
+        required_text(me["username"]), required_text(me["uuid"]), False, optional_text(me.get("display_name"))
+    )
     listed = {"pagelen": PAGE_SIZE}
     organizations = []
     for item in _pages(http, "/user/permissions/workspaces", headers, listed):
         workspace = item["workspace"]
-        if _text(workspace["slug"]).lower() == user.username.lower():
+        if required_text(workspace["slug"]).lower() == user.username.lower():
             continue  # the user's own workspace is the user
-        owner = HostOwner(_text(workspace["slug"]), _text(workspace["uuid"]), True, _optional(workspace.get("name")))
+        owner = HostOwner(
+            required_text(workspace["slug"]),
+            required_text(workspace["uuid"]),
+            True,
+            optional_text(workspace.get("name")),
+        )
         organizations.append((owner, item.get("permission") == "owner"))
     workspaces = {owner.username.lower(): owner for owner, _ in organizations}
     repositories = []
     for item in _pages(http, "/repositories", headers, {**listed, "role": "member"}):
         workspace = item["workspace"]
-        slug = _text(workspace["slug"])
+        slug = required_text(workspace["slug"])
         owner = workspaces.get(slug.lower()) or (
-            user if slug.lower() == user.username.lower() else HostOwner(slug, _text(workspace["uuid"]), True)
+            user if slug.lower() == user.username.lower() else HostOwner(slug, required_text(workspace["uuid"]), True)
         )
         repositories.append(
             HostRepository(
                 owner=owner,
-                name=_text(item["slug"]),
-                service_id=_text(item["uuid"]),
+                name=required_text(item["slug"]),
+                service_id=required_text(item["uuid"]),
                 private=bool(item["is_private"]),
-                branch=_optional((item.get("mainbranch") or {}).get("name")) or "main",
+                branch=optional_text((item.get("mainbranch") or {}).get("name")) or "main",
             )
         )
     return HostView(user, tuple(organizations), tuple(repositories))

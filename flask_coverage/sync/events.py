@@ -26,7 +26,15 @@ import sqlalchemy as sa
 from ..errors import InvalidInput
 from ..identifiers import refused_character
 from ..models import Owner, Repository, ServiceEnum
-from ..providers.accounts import MAX_PAGES, PAGE_SIZE, HostOwner, HostRepository, _github_owner, _optional, _text
+from ..providers.accounts import (
+    MAX_PAGES,
+    PAGE_SIZE,
+    HostOwner,
+    HostRepository,
+    github_owner,
+    optional_text,
+    required_text,
+)
 from ..state import execute
 from . import (
     forget_readers,
@@ -101,7 +109,7 @@ def apply_account_event(service: ServiceEnum, event: tuple[str, str], payload: M
 def _id(value: Any) -> str:
     """A host's id: a number or a string of at most 100 characters (``service_id``) that no database
     refuses (identifiers.py's refused characters)."""
-    found = _text(value)
+    found = required_text(value)
     if len(found) > 100 or refused_character(found) is not None:
         raise ValueError("not an id")
     return found
@@ -239,16 +247,16 @@ def _github_repository(item: Mapping[str, Any], owner: Optional[HostOwner] = Non
     """A repository of a payload; ``owner``: the installation's account, for the short items of an
     installation's lists (id, name, full name, private)."""
     return HostRepository(
-        owner=owner or _github_owner(item["owner"]),
-        name=_text(item["name"]),
+        owner=owner or github_owner(item["owner"]),
+        name=required_text(item["name"]),
         service_id=_id(item["id"]),
         private=_flag(item["private"]),
-        branch=_optional(item.get("default_branch")) or "",
+        branch=optional_text(item.get("default_branch")) or "",
     )
 
 
 def _installation_account(payload: Mapping[str, Any]) -> HostOwner:
-    return _github_owner(payload["installation"]["account"])
+    return github_owner(payload["installation"]["account"])
 
 
 def _installation_created(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
@@ -333,20 +341,20 @@ def _team_removed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
 def _org_member(removed: bool) -> Handler:
     def handler(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
         membership = payload["membership"]
-        admin = None if removed else _text(membership["role"]) == "admin"
+        admin = None if removed else required_text(membership["role"]) == "admin"
         return _member(service, _id(membership["user"]["id"]), _id(payload["organization"]["id"]), admin)
 
     return handler
 
 
 def _org_renamed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
-    return _renamed(service, _github_owner(payload["organization"], is_org=True))
+    return _renamed(service, github_owner(payload["organization"], is_org=True))
 
 
 def _account_renamed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
     """An installation's account (a user or an organization) renamed."""
-    is_org = _text(payload["target_type"]) == "Organization"
-    return _renamed(service, _github_owner(payload["account"], is_org=is_org))
+    is_org = required_text(payload["target_type"]) == "Organization"
+    return _renamed(service, github_owner(payload["account"], is_org=is_org))
 
 
 # -- GitLab ---------------------------------------------------------------------------------------------
@@ -356,13 +364,13 @@ def _level(value: Any) -> int:
     """A GitLab role, by name (``"Maintainer"``) or number (40)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    return _GITLAB_LEVELS[_text(value).lower()]
+    return _GITLAB_LEVELS[required_text(value).lower()]
 
 
 def _gitlab_project(service: ServiceEnum, payload: Mapping[str, Any], private: bool) -> HostRepository:
     """A project of a system hook, whose owner is named by its path alone: it must be known here.
     ``private`` unless the payload says its visibility (``internal`` is private here)."""
-    namespace, _, name = _text(payload["path_with_namespace"]).rpartition("/")
+    namespace, _, name = required_text(payload["path_with_namespace"]).rpartition("/")
     visibility = payload.get("project_visibility")
     if isinstance(visibility, str):
         private = visibility != "public"
@@ -403,11 +411,11 @@ def _group_member(removed: bool) -> Handler:
 
 
 def _group_renamed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
-    return _renamed(service, HostOwner(_text(payload["full_path"]), _id(payload["group_id"]), True))
+    return _renamed(service, HostOwner(required_text(payload["full_path"]), _id(payload["group_id"]), True))
 
 
 def _user_renamed(service: ServiceEnum, payload: Mapping[str, Any]) -> str:
-    return _renamed(service, HostOwner(_text(payload["username"]), _id(payload["user_id"]), False))
+    return _renamed(service, HostOwner(required_text(payload["username"]), _id(payload["user_id"]), False))
 
 
 # -- Bitbucket Cloud ------------------------------------------------------------------------------------
@@ -417,10 +425,10 @@ def _bitbucket_repository(service: ServiceEnum, payload: Mapping[str, Any]) -> H
     """The event's repository; its new full name from ``changes`` where the event says it."""
     item = payload["repository"]
     workspace = item["workspace"]
-    owner = _known_owner(service, _id(workspace["uuid"]), _text(workspace["slug"]))
+    owner = _known_owner(service, _id(workspace["uuid"]), required_text(workspace["slug"]))
     renamed = (payload.get("changes") or {}).get("full_name") or {}
-    name = _text(renamed.get("new") or item["full_name"]).rpartition("/")[2]
-    branch = _optional((item.get("mainbranch") or {}).get("name")) or ""
+    name = required_text(renamed.get("new") or item["full_name"]).rpartition("/")[2]
+    branch = optional_text((item.get("mainbranch") or {}).get("name")) or ""
     return HostRepository(_as_host(owner), name, _id(item["uuid"]), _flag(item["is_private"]), branch)
 
 
