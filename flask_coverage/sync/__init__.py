@@ -50,12 +50,16 @@ class SyncFailed(CoverageError):
 # -- the OAuth token, encrypted ----------------------------------------------------------------------
 
 
+def _key_list(keys: Any) -> list[Any]:
+    """``COVERAGE_SIGN_IN_KEY`` as a list: one key, or several, the first encrypting (rotation)."""
+    return [keys] if isinstance(keys, (str, bytes)) else list(keys or ())
+
+
 def _fernet() -> Any:
-    """``COVERAGE_SIGN_IN_KEY``: a Fernet key, or a list of them, the first encrypting (rotation)."""
+    """``COVERAGE_SIGN_IN_KEY``'s keys as one Fernet, the first encrypting."""
     from cryptography.fernet import Fernet, MultiFernet
 
-    keys = current_app.config["COVERAGE_SIGN_IN_KEY"]
-    keys = [keys] if isinstance(keys, (str, bytes)) else list(keys or ())
+    keys = _key_list(current_app.config["COVERAGE_SIGN_IN_KEY"])
     if not keys:
         raise RuntimeError("sign-in stores the host's OAuth tokens encrypted: set COVERAGE_SIGN_IN_KEY")
     return MultiFernet([Fernet(key) for key in keys])
@@ -65,7 +69,7 @@ def check_sign_in_key(keys: Any) -> None:
     """``ValueError`` if ``COVERAGE_SIGN_IN_KEY`` is not one or more Fernet keys (the extension asks at start-up)."""
     from cryptography.fernet import Fernet
 
-    for key in [keys] if isinstance(keys, (str, bytes)) else list(keys or ()):
+    for key in _key_list(keys):
         try:
             Fernet(key)
         except (ValueError, TypeError):
